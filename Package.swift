@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependencies point one way: C wrappers → BoxVoiceAudio / BoxVoiceKeywords → boxvoice (CLI).
+// C libraries come from Debian's -dev packages (see `make setup`); nothing is fetched.
+let package = Package(
+    name: "boxvoice",
+    products: [
+        .executable(name: "boxvoice", targets: ["boxvoice"]),
+        .library(name: "BoxVoiceAudio", targets: ["BoxVoiceAudio"]),
+        .library(name: "BoxVoiceKeywords", targets: ["BoxVoiceKeywords"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian packages)
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // alsa-lib reports details through a variadic printf-style callback Swift cannot implement.
+        .target(name: "CALSAShim", linkerSettings: [.linkedLibrary("asound")]),
+
+        // MARK: Swift modules
+        .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
+        .target(name: "BoxVoiceKeywords"),
+        .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
+
+        // MARK: Tests (one target per module, plus the CLI end to end)
+        .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio"]),
+        .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords"]),
+        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

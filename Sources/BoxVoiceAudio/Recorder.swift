@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// A request to stop, set from a signal handler or another thread.
+public final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func request() { flag.store(true, ordering: .relaxed) }
+    public var isRequested: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Why a recording ended.
+public enum RecordingEnd: Sendable, Equatable {
+    case reachedMaxDuration
+    case stopRequested
+    /// The device failed; everything captured before is in the segments.
+    case deviceFailed(String)
+}
+
+public struct RecordingSummary: Sendable {
+    public var segments: [ClosedSegment]
+    public var frames: Int64
+    public var capture: AudioCapture.Statistics
+    public var end: RecordingEnd
+}
+
+/// A write failure in the middle of a recording, saying what was kept.
+public struct RecordingWriteError: Error, CustomStringConvertible {
+    public let underlying: Error
+    public let keptSegments: [ClosedSegment]
+    public let partialSegment: String?
+
+    public var description: String {
+        var text = "recording stopped: \(underlying)."
+        text += keptSegments.isEmpty ? " No segment was completed." : " \(keptSegments.count) completed segment(s) are kept."
+        if let partialSegment { text += " The segment being written, \(partialSegment), holds what reached the disk; `boxvoice repair` fixes its header if it was damaged." }
+        return text + " Free some disk space and record again."
+    }
+}
+
+/// Moves audio from a running capture into a segment writer until a duration, a stop request, or a device failure.
+/// Runs on the caller's thread; the capture thread only feeds the queue.
+public final class Recorder {
+    private let capture: AudioCapture
+    private let writer: SegmentWriter
+    private let maxFrames: Int64?
+
+    public init(capture: AudioCapture, writer: SegmentWriter, maxFrames: Int64? = nil) {
+        self.capture = capture
+        self.writer = writer
+        self.maxFrames = maxFrames
+    }
+
+    public func run(stop: StopSignal, onSegment: (ClosedSegment) -> Void = { _ in }) throws -> RecordingSummary {
+        var segments: [ClosedSegment] = []
+        var written: Int64 = 0
+        var end = RecordingEnd.stopRequested
+        func deliver(_ closed: [ClosedSegment]) {
+            segments += closed
+            closed.forEach(onSegment)
+        }
+        func write(_ chunk: AudioChunk) throws -> Bool {
+            var samples = chunk.samples
+            if let maxFrames, written + Int64(samples.count) >= maxFrames {
+                samples.removeLast(Int(written + Int64(samples.count) - maxFrames))
+            }
+            deliver(try writer.append(samples))
+            written += Int64(samples.count)
+            return maxFrames.map { written >= $0 } ?? false
+        }
+
+        capture.start()
+        do {
+            loop: while true {
+                if stop.isRequested {
+                    capture.stop()
+                    // Keep what was already captured.
+                    while let chunk = capture.queue.take(timeout: 0) {
+                        if try write(chunk) { break }
+                    }
+                    end = .stopRequested
+                    break loop
+                }
+                guard let chunk = capture.queue.take(timeout: 0.05) else {
+                    if capture.queue.isClosedAndEmpty {
+                        end = capture.error.map { .deviceFailed(String(describing: $0)) } ?? .stopRequested
+                        break loop
+                    }
+                    continue
+                }
+                if try write(chunk) {
+                    end = .reachedMaxDuration
+                    break loop
+                }
+            }
+            capture.stop()
+            if let last = try writer.finish() { deliver([last]) }
+        } catch {
+            capture.stop()
+            let partial = writer.openSegmentPath
+            _ = try? writer.finish()
+            throw RecordingWriteError(underlying: error, keptSegments: segments, partialSegment: partial)
+        }
+        return RecordingSummary(segments: segments, frames: written, capture: capture.statistics, end: end)
+    }
+}

@@ -1,0 +1,47 @@
+/// The sample encodings a capture device may hand us. Everything downstream is Float32 in [-1, 1],
+/// so the device's encoding matters only at the capture edge.
+public enum SampleFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    case float32LE = "FLOAT_LE"
+    case signed32LE = "S32_LE"
+    case signed16LE = "S16_LE"
+
+    /// Preferred first: Float32 needs no conversion, S32 keeps more precision than S16.
+    public static let capturePreference: [SampleFormat] = [.float32LE, .signed32LE, .signed16LE]
+
+    public var bytesPerSample: Int {
+        switch self {
+        case .float32LE, .signed32LE: 4
+        case .signed16LE: 2
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// Parses the ALSA spelling (`FLOAT_LE`, `S32_LE`, `S16_LE`), case-insensitively.
+    public init?(alsaName: String) {
+        self.init(rawValue: alsaName.uppercased())
+    }
+
+    /// Converts `frameCount` mono little-endian samples at `source` to Float32 appended to `output`.
+    /// Integer scaling divides by 2^(bits-1), so full-scale negative maps to exactly -1.
+    public func convertToFloat(_ source: UnsafeRawPointer, frameCount: Int, appendingTo output: inout [Float]) {
+        output.reserveCapacity(output.count + frameCount)
+        switch self {
+        case .float32LE:
+            for i in 0..<frameCount {
+                let bits = UInt32(littleEndian: source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+                output.append(Float(bitPattern: bits))
+            }
+        case .signed32LE:
+            for i in 0..<frameCount {
+                let value = Int32(littleEndian: source.loadUnaligned(fromByteOffset: i * 4, as: Int32.self))
+                output.append(Float(Double(value) / 2_147_483_648.0))
+            }
+        case .signed16LE:
+            for i in 0..<frameCount {
+                let value = Int16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: Int16.self))
+                output.append(Float(value) / 32_768.0)
+            }
+        }
+    }
+}

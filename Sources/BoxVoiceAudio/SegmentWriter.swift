@@ -1,0 +1,124 @@
+import Foundation
+
+/// A segment file that has been closed and may be uploaded.
+public struct ClosedSegment: Sendable, Equatable {
+    public let index: Int
+    public let path: String
+    /// Position of its first frame in the whole recording.
+    public let startFrame: Int64
+    public let frames: Int64
+    public let sampleRate: Int
+    public let levels: AudioLevels
+
+    public var duration: Double { Double(frames) / Double(sampleRate) }
+}
+
+/// Writes a mono Float32 stream as `seg-0001.wav`, `seg-0002.wav`, … cut by a `SegmentPolicy`.
+///
+/// Every sample is written as it arrives, so a crash loses only what is not yet in the kernel; the header
+/// is refreshed every `headerRefreshFrames` (about a second) so the file on disk is playable at any time.
+/// When a segment is full it is truncated back to the planner's cut point, closed, and the cut-off tail
+/// opens the next segment — the tail is at most `searchFrames` long and is kept in memory for that.
+public final class SegmentWriter {
+    public let directory: String
+    public let policy: SegmentPolicy
+    public let sampleRate: Int
+    public let headerRefreshFrames: Int
+    public private(set) var nextIndex: Int
+    /// Frames of the recording handed to closed segments so far.
+    public private(set) var closedFrames: Int64 = 0
+
+    private var planner: SegmentPlanner
+    private var file: SoundFile?
+    private var openIndex = 0
+    private var framesSinceHeader = 0
+    /// The most recent samples of the open segment (at least `searchFrames` of them once that many exist).
+    private var recent: [Float] = []
+
+    public init(directory: String, policy: SegmentPolicy = SegmentPolicy(), sampleRate: Int = 48_000,
+                firstIndex: Int = 1, headerRefreshFrames: Int? = nil) {
+        self.directory = directory
+        self.policy = policy
+        self.sampleRate = sampleRate
+        self.headerRefreshFrames = headerRefreshFrames ?? sampleRate
+        nextIndex = firstIndex
+        planner = SegmentPlanner(policy: policy)
+    }
+
+    public static func fileName(index: Int) -> String { String(format: "seg-%04d.wav", index) }
+
+    /// Path of the segment being written, if one is open.
+    public var openSegmentPath: String? { file?.path }
+
+    /// Appends samples; returns the segments this closed, in order.
+    public func append(_ samples: [Float]) throws -> [ClosedSegment] {
+        var closed: [ClosedSegment] = []
+        var rest = samples[...]
+        while !rest.isEmpty {
+            if planner.room == 0 { closed.append(try cut()) }
+            let take = min(planner.room, rest.count)
+            try write(rest.prefix(take))
+            rest = rest.dropFirst(take)
+        }
+        if planner.room == 0 { closed.append(try cut()) }
+        return closed
+    }
+
+    /// Closes the open segment (nothing is left behind for an empty one).
+    public func finish() throws -> ClosedSegment? {
+        guard let file else { return nil }
+        if planner.frames == 0 {
+            try file.close()
+            try? FileManager.default.removeItem(atPath: file.path)
+            self.file = nil
+            return nil
+        }
+        return try close(file, keeping: planner.frames)
+    }
+
+    private func write(_ samples: ArraySlice<Float>) throws {
+        let file = try openIfNeeded()
+        try samples.withUnsafeBufferPointer { try file.write($0) }
+        planner.account(samples)
+        recent.append(contentsOf: samples)
+        if recent.count > 2 * policy.searchFrames { recent.removeFirst(recent.count - policy.searchFrames) }
+        framesSinceHeader += samples.count
+        if framesSinceHeader >= headerRefreshFrames {
+            try file.updateHeader()
+            framesSinceHeader = 0
+        }
+    }
+
+    private func openIfNeeded() throws -> SoundFile {
+        if let file { return file }
+        let path = (directory as NSString).appendingPathComponent(Self.fileName(index: nextIndex))
+        let created = try SoundFile.createFloatWAV(path: path, sampleRate: sampleRate)
+        try created.updateHeader()
+        openIndex = nextIndex
+        nextIndex += 1
+        file = created
+        framesSinceHeader = 0
+        return created
+    }
+
+    private func cut() throws -> ClosedSegment {
+        guard let file else { preconditionFailure("cut without an open segment") }
+        let cut = planner.cutPoint()
+        let tail = Array(recent.suffix(planner.frames - cut))
+        let segment = try close(file, keeping: cut)
+        if !tail.isEmpty { try write(tail[...]) }
+        return segment
+    }
+
+    private func close(_ file: SoundFile, keeping frames: Int) throws -> ClosedSegment {
+        if frames < planner.frames { try file.truncate(toFrames: Int64(frames)) }
+        try file.close()
+        let segment = ClosedSegment(index: openIndex, path: file.path, startFrame: closedFrames, frames: Int64(frames),
+                                    sampleRate: sampleRate, levels: planner.levels(before: frames))
+        closedFrames += Int64(frames)
+        self.file = nil
+        planner.reset()
+        recent.removeAll(keepingCapacity: true)
+        return segment
+    }
+}

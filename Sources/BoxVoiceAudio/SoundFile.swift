@@ -1,0 +1,134 @@
+import CSndFile
+import Foundation
+
+/// A failure reported by libsndfile, with its own message.
+public struct SoundFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+    public let operation: String
+    public let libraryMessage: String
+
+    public var description: String { "\(operation) '\(path)' failed: \(libraryMessage)" }
+}
+
+/// A WAV file opened through libsndfile. This file is the only place that imports the libsndfile C module.
+///
+/// Not thread-safe: one owner at a time.
+public final class SoundFile {
+    public let path: String
+    public let sampleRate: Int
+    public let channels: Int
+    /// True when the samples are stored as 32-bit IEEE float.
+    public let isFloat32: Bool
+    public private(set) var frames: Int64
+    private var handle: OpaquePointer?
+
+    private init(path: String, handle: OpaquePointer, info: SF_INFO) {
+        self.path = path
+        self.handle = handle
+        sampleRate = Int(info.samplerate)
+        channels = Int(info.channels)
+        isFloat32 = (info.format & Int32(SF_FORMAT_SUBMASK)) == Int32(SF_FORMAT_FLOAT)
+        frames = info.frames
+    }
+
+    deinit { try? close() }
+
+    /// Creates (or replaces) a WAV of 32-bit float samples: the format boxvoice records and uploads.
+    public static func createFloatWAV(path: String, sampleRate: Int = 48_000, channels: Int = 1) throws -> SoundFile {
+        try create(path: path, sampleRate: sampleRate, channels: channels,
+                   format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT))
+    }
+
+    /// Creates (or replaces) a WAV of 16-bit signed samples (the compact answer format of contract §7.2).
+    public static func createPCM16WAV(path: String, sampleRate: Int, channels: Int = 1) throws -> SoundFile {
+        try create(path: path, sampleRate: sampleRate, channels: channels,
+                   format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+    }
+
+    private static func create(path: String, sampleRate: Int, channels: Int, format: Int32) throws -> SoundFile {
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = format
+        guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw SoundFileError(path: path, operation: "create", libraryMessage: String(cString: sf_strerror(nil)))
+        }
+        // A PEAK chunk would be rewritten on close only; without it the header is just fmt/fact/data,
+        // which keeps mid-recording header refreshes and crash repair simple.
+        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        return SoundFile(path: path, handle: handle, info: info)
+    }
+
+    /// Opens an existing sound file for reading.
+    public static func open(path: String) throws -> SoundFile {
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            throw SoundFileError(path: path, operation: "open", libraryMessage: String(cString: sf_strerror(nil)))
+        }
+        return SoundFile(path: path, handle: handle, info: info)
+    }
+
+    private func requireHandle(_ operation: String) throws -> OpaquePointer {
+        guard let handle else { throw SoundFileError(path: path, operation: operation, libraryMessage: "file is closed") }
+        return handle
+    }
+
+    private func failure(_ operation: String) -> SoundFileError {
+        SoundFileError(path: path, operation: operation, libraryMessage: String(cString: sf_strerror(handle)))
+    }
+
+    /// Appends interleaved frames.
+    public func write(_ samples: UnsafeBufferPointer<Float>) throws {
+        let handle = try requireHandle("write")
+        guard let base = samples.baseAddress, !samples.isEmpty else { return }
+        let wanted = sf_count_t(samples.count / channels)
+        let written = sf_writef_float(handle, base, wanted)
+        guard written == wanted else { throw failure("write") }
+        frames += written
+    }
+
+    public func write(_ samples: [Float]) throws {
+        try samples.withUnsafeBufferPointer { try write($0) }
+    }
+
+    /// Rewrites the header for the frames written so far, so a reader (or a crash) sees a valid file.
+    public func updateHeader() throws {
+        let handle = try requireHandle("update header")
+        sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+        guard sf_error(handle) == 0 else { throw failure("update header") }
+    }
+
+    /// Cuts the file back to its first `frameCount` frames.
+    public func truncate(toFrames frameCount: Int64) throws {
+        let handle = try requireHandle("truncate")
+        var count = sf_count_t(frameCount)
+        guard sf_command(handle, Int32(SFC_FILE_TRUNCATE), &count, Int32(MemoryLayout<sf_count_t>.size)) == 0 else {
+            throw failure("truncate")
+        }
+        frames = frameCount
+    }
+
+    /// Reads up to `maxFrames` interleaved frames from the current position (fewer at the end of the file).
+    public func read(maxFrames: Int) throws -> [Float] {
+        let handle = try requireHandle("read")
+        var samples = [Float](repeating: 0, count: maxFrames * channels)
+        let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(maxFrames)) }
+        if got < 0 { throw failure("read") }
+        samples.removeLast((maxFrames - Int(got)) * channels)
+        return samples
+    }
+
+    /// Every remaining frame.
+    public func readAll() throws -> [Float] {
+        try read(maxFrames: Int(max(0, frames)))
+    }
+
+    public func close() throws {
+        guard let handle else { return }
+        self.handle = nil
+        let rc = sf_close(handle)
+        guard rc == 0 else {
+            throw SoundFileError(path: path, operation: "close", libraryMessage: String(cString: sf_error_number(rc)))
+        }
+    }
+}

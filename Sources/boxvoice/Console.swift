@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where the CLI writes: results to stdout, diagnostics to stderr. Only the CLI prints; libraries return values.
+enum Console {
+    static func out(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func err(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// One JSON object per line, keys sorted so output is stable.
+    static func json(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        out(String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension Double {
+    /// Fixed decimals, for durations and levels (`-inf` stays readable).
+    func formatted(_ decimals: Int) -> String {
+        isFinite ? String(format: "%.\(decimals)f", self) : (self < 0 ? "-inf" : "inf")
+    }
+}

@@ -1,0 +1,148 @@
+import BoxVoiceAudio
+import Foundation
+
+/// `boxvoice record`: capture only, as segmented 48 kHz mono Float32 WAV.
+enum RecordCommand: Command {
+    static let name = "record"
+    static let summary = "record the microphone into segmented Float32 WAV files"
+    static let usage = """
+    Usage: boxvoice record [--device PCM] [--out DIR] [--max-seconds N] [--segment-seconds N]
+                           [--cut-search-seconds N] [--format FLOAT_LE|S32_LE|S16_LE] [--alsa-config FILE] [--json]
+
+    Records 48 kHz mono audio from an ALSA capture PCM into DIR/seg-0001.wav, seg-0002.wav, …
+    A segment closes at the quietest 20 ms inside its last --cut-search-seconds (5) before
+    --segment-seconds (60), so no word is cut and every upload stays within the box's limits.
+    Each segment is printed as it closes. Ctrl-C or SIGTERM ends the recording cleanly.
+
+      --device PCM          ALSA capture PCM (default: default; list them with `boxvoice devices`)
+      --out DIR             output folder (default: $XDG_DATA_HOME/boxvoice/recordings/local/<time>)
+      --max-seconds N       stop after N seconds of captured audio
+      --format F            only accept this device format (default: FLOAT_LE, then S32_LE, then S16_LE)
+      --alsa-config FILE    resolve PCM names in this self-contained ALSA configuration file
+      --json                print one JSON object per event
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let device = try arguments.option("--device") ?? "default"
+        let out = try arguments.option("--out")
+        let maxSeconds = try arguments.number("--max-seconds")
+        let segmentSeconds = try arguments.number("--segment-seconds") ?? 60
+        let searchSeconds = try arguments.number("--cut-search-seconds") ?? 5
+        let alsaConfig = try arguments.option("--alsa-config")
+        let formatName = try arguments.option("--format")
+        let json = arguments.flag("--json")
+        try arguments.finish()
+
+        var formats = SampleFormat.capturePreference
+        if let formatName {
+            guard let format = SampleFormat(alsaName: formatName) else {
+                throw CLIError.usage("--format must be FLOAT_LE, S32_LE or S16_LE, not '\(formatName)'")
+            }
+            formats = [format]
+        }
+        let directory = out ?? Paths.localRecordings + "/" + timestamp()
+        try prepare(directory: directory, json: json)
+
+        let pcm: ALSACapturePCM
+        do {
+            pcm = try ALSACapturePCM(name: device, configFile: alsaConfig, formats: formats)
+        } catch let error as ALSAError {
+            throw CLIError.failed(error.description)
+        }
+        let policy = SegmentPolicy(sampleRate: pcm.sampleRate, maxSeconds: segmentSeconds, searchSeconds: searchSeconds)
+        let writer = SegmentWriter(directory: directory, policy: policy, sampleRate: pcm.sampleRate,
+                                   firstIndex: nextSegmentIndex(in: directory))
+        let capture = AudioCapture(pcm: pcm)
+        let stop = StopSignal()
+        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.request() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        if json {
+            Console.json(["event": "recording", "device": device, "format": pcm.format.rawValue, "sampleRate": pcm.sampleRate,
+                          "periodFrames": pcm.periodFrames, "directory": directory])
+        } else {
+            Console.out("Recording from '\(device)' (\(pcm.format), \(pcm.sampleRate) Hz, period \(pcm.periodFrames) frames) into \(directory)")
+        }
+        let recorder = Recorder(capture: capture, writer: writer,
+                                maxFrames: maxSeconds.map { Int64(($0 * Double(pcm.sampleRate)).rounded()) })
+        let summary: RecordingSummary
+        do {
+            summary = try recorder.run(stop: stop) { report($0, json: json) }
+        } catch let error as RecordingWriteError {
+            throw CLIError.failed(error.description)
+        }
+        pcm.close()
+        report(summary, json: json)
+        if case .deviceFailed(let reason) = summary.end {
+            Console.err("boxvoice record: \(reason)")
+            return 1
+        }
+        return 0
+    }
+
+    private static func report(_ segment: ClosedSegment, json: Bool) {
+        if json {
+            Console.json(["event": "segment", "index": segment.index, "path": segment.path, "frames": segment.frames,
+                          "startFrame": segment.startFrame, "seconds": segment.duration,
+                          "peakDBFS": segment.levels.peakDBFS.isFinite ? segment.levels.peakDBFS : -999,
+                          "rmsDBFS": segment.levels.rmsDBFS.isFinite ? segment.levels.rmsDBFS : -999])
+        } else {
+            Console.out("\(segment.path)  \(segment.duration.formatted(2)) s  peak \(segment.levels.peakDBFS.formatted(1)) dBFS  rms \(segment.levels.rmsDBFS.formatted(1)) dBFS")
+        }
+    }
+
+    private static func report(_ summary: RecordingSummary, json: Bool) {
+        let seconds = Double(summary.frames) / 48_000
+        let stats = summary.capture
+        if json {
+            Console.json(["event": "finished", "segments": summary.segments.count, "frames": summary.frames,
+                          "framesDropped": stats.framesDropped, "overruns": stats.overruns, "suspends": stats.suspends])
+        } else {
+            Console.out("Recorded \(seconds.formatted(2)) s in \(summary.segments.count) segment(s); dropped \(stats.framesDropped) frames, \(stats.overruns) overrun(s), \(stats.suspends) suspend(s).")
+        }
+    }
+
+    /// Creates the folder and repairs any segment a killed earlier run left with a stale header.
+    private static func prepare(directory: String, json: Bool) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError.failed("cannot create the output folder '\(directory)': \(error.localizedDescription). Nothing was recorded.")
+        }
+        for root in Set([directory, Paths.localRecordings]) where FileManager.default.fileExists(atPath: root) {
+            for (path, result) in WAVRepair.repairSegments(under: root) {
+                switch result {
+                case .success(.repaired(let before, let after)):
+                    if json { Console.json(["event": "repaired", "path": path, "headerFrames": before, "frames": after]) }
+                    else { Console.out("Repaired \(path): header said \(before) frames, file holds \(after).") }
+                case .failure(let error):
+                    Console.err("boxvoice record: \(error)")
+                case .success(.intact):
+                    break
+                }
+            }
+        }
+    }
+
+    private static func nextSegmentIndex(in directory: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let indices = names.compactMap { name -> Int? in
+            guard name.hasPrefix("seg-"), name.hasSuffix(".wav") else { return nil }
+            return Int(name.dropFirst(4).dropLast(4))
+        }
+        return (indices.max() ?? 0) + 1
+    }
+
+    private static func timestamp() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return formatter.string(from: Date())
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+import BoxVoiceAudio
+
+/// `boxvoice repair`: fix WAV headers a killed recording left behind.
+enum RepairCommand: Command {
+    static let name = "repair"
+    static let summary = "fix WAV files whose header disagrees with their data"
+    static let usage = """
+    Usage: boxvoice repair PATH...
+
+    Rewrites the header of each WAV (or of every .wav under each folder) to match the audio it
+    really holds, as a killed recording leaves it. Sample data is never changed.
+    `boxvoice record` does this by itself for its folder before it starts.
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        var paths: [String] = []
+        while let path = arguments.positional() { paths.append(path) }
+        try arguments.finish()
+        guard !paths.isEmpty else { throw CLIError.usage("name at least one WAV file or folder") }
+        var failed = false
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                Console.err("boxvoice repair: '\(path)' does not exist")
+                failed = true
+                continue
+            }
+            let results = isDirectory.boolValue
+                ? WAVRepair.repairSegments(under: path)
+                : [(path, Result { try WAVRepair.repair(path: path) })]
+            for (file, result) in results {
+                switch result {
+                case .success(.intact(let frames)): Console.out("\(file): intact, \(frames) frames")
+                case .success(.repaired(let before, let after)): Console.out("\(file): repaired, header said \(before) frames, file holds \(after)")
+                case .failure(let error):
+                    Console.err("boxvoice repair: \(error)")
+                    failed = true
+                }
+            }
+        }
+        return failed ? 1 : 0
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A subcommand: one file each.
+protocol Command: Sendable {
+    static var name: String { get }
+    static var summary: String { get }
+    static var usage: String { get }
+    /// Returns the process exit status.
+    static func run(_ arguments: inout Arguments) throws -> Int32
+}
+
+enum Commands {
+    static let all: [any Command.Type] = [
+        RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
+    ]
+}
+
+func printHelp() {
+    Console.out("""
+    boxvoice — dictate messages from a Linux desktop to your box
+
+    Usage: boxvoice <command> [options]
+
+    Commands:
+    """)
+    for command in Commands.all {
+        Console.out("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary)
+    }
+    Console.out("\nRun `boxvoice <command> --help` for a command's options.")
+}
+
+func runMain() -> Int32 {
+    var arguments = Arguments(CommandLine.arguments.dropFirst())
+    guard let name = arguments.positional() else {
+        printHelp()
+        return arguments.flag("--help") || arguments.flag("-h") ? 0 : 2
+    }
+    if name == "help" || name == "-h" {
+        printHelp()
+        return 0
+    }
+    guard let command = Commands.all.first(where: { $0.name == name }) else {
+        Console.err("boxvoice: unknown command '\(name)'. Run `boxvoice --help` for the list.")
+        return 2
+    }
+    if arguments.flag("--help") || arguments.flag("-h") {
+        Console.out(command.usage)
+        return 0
+    }
+    do {
+        return try command.run(&arguments)
+    } catch CLIError.usage(let message) {
+        Console.err("boxvoice \(command.name): \(message)\n\n\(command.usage)")
+        return 2
+    } catch {
+        Console.err("boxvoice \(command.name): \(error)")
+        return 1
+    }
+}
+
+// A write past a file-size limit must fail the write (and be reported), not kill the recorder.
+signal(SIGXFSZ, SIG_IGN)
+exit(runMain())
