@@ -24,9 +24,10 @@ let package = Package(
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
-        .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio"]),
-        .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords"]),
-        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio"]),
+        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio"], path: "Tests/BoxVoiceTestSupport"),
+        .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,9 @@ import Foundation
 /// so a slow consumer costs dropped chunks (counted), never a device overrun.
 public final class AudioCapture: @unchecked Sendable {
     public struct Statistics: Sendable, Equatable {
+        /// Frames read from the device while recording (dropped ones included).
         public var framesCaptured: Int64 = 0
+        /// Frames read but refused by a full queue.
         public var framesDropped: Int64 = 0
         public var overruns = 0
         public var suspends = 0
@@ -88,8 +90,10 @@ public final class AudioCapture: @unchecked Sendable {
                 position += Int64(count)
                 let accepted = waitsWhenFull ? queue.put(chunk) : queue.offer(chunk)
                 lock.withLock {
+                    // A chunk refused because the recording is stopping was never part of it.
+                    guard accepted || !stopRequested else { return }
                     stats.framesCaptured += Int64(count)
-                    if !accepted && !stopRequested { stats.framesDropped += Int64(count) }
+                    if !accepted { stats.framesDropped += Int64(count) }
                 }
             }
         } catch {

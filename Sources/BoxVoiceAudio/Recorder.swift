@@ -31,10 +31,12 @@ public struct RecordingWriteError: Error, CustomStringConvertible {
     public let partialSegment: String?
 
     public var description: String {
-        var text = "recording stopped: \(underlying)."
+        var reason = String(describing: underlying)
+        while reason.hasSuffix(".") { reason.removeLast() }
+        var text = "recording stopped: \(reason)."
         text += keptSegments.isEmpty ? " No segment was completed." : " \(keptSegments.count) completed segment(s) are kept."
         if let partialSegment { text += " The segment being written, \(partialSegment), holds what reached the disk; `boxvoice repair` fixes its header if it was damaged." }
-        return text + " Free some disk space and record again."
+        return text + " Check that the folder is writable and the disk has free space, then record again."
     }
 }
 

@@ -91,6 +91,13 @@ public final class SegmentWriter {
 
     private func openIfNeeded() throws -> SoundFile {
         if let file { return file }
+        if !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw SoundFileError(path: directory, operation: "create folder", libraryMessage: error.localizedDescription)
+            }
+        }
         let path = (directory as NSString).appendingPathComponent(Self.fileName(index: nextIndex))
         let created = try SoundFile.createFloatWAV(path: path, sampleRate: sampleRate)
         try created.updateHeader()

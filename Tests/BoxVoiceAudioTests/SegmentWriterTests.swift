@@ -1,0 +1,94 @@
+import BoxVoiceAudio
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+@Suite struct SegmentWriterTests {
+    @Test func segmentCutsAtQuietPointBeforeMaximumAndCarriesTheTail() throws {
+        let dir = TemporaryDirectory("writer")
+        // 1 s segments, 0.25 s search, 20 ms windows. One silent window 0.84 s into the first segment,
+        // another 0.9 s into the second (windows count from each segment's start).
+        let policy = SegmentPolicy(sampleRate: 48_000, maxSeconds: 1, searchSeconds: 0.25, windowMilliseconds: 20)
+        let input = Signal.toneWithGaps(frames: 120_000, gaps: [40_320..<41_280, 83_520..<84_480])
+        let writer = SegmentWriter(directory: dir.path, policy: policy)
+        var closed: [ClosedSegment] = []
+        for start in stride(from: 0, to: input.count, by: 960) {
+            closed += try writer.append(Array(input[start..<min(start + 960, input.count)]))
+        }
+        if let last = try writer.finish() { closed.append(last) }
+
+        #expect(closed.map(\.index) == [1, 2, 3])
+        #expect(closed.map(\.frames) == [40_320, 43_200, 36_480])
+        #expect(closed.map(\.startFrame) == [0, 40_320, 83_520])
+        var joined: [Float] = []
+        for segment in closed {
+            #expect(segment.frames <= Int64(policy.maxFrames))
+            let read = try WAV.read(segment.path)
+            #expect(read.sampleRate == 48_000 && read.channels == 1 && read.isFloat32)
+            #expect(Int64(read.samples.count) == segment.frames)
+            joined += read.samples
+        }
+        #expect(joined == input)
+    }
+
+    @Test func announcesEachSegmentFromTheAppendThatFilledIt() throws {
+        let dir = TemporaryDirectory("writer")
+        let policy = SegmentPolicy(maxFrames: 1_000, searchFrames: 100, windowFrames: 10)
+        let writer = SegmentWriter(directory: dir.path, policy: policy)
+        #expect(try writer.append([Float](repeating: 0.5, count: 999)).isEmpty)
+        let closed = try writer.append([0.5])
+        #expect(closed.count == 1)
+        #expect(FileManager.default.fileExists(atPath: closed[0].path))
+        #expect(closed[0].frames == 990)  // equal windows: the latest, [990, 1000)
+        #expect(writer.openSegmentPath == dir.file("seg-0002.wav"))
+    }
+
+    @Test func headerOnDiskTracksTheDataWhileWriting() throws {
+        let dir = TemporaryDirectory("writer")
+        let writer = SegmentWriter(directory: dir.path, policy: SegmentPolicy(), headerRefreshFrames: 48_000)
+        var written = 0
+        for _ in 0..<260 {  // 5.2 s in 20 ms chunks
+            _ = try writer.append([Float](repeating: 0.1, count: 960))
+            written += 960
+            let onDisk = try SoundFile.open(path: dir.file("seg-0001.wav"))
+            #expect(onDisk.frames <= Int64(written))
+            #expect(Int64(written) - onDisk.frames < 48_000 + 960)
+        }
+        _ = try writer.finish()
+    }
+
+    @Test func finishingWithNothingWrittenLeavesNoFile() throws {
+        let dir = TemporaryDirectory("writer")
+        let policy = SegmentPolicy(maxFrames: 100, searchFrames: 100, windowFrames: 10)
+        let writer = SegmentWriter(directory: dir.path, policy: policy)
+        #expect(try writer.finish() == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test func firstIndexContinuesNumbering() throws {
+        let dir = TemporaryDirectory("writer")
+        let writer = SegmentWriter(directory: dir.path, firstIndex: 7)
+        _ = try writer.append([0.1, 0.2])
+        let segment = try #require(try writer.finish())
+        #expect(segment.path.hasSuffix("/seg-0007.wav"))
+        #expect(try WAV.samples(segment.path) == [0.1, 0.2])
+    }
+
+    @Test func missingFolderIsCreated() throws {
+        let dir = TemporaryDirectory("writer")
+        let writer = SegmentWriter(directory: dir.file("a/b"))
+        _ = try writer.append([0.5])
+        #expect(try #require(try writer.finish()).path == dir.file("a/b/seg-0001.wav"))
+    }
+
+    @Test func unusableFolderIsAnErrorNamingThePath() throws {
+        let dir = TemporaryDirectory("writer")
+        try "a file, not a folder".write(toFile: dir.file("plain"), atomically: true, encoding: .utf8)
+        let writer = SegmentWriter(directory: dir.file("plain/rec"))
+        #expect {
+            _ = try writer.append([0.1])
+        } throws: { error in
+            String(describing: error).contains(dir.file("plain/rec"))
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import BoxVoiceAudio
+import Foundation
+
+/// Where the checkout is, found from this file's own path (tests run from any directory).
+public enum Checkout {
+    public static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    public static func sample(_ name: String) -> String { root + "/Samples/" + name }
+
+    /// The shared contract folder beside the checkout (`../shared`).
+    public static var shared: String { (root as NSString).deletingLastPathComponent + "/shared" }
+}
+
+/// A fresh folder under /tmp, removed when the value is released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init(_ label: String = "test") {
+        let template = NSTemporaryDirectory() + "boxvoice-\(label)-XXXXXX"
+        var bytes = Array(template.utf8CString)
+        guard let made = mkdtemp(&bytes) else { fatalError("mkdtemp failed for \(template)") }
+        path = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+}
+
+public enum WAV {
+    /// Every sample of a mono WAV, with its format facts.
+    public static func read(_ path: String) throws -> (samples: [Float], sampleRate: Int, channels: Int, isFloat32: Bool) {
+        let file = try SoundFile.open(path: path)
+        return (try file.readAll(), file.sampleRate, file.channels, file.isFloat32)
+    }
+
+    public static func samples(_ path: String) throws -> [Float] { try read(path).samples }
+}
+
+/// Runs a program to completion, capturing its output.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+public enum Run {
+    /// The `boxvoice` binary built beside the test bundle.
+    public static var boxvoice: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return ((exe as NSString).deletingLastPathComponent as NSString).appendingPathComponent("boxvoice")
+    }
+
+    public static func process(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes before waiting, so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                             stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    public static func boxvoice(_ arguments: String..., environment: [String: String]? = nil) throws -> ProcessResult {
+        try process(boxvoice, arguments, environment: environment)
+    }
+}
+
+/// Deterministic test signals.
+public enum Signal {
+    /// A tone burst pattern: loud `tone` everywhere except silent gaps at the given frame ranges.
+    public static func toneWithGaps(frames: Int, gaps: [Range<Int>], amplitude: Float = 0.5, frequency: Double = 440, sampleRate: Double = 48_000) -> [Float] {
+        var samples = (0..<frames).map { Float(sin(2 * .pi * frequency * Double($0) / sampleRate)) * amplitude }
+        for gap in gaps { for i in gap.clamped(to: 0..<frames) { samples[i] = 0 } }
+        return samples
+    }
+
+    /// Energy of each `window`-frame window starting at `start`.
+    public static func energy(_ samples: [Float], from start: Int, count: Int) -> Double {
+        samples[start..<min(start + count, samples.count)].reduce(0) { $0 + Double($1) * Double($1) }
+    }
+}
