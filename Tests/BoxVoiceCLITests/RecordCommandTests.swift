@@ -1,0 +1,218 @@
+import BoxVoiceAudio
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// `boxvoice record` as a user runs it: a real process, a real alsa-lib file PCM, real WAV files.
+@Suite struct RecordCommandTests {
+    private func environment(_ dir: TemporaryDirectory) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = dir.file("data")
+        return env
+    }
+
+    @Test func longClipLeavesThreeSegmentsUnderSixtySecondsSummingToTheClip() throws {
+        let dir = TemporaryDirectory("cli")
+        let made = try FileCapturePCM.make(wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
+        let seconds = String(format: "%.6f", Double(made.frames) / 48_000)
+        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "long",
+                                      "--max-seconds", seconds, "--out", dir.file("rec"), environment: environment(dir))
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("rec")).sorted()
+        #expect(names == ["seg-0001.wav", "seg-0002.wav", "seg-0003.wav"])
+        var total = 0
+        for name in names {
+            let wav = try WAV.read(dir.file("rec/" + name))
+            #expect(wav.sampleRate == 48_000 && wav.channels == 1 && wav.isFloat32)
+            #expect(wav.samples.count <= 60 * 48_000)
+            total += wav.samples.count
+            #expect(result.stdout.contains(dir.file("rec/" + name)))
+        }
+        #expect(abs(total - made.frames) <= 960)
+        #expect(result.stdout.contains("peak") && result.stdout.contains("dBFS"))
+    }
+
+    @Test func jsonEventsDescribeEachSegment() throws {
+        let dir = TemporaryDirectory("cli")
+        let made = try FileCapturePCM.make(wav: Checkout.sample("send-buy-milk.wav"), name: "mic", directory: dir.path)
+        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "3",
+                                      "--segment-seconds", "2", "--cut-search-seconds", "0.5", "--json", "--out", dir.file("rec"),
+                                      environment: environment(dir))
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let segments = events.filter { $0["event"] as? String == "segment" }
+        #expect(segments.count == 2)
+        #expect(segments.compactMap { $0["frames"] as? Int }.reduce(0, +) == 144_000)
+        #expect(segments.allSatisfy { ($0["seconds"] as? Double ?? 99) <= 2.0 })
+        #expect(events.last?["event"] as? String == "finished")
+    }
+
+    @Test func killedRecordingIsRepairedToAPlayableFileShortByAtMostOneSecond() throws {
+        let dir = TemporaryDirectory("cli")
+        let input = try WAV.samples(Checkout.sample("long-meeting-notes.wav"))
+        let made = try FileCapturePCM.make(samples: input, name: "long", directory: dir.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Run.boxvoice)
+        process.arguments = ["record", "--alsa-config", made.configPath, "--device", "long", "--segment-seconds", "600",
+                             "--out", dir.file("rec")]
+        process.environment = environment(dir)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let segment = dir.file("rec/seg-0001.wav")
+        let deadline = Date(timeIntervalSinceNow: 20)
+        // Wait until ~60 s of audio is on disk, then kill without warning.
+        while Date() < deadline {
+            let size = (try? FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int) ?? 0
+            if size > 60 * 192_000 { break }
+            usleep(2_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let outcome = try WAVRepair.repair(path: segment)
+        guard case .repaired(let headerFrames, let frames) = outcome else {
+            // The kill can land right after a header refresh; then the file is already whole.
+            guard case .intact(let frames) = outcome else { return }
+            #expect(try WAV.samples(segment) == Array(input[..<Int(frames)]))
+            return
+        }
+        #expect(headerFrames > 0)
+        #expect(frames - headerFrames <= 48_000 + 960)  // the stale header missed at most ~1 s
+        let repaired = try WAV.read(segment)
+        #expect(repaired.isFloat32 && repaired.sampleRate == 48_000)
+        #expect(Int64(repaired.samples.count) == frames)
+        #expect(repaired.samples == Array(input[..<Int(frames)]))
+        // And the CLI's repair reports it intact now.
+        let check = try Run.boxvoice("repair", segment)
+        #expect(check.status == 0)
+        #expect(check.stdout.contains("intact"))
+    }
+
+    @Test func sigtermFinishesTheOpenSegmentCleanly() throws {
+        let dir = TemporaryDirectory("cli")
+        let made = try FileCapturePCM.make(wav: Checkout.sample("none-budget.wav"), name: "mic", directory: dir.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Run.boxvoice)
+        process.arguments = ["record", "--alsa-config", made.configPath, "--device", "mic", "--segment-seconds", "3600", "--out", dir.file("rec")]
+        process.environment = environment(dir)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let segment = dir.file("rec/seg-0001.wav")
+        while ((try? FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int) ?? 0) < 2_000_000 { usleep(2_000) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(printed.contains("Recorded"))
+        // The header is exact: nothing for repair to do, and the audio starts with the clip.
+        guard case .intact(let frames) = try WAVRepair.repair(path: segment) else {
+            Issue.record("segment header was stale after SIGTERM")
+            return
+        }
+        let clip = try WAV.samples(Checkout.sample("none-budget.wav"))
+        let recorded = try WAV.samples(segment)
+        #expect(Int64(recorded.count) == frames)
+        #expect(Array(recorded.prefix(clip.count)) == clip)
+    }
+
+    @Test func nextRunRepairsWhatACrashLeft() throws {
+        let dir = TemporaryDirectory("cli")
+        let rec = dir.file("rec")
+        try FileManager.default.createDirectory(atPath: rec, withIntermediateDirectories: true)
+        // A crash leftover: header says 100 frames, 500 are on disk.
+        let path = rec + "/seg-0001.wav"
+        let file = try SoundFile.createFloatWAV(path: path)
+        try file.write([Float](repeating: 0.25, count: 100))
+        try file.updateHeader()
+        try file.write([Float](repeating: 0.25, count: 400))
+        try FileManager.default.copyItem(atPath: path, toPath: rec + "/crashed.wav")
+        try file.close()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: rec + "/crashed.wav", toPath: path)
+
+        let made = try FileCapturePCM.make(samples: [Float](repeating: 0.5, count: 4_800), name: "mic", directory: dir.path)
+        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "0.1",
+                                      "--out", rec, environment: environment(dir))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Repaired \(path): header said 100 frames, file holds 500."))
+        #expect(try WAV.samples(path).count == 500)
+        #expect(try WAV.samples(rec + "/seg-0002.wav").count == 4_800)  // numbering continues
+    }
+
+    @Test func missingDeviceSaysSoAndPointsAtDevices() throws {
+        let dir = TemporaryDirectory("cli")
+        let made = try FileCapturePCM.make(samples: [0], name: "mic", directory: dir.path)
+        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "usb_headset",
+                                      "--out", dir.file("rec"), environment: environment(dir))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("capture device 'usb_headset' was not found"))
+        #expect(result.stderr.contains("boxvoice devices"))
+        #expect(result.stderr.contains("Nothing was recorded"))
+    }
+
+    @Test func fullDiskStopsWithAnErrorAndKeepsClosedSegments() throws {
+        let dir = TemporaryDirectory("cli")
+        let made = try FileCapturePCM.make(wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
+        // A real full disk: a 3 MiB tmpfs holds about four segments of at most 4 s (768 kB each), then fills.
+        let disk = dir.file("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mounted = try Run.process("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", disk])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
+        defer { _ = try? Run.process("/bin/umount", [disk]) }
+
+        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "long", "--max-seconds", "60",
+                                      "--segment-seconds", "4", "--cut-search-seconds", "1", "--out", disk + "/rec",
+                                      environment: environment(dir))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("recording stopped"))
+        #expect(result.stderr.contains("No space left on device"))
+        #expect(result.stderr.contains("free space"))
+        let kept = result.stdout.split(separator: "\n").filter { $0.contains("/seg-") }.map { String($0.split(separator: " ")[0]) }
+        #expect(kept.count >= 3)
+        #expect(result.stderr.contains("\(kept.count) completed segment(s) are kept"), "\(result.stderr)")
+        var offset = 0
+        let input = try WAV.samples(Checkout.sample("long-meeting-notes.wav"))
+        for path in kept {
+            let wav = try WAV.read(path)
+            #expect(wav.samples.count > 3 * 48_000 && wav.samples.count <= 4 * 48_000)
+            #expect(wav.samples == Array(input[offset..<offset + wav.samples.count]))
+            offset += wav.samples.count
+        }
+    }
+
+    @Test func fileSizeLimitMidSegmentLeavesARepairablePartialSegment() throws {
+        let dir = TemporaryDirectory("cli")
+        let made = try FileCapturePCM.make(wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
+        // A 2 MiB per-file limit: writes past it fail with EFBIG inside the first 20 s segment.
+        let command = "ulimit -f 2048; exec '\(Run.boxvoice)' record --alsa-config '\(made.configPath)' --device long " +
+            "--max-seconds 60 --segment-seconds 20 --out '\(dir.file("rec"))'"
+        let result = try Run.process("/bin/bash", ["-c", command], environment: environment(dir))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("No segment was completed"), "\(result.stderr)")
+        #expect(result.stderr.contains(dir.file("rec/seg-0001.wav")))
+        _ = try WAVRepair.repair(path: dir.file("rec/seg-0001.wav"))
+        let partial = try WAV.samples(dir.file("rec/seg-0001.wav"))
+        #expect(partial.count > 48_000)
+        let input = try WAV.samples(Checkout.sample("long-meeting-notes.wav"))
+        #expect(partial == Array(input[..<partial.count]))
+    }
+
+    @Test func unknownOptionIsAUsageError() throws {
+        let result = try Run.boxvoice("record", "--devise", "x")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown option '--devise'"))
+        #expect(result.stderr.contains("Usage: boxvoice record"))
+    }
+
+    @Test func helpListsCommands() throws {
+        let result = try Run.boxvoice("--help")
+        #expect(result.status == 0)
+        for command in ["record", "devices", "repair", "keywords"] { #expect(result.stdout.contains("  \(command)")) }
+    }
+}
