@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs a capture PCM on a dedicated thread and hands Float32 chunks to a `FrameQueue`.
 ///
@@ -28,7 +29,8 @@ public final class AudioCapture: @unchecked Sendable {
     private let lock = NSLock()
     private var stats = Statistics()
     private var failure: Error?
-    private var stopRequested = false
+    /// Read by the capture thread every period without taking `lock`.
+    private let stopRequested = Atomic<Bool>(false)
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
 
@@ -60,7 +62,7 @@ public final class AudioCapture: @unchecked Sendable {
 
     /// Asks the capture thread to end after its current read (at most one period on a real device) and waits for it.
     public func stop() {
-        lock.withLock { stopRequested = true }
+        stopRequested.store(true, ordering: .releasing)
         queue.close()
         if thread != nil {
             finished.wait()
@@ -68,7 +70,7 @@ public final class AudioCapture: @unchecked Sendable {
         }
     }
 
-    private var shouldStop: Bool { lock.withLock { stopRequested } }
+    private var shouldStop: Bool { stopRequested.load(ordering: .acquiring) }
 
     private func captureLoop() {
         let frames = pcm.periodFrames
@@ -91,7 +93,7 @@ public final class AudioCapture: @unchecked Sendable {
                 let accepted = waitsWhenFull ? queue.put(chunk) : queue.offer(chunk)
                 lock.withLock {
                     // A chunk refused because the recording is stopping was never part of it.
-                    guard accepted || !stopRequested else { return }
+                    guard accepted || !shouldStop else { return }
                     stats.framesCaptured += Int64(count)
                     if !accepted { stats.framesDropped += Int64(count) }
                 }

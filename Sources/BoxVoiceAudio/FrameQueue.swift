@@ -22,6 +22,11 @@ public final class FrameQueue: @unchecked Sendable {
     private var head = 0
     private var queuedFrames = 0
     private var closed = false
+    /// Threads blocked in `take` / `put`: signalling only when someone waits saves a futex call per period.
+    private var waitingTakers = 0
+    /// The frames the waiting taker wants before it is worth waking.
+    private var wakeThreshold = 1
+    private var waitingPutters = 0
     public let capacityFrames: Int
 
     public init(capacityFrames: Int) {
@@ -44,7 +49,9 @@ public final class FrameQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !closed, queuedFrames > 0, queuedFrames + chunk.samples.count > capacityFrames {
+            waitingPutters += 1
             condition.wait()
+            waitingPutters -= 1
         }
         guard !closed else { return false }
         append(chunk)
@@ -54,26 +61,47 @@ public final class FrameQueue: @unchecked Sendable {
     private func append(_ chunk: AudioChunk) {
         chunks.append(chunk)
         queuedFrames += chunk.samples.count
-        condition.broadcast()
+        if waitingTakers > 0, queuedFrames >= wakeThreshold { condition.broadcast() }
     }
 
     /// The next chunk; nil when the queue is closed and drained, or when `timeout` passes first.
     public func take(timeout: TimeInterval) -> AudioChunk? {
+        takeChunks(limitFrames: 1, timeout: timeout).first
+    }
+
+    /// Everything queued, oldest first, up to about `limitFrames` (at least one chunk). Waits up to `timeout`
+    /// until `minFrames` are queued (or the queue closes), then takes what there is: a consumer wakes once
+    /// per batch rather than once per period, and one that fell behind catches up in one go.
+    public func takeAll(minFrames: Int = 1, limitFrames: Int = .max, timeout: TimeInterval) -> [AudioChunk] {
+        takeChunks(minFrames: minFrames, limitFrames: limitFrames, timeout: timeout)
+    }
+
+    private func takeChunks(minFrames: Int = 1, limitFrames: Int, timeout: TimeInterval) -> [AudioChunk] {
         condition.lock()
         defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while head == chunks.count {
-            if closed || !condition.wait(until: deadline) { return nil }
+        let wanted = min(max(minFrames, 1), capacityFrames)
+        if queuedFrames < wanted, !closed, timeout > 0 {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            waitingTakers += 1
+            wakeThreshold = wanted
+            while queuedFrames < wanted, !closed, condition.wait(until: deadline) {}
+            waitingTakers -= 1
+            wakeThreshold = 1
         }
-        let chunk = chunks[head]
-        head += 1
-        queuedFrames -= chunk.samples.count
+        var taken: [AudioChunk] = []
+        var frames = 0
+        while head < chunks.count, taken.isEmpty || frames + chunks[head].samples.count <= limitFrames {
+            taken.append(chunks[head])
+            frames += chunks[head].samples.count
+            head += 1
+        }
+        queuedFrames -= frames
         if head > 64, head * 2 > chunks.count {
             chunks.removeFirst(head)
             head = 0
         }
-        condition.broadcast()
-        return chunk
+        if !taken.isEmpty, waitingPutters > 0 { condition.broadcast() }
+        return taken
     }
 
     /// No more chunks will come; waiting takers drain what is queued and then get nil.

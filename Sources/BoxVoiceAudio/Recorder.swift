@@ -61,15 +61,22 @@ public final class Recorder {
             segments += closed
             closed.forEach(onSegment)
         }
-        func write(_ chunk: AudioChunk) throws -> Bool {
-            var samples = chunk.samples
-            if let maxFrames, written + Int64(samples.count) >= maxFrames {
-                samples.removeLast(Int(written + Int64(samples.count) - maxFrames))
+        /// Writes a batch of chunks; true once `maxFrames` is reached.
+        func write(_ chunks: [AudioChunk]) throws -> Bool {
+            for chunk in chunks {
+                var samples = chunk.samples
+                if let maxFrames, written + Int64(samples.count) >= maxFrames {
+                    samples.removeLast(Int(written + Int64(samples.count) - maxFrames))
+                }
+                deliver(try writer.append(samples))
+                written += Int64(samples.count)
+                if let maxFrames, written >= maxFrames { return true }
             }
-            deliver(try writer.append(samples))
-            written += Int64(samples.count)
-            return maxFrames.map { written >= $0 } ?? false
+            return false
         }
+        // Wake for a write batch's worth (fewer wake-ups), but take at most ~1 s at a time.
+        let batchFrames = writer.sampleRate
+        let wakeFrames = writer.writeBatchFrames
 
         capture.start()
         do {
@@ -77,20 +84,21 @@ public final class Recorder {
                 if stop.isRequested {
                     capture.stop()
                     // Keep what was already captured.
-                    while let chunk = capture.queue.take(timeout: 0) {
-                        if try write(chunk) { break }
+                    while case let chunks = capture.queue.takeAll(limitFrames: batchFrames, timeout: 0), !chunks.isEmpty {
+                        if try write(chunks) { break }
                     }
                     end = .stopRequested
                     break loop
                 }
-                guard let chunk = capture.queue.take(timeout: 0.05) else {
+                let chunks = capture.queue.takeAll(minFrames: wakeFrames, limitFrames: batchFrames, timeout: 0.25)
+                guard !chunks.isEmpty else {
                     if capture.queue.isClosedAndEmpty {
                         end = capture.error.map { .deviceFailed(String(describing: $0)) } ?? .stopRequested
                         break loop
                     }
                     continue
                 }
-                if try write(chunk) {
+                if try write(chunks) {
                     end = .reachedMaxDuration
                     break loop
                 }

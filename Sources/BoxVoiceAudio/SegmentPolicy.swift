@@ -33,13 +33,34 @@ public struct AudioLevels: Sendable, Equatable {
 
     public init() {}
 
-    public mutating func add(_ samples: some Collection<Float>) {
-        for sample in samples {
-            let magnitude = abs(sample)
-            if magnitude > peak { peak = magnitude }
-            sumOfSquares += Double(sample) * Double(sample)
+    /// Runs over every captured sample, so it works eight lanes at a time.
+    public mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        guard let base = samples.baseAddress else { return }
+        let lanes = samples.count / 8 * 8
+        var highs = SIMD8<Float>(repeating: 0)
+        var lows = SIMD8<Float>(repeating: 0)
+        var sums = SIMD8<Float>(repeating: 0)  // a 20 ms window's sum fits Float precision; totals accumulate in Double
+        var i = 0
+        while i < lanes {
+            let v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
+            highs.replace(with: v, where: v .> highs)
+            lows.replace(with: v, where: v .< lows)
+            sums += v * v
+            i += 8
         }
+        var peak = max(self.peak, highs.max(), -lows.min())
+        var sum = sums.sum()
+        for sample in samples[lanes...] {
+            peak = max(peak, abs(sample))
+            sum += sample * sample
+        }
+        self.peak = peak
+        sumOfSquares += Double(sum)
         frames += samples.count
+    }
+
+    public mutating func add(_ samples: [Float]) {
+        samples.withUnsafeBufferPointer { add($0) }
     }
 
     public mutating func merge(_ other: AudioLevels) {
@@ -70,19 +91,23 @@ public struct SegmentPlanner: Sendable {
     public var room: Int { policy.maxFrames - frames }
 
     /// Accounts samples appended to the open segment; never more than `room`.
-    public mutating func account(_ samples: some Collection<Float>) {
+    public mutating func account(_ samples: UnsafeBufferPointer<Float>) {
         precondition(samples.count <= room, "segment overfilled")
-        var rest = samples[...]
-        while !rest.isEmpty {
-            let take = min(policy.windowFrames - partial.frames, rest.count)
-            partial.add(rest.prefix(take))
-            rest = rest.dropFirst(take)
+        var offset = 0
+        while offset < samples.count {
+            let take = min(policy.windowFrames - partial.frames, samples.count - offset)
+            partial.add(UnsafeBufferPointer(rebasing: samples[offset..<offset + take]))
+            offset += take
             if partial.frames == policy.windowFrames {
                 windows.append(partial)
                 partial = AudioLevels()
             }
         }
         frames += samples.count
+    }
+
+    public mutating func account(_ samples: [Float]) {
+        samples.withUnsafeBufferPointer { account($0) }
     }
 
     /// Where to close a full segment: the start of the quietest whole window lying inside the last

@@ -15,8 +15,9 @@ public struct ClosedSegment: Sendable, Equatable {
 
 /// Writes a mono Float32 stream as `seg-0001.wav`, `seg-0002.wav`, … cut by a `SegmentPolicy`.
 ///
-/// Every sample is written as it arrives, so a crash loses only what is not yet in the kernel; the header
-/// is refreshed every `headerRefreshFrames` (about a second) so the file on disk is playable at any time.
+/// Samples reach the kernel in batches of `writeBatchFrames` (100 ms: one write per five 20 ms periods),
+/// and the header is refreshed every `headerRefreshFrames` (about a second), so the file on disk is playable
+/// at any time and a killed process loses at most ~1 s before repair, ~0.1 s after.
 /// When a segment is full it is truncated back to the planner's cut point, closed, and the cut-off tail
 /// opens the next segment — the tail is at most `searchFrames` long and is kept in memory for that.
 public final class SegmentWriter {
@@ -24,6 +25,7 @@ public final class SegmentWriter {
     public let policy: SegmentPolicy
     public let sampleRate: Int
     public let headerRefreshFrames: Int
+    public let writeBatchFrames: Int
     public private(set) var nextIndex: Int
     /// Frames of the recording handed to closed segments so far.
     public private(set) var closedFrames: Int64 = 0
@@ -32,17 +34,22 @@ public final class SegmentWriter {
     private var file: SoundFile?
     private var openIndex = 0
     private var framesSinceHeader = 0
+    /// How many of the last samples in `recent` are accounted to the segment but not yet handed to the file.
+    private var unwritten = 0
     /// The most recent samples of the open segment (at least `searchFrames` of them once that many exist).
     private var recent: [Float] = []
 
     public init(directory: String, policy: SegmentPolicy = SegmentPolicy(), sampleRate: Int = 48_000,
-                firstIndex: Int = 1, headerRefreshFrames: Int? = nil) {
+                firstIndex: Int = 1, headerRefreshFrames: Int? = nil, writeBatchFrames: Int? = nil) {
         self.directory = directory
         self.policy = policy
         self.sampleRate = sampleRate
         self.headerRefreshFrames = headerRefreshFrames ?? sampleRate
+        self.writeBatchFrames = max(1, writeBatchFrames ?? sampleRate / 10)
         nextIndex = firstIndex
         planner = SegmentPlanner(policy: policy)
+        // Sized once: regrowing a buffer of megabytes would fault in fresh pages on the hot path.
+        recent.reserveCapacity(2 * max(policy.searchFrames, self.writeBatchFrames) + sampleRate)
     }
 
     public static func fileName(index: Int) -> String { String(format: "seg-%04d.wav", index) }
@@ -78,11 +85,19 @@ public final class SegmentWriter {
 
     private func write(_ samples: ArraySlice<Float>) throws {
         let file = try openIfNeeded()
-        try samples.withUnsafeBufferPointer { try file.write($0) }
-        planner.account(samples)
+        samples.withUnsafeBufferPointer { planner.account($0) }
         recent.append(contentsOf: samples)
-        if recent.count > 2 * policy.searchFrames { recent.removeFirst(recent.count - policy.searchFrames) }
-        framesSinceHeader += samples.count
+        unwritten += samples.count
+        if unwritten >= writeBatchFrames { try flush(file) }
+        let keep = max(policy.searchFrames, writeBatchFrames)
+        if recent.count > 2 * keep { recent.removeFirst(recent.count - keep) }
+    }
+
+    private func flush(_ file: SoundFile) throws {
+        guard unwritten > 0 else { return }
+        try recent.withUnsafeBufferPointer { try file.write(UnsafeBufferPointer(rebasing: $0[($0.count - unwritten)...])) }
+        framesSinceHeader += unwritten
+        unwritten = 0
         if framesSinceHeader >= headerRefreshFrames {
             try file.updateHeader()
             framesSinceHeader = 0
@@ -118,6 +133,7 @@ public final class SegmentWriter {
     }
 
     private func close(_ file: SoundFile, keeping frames: Int) throws -> ClosedSegment {
+        try flush(file)
         if frames < planner.frames { try file.truncate(toFrames: Int64(frames)) }
         try file.close()
         let segment = ClosedSegment(index: openIndex, path: file.path, startFrame: closedFrames, frames: Int64(frames),
