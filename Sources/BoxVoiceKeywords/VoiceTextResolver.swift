@@ -1,0 +1,68 @@
+import Foundation
+
+/// What a voice send captured before any HQ pass.
+public struct VoiceSend: Sendable, Equatable {
+    /// Text typed before dictation started.
+    public var typedPrefix: String
+    /// The live recognizer's transcript, as heard (no keyword substitution).
+    public var liveTranscript: String
+    /// The send keyword the live pass detected in `liveTranscript`; nil when sent by key or button.
+    public var keyword: KeywordMatch?
+
+    public init(typedPrefix: String = "", liveTranscript: String, keyword: KeywordMatch?) {
+        precondition(keyword?.action.isSend ?? true, "only a send-type keyword delivers a message")
+        self.typedPrefix = typedPrefix
+        self.liveTranscript = liveTranscript
+        self.keyword = keyword
+    }
+}
+
+/// The text a voice send delivers, and whether it is the HQ transcript.
+public struct ResolvedVoiceText: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// The box's HQ transcript (framed with its `stt-service`).
+        case hq
+        /// Anything else: HQ failed, was blank or skipped (framed `stt="live"`).
+        case live
+    }
+
+    public let text: String
+    public let source: Source
+}
+
+/// The contract's resolver (§4): reconciles the HQ text with the keyword the live pass heard.
+public struct VoiceTextResolver: Sendable {
+    public let detector: KeywordDetector
+
+    public init(detector: KeywordDetector) {
+        self.detector = detector
+    }
+
+    /// - Parameter hqText: the joined HQ text, or nil when HQ failed or was skipped.
+    public func resolve(_ send: VoiceSend, hqText: String?) -> ResolvedVoiceText {
+        guard let hqText, !hqText.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            let live = send.keyword?.processedTranscript ?? send.liveTranscript
+            return ResolvedVoiceText(text: Self.join(send.typedPrefix, live), source: .live)
+        }
+        guard let keyword = send.keyword else {
+            return ResolvedVoiceText(text: Self.join(send.typedPrefix, hqText), source: .hq)
+        }
+        // The live keyword fired the send: HQ's own keyword counts only when it writes the same tag.
+        let body: String
+        if let heard = detector.detect(hqText), detector.writeSameTag(heard.action, keyword.action) {
+            body = heard.processedTranscript
+        } else {
+            body = detector.appendSendKeywordTag(hqText, action: keyword.action, matchedPhrase: keyword.matchedPhrase)
+        }
+        return ResolvedVoiceText(text: Self.join(send.typedPrefix, body), source: .hq)
+    }
+
+    /// Each part trimmed, joined by one space; an empty part adds nothing.
+    static func join(_ first: String, _ second: String) -> String {
+        let a = first.trimmingCharacters(in: .whitespacesAndNewlines)
+        let b = second.trimmingCharacters(in: .whitespacesAndNewlines)
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        return a + " " + b
+    }
+}
