@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
-        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio"], path: "Tests/BoxVoiceTestSupport"),
+        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"], path: "Tests/BoxVoiceTestSupport"),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),

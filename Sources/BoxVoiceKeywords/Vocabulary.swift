@@ -98,7 +98,7 @@ public struct Vocabulary: Sendable, Equatable {
         }
         let fields = content.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard fields.count == 2 else {
-            throw ParseError(file: file, line: line, column: column, message: "a section header is [action tag-name], e.g. [send send-message]")
+            throw ParseError(file: file, line: line, column: column, message: "a section header is [action tag-name]: two names between brackets")
         }
         guard let action = KeywordAction(rawValue: String(fields[0])) else {
             let known = KeywordAction.allCases.map(\.rawValue).joined(separator: ", ")
@@ -182,6 +182,10 @@ private struct PatternParser {
             }
             let normalized = WordForm.normalize(word)
             guard !normalized.isEmpty else { throw error("the word '\(word)' has no letters or digits", at: start) }
+            let heard = TranscriptTokens(word).words.count
+            guard heard == 1 else {
+                throw error("'\(word)' is heard as \(heard) words in a transcript, so it could never match; write them apart", at: start)
+            }
             element = .word(normalized)
         }
         if current == "?" {

@@ -28,6 +28,11 @@ public struct ResolvedVoiceText: Sendable, Equatable {
 
     public let text: String
     public let source: Source
+
+    public init(text: String, source: Source) {
+        self.text = text
+        self.source = source
+    }
 }
 
 /// The contract's resolver (§4): reconciles the HQ text with the keyword the live pass heard.
