@@ -65,7 +65,8 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     echo "Per run, CPU s — boxvoice: $(paste -sd' ' "$work/boxvoice.cpu"); arecord: $(paste -sd' ' "$work/arecord.cpu"); arecord 20 ms: $(paste -sd' ' "$work/arecord20.cpu")"
     echo
     echo "Where the difference goes: boxvoice reads 20 ms periods (6.25× the reads and /dev/null writes of the file plugin"
-    echo "at arecord's default), runs a second thread behind a bounded queue, and pays ~15 ms of Swift runtime and Foundation start-up."
+    echo "at arecord's default: the same-period row shows that share), hands each period to a writer thread over a bounded"
+    echo "queue, keeps per-window levels for the cut search, and starts the Swift runtime and Foundation (~5 ms, statically linked)."
     if [ -n "$keyword_table" ]; then
         echo
         echo "$keyword_table"
