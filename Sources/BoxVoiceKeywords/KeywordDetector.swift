@@ -42,16 +42,16 @@ public struct KeywordDetector: Sendable {
         let first = tokens.words[found.start]
         let last = tokens.words[found.start + found.length - 1]
         let range = first.range.lowerBound..<last.range.upperBound
-        let phrase = String(transcript[range]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let phrase = String(transcript[range]).trimmedLikeTheBox()
         let processed = transcript[..<range.lowerBound] + Self.tag(section.tag, phrase: phrase) + transcript[range.upperBound...]
         return KeywordMatch(action: section.action, tag: section.tag, matchedPhrase: phrase,
-                            processedTranscript: processed.trimmingCharacters(in: .whitespacesAndNewlines), range: range)
+                            processedTranscript: processed.trimmedLikeTheBox(), range: range)
     }
 
     /// Re-attaches a send keyword the HQ pass did not reproduce: `trim(trim(text) + " " + <tag … heard="live" />)`.
     public func appendSendKeywordTag(_ text: String, action: KeywordAction, matchedPhrase: String) -> String {
         let tag = Self.tag(vocabulary.tag(for: action) ?? action.rawValue, phrase: matchedPhrase, heardLive: true)
-        return (text.trimmingCharacters(in: .whitespacesAndNewlines) + " " + tag).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (text.trimmedLikeTheBox() + " " + tag).trimmedLikeTheBox()
     }
 
     /// True when the two actions write the same tag (`sendHq` and `send` both write `send-message`).
@@ -80,7 +80,7 @@ public struct KeywordDetector: Sendable {
             }
         }
         output += rest
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return output.trimmedLikeTheBox()
     }
 
     /// `<tag phrase="…" />`, escaping `&` then `"` in the phrase.

@@ -6,15 +6,15 @@
 /// phrase word, so it is kept as separator text, as the box's tokenizer does. Words that overlap a markup tag
 /// (`<send-message phrase="…" />`) are *protected*: reproduced verbatim, never matched.
 public struct TranscriptTokens: Sendable {
+    /// A word's place in the input. Positions only (no substrings), so tokenizing a long transcript costs no
+    /// reference counting per word; `TranscriptTokens.text(of:)` and `trailing(of:)` give the text.
     public struct Word: Sendable, Equatable {
-        /// The word as spoken (written) in the input.
-        public let text: Substring
         public let normalized: String
-        /// Separator text up to the next word (or the end of the input).
-        public let trailing: Substring
         public let isProtected: Bool
         /// Where the word starts and ends in the input.
         public let range: Range<String.Index>
+        /// Where the separator text after it ends (the next word's start, or the end of the input).
+        public let trailingEnd: String.Index
     }
 
     public let input: String
@@ -54,17 +54,22 @@ public struct TranscriptTokens: Sendable {
             let next = offset + 1 < spans.count ? spans[offset + 1].0.lowerBound : input.endIndex
             while fence < fences.count, fences[fence].upperBound <= range.lowerBound { fence += 1 }
             let isProtected = fence < fences.count && fences[fence].overlaps(range)
-            words.append(Word(text: input[range], normalized: normalized, trailing: input[range.upperBound..<next],
-                              isProtected: isProtected, range: range))
+            words.append(Word(normalized: normalized, isProtected: isProtected, range: range, trailingEnd: next))
         }
         self.words = words
     }
 
+    /// The word as written in the input.
+    public func text(of word: Word) -> Substring { input[word.range] }
+
+    /// The separator text after the word, up to the next word (or the end of the input).
+    public func trailing(of word: Word) -> Substring { input[word.range.upperBound..<word.trailingEnd] }
+
     /// The input rebuilt from its pieces (always equal to `input`).
     public var joined: String {
-        var text = String(prefix)
-        for word in words { text += word.text + word.trailing }
-        return text
+        var rebuilt = String(prefix)
+        for word in words { rebuilt += text(of: word) + trailing(of: word) }
+        return rebuilt
     }
 
     // MARK: character classes

@@ -45,7 +45,7 @@ public struct VoiceTextResolver: Sendable {
 
     /// - Parameter hqText: the joined HQ text, or nil when HQ failed or was skipped.
     public func resolve(_ send: VoiceSend, hqText: String?) -> ResolvedVoiceText {
-        guard let hqText, !hqText.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard let hqText, !hqText.trimmedLikeTheBox().isEmpty else {
             let live = send.keyword?.processedTranscript ?? send.liveTranscript
             return ResolvedVoiceText(text: Self.join(send.typedPrefix, live), source: .live)
         }
@@ -64,8 +64,8 @@ public struct VoiceTextResolver: Sendable {
 
     /// Each part trimmed, joined by one space; an empty part adds nothing.
     static func join(_ first: String, _ second: String) -> String {
-        let a = first.trimmingCharacters(in: .whitespacesAndNewlines)
-        let b = second.trimmingCharacters(in: .whitespacesAndNewlines)
+        let a = first.trimmedLikeTheBox()
+        let b = second.trimmedLikeTheBox()
         if a.isEmpty { return b }
         if b.isEmpty { return a }
         return a + " " + b

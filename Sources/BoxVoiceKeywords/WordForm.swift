@@ -10,16 +10,23 @@ public enum WordForm {
             break
         }
         if ascii {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(word.utf8.count)
-            for byte in word.utf8 {
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): bytes.append(byte)
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): bytes.append(byte + 32)
-                default: break
+            let utf8 = word.utf8
+            return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+                var count = 0
+                for byte in utf8 {
+                    switch byte {
+                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                        buffer[count] = byte
+                        count += 1
+                    case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                        buffer[count] = byte + 32
+                        count += 1
+                    default:
+                        break
+                    }
                 }
+                return count
             }
-            return String(decoding: bytes, as: UTF8.self)
         }
         let decomposed = String(word).lowercased().decomposedStringWithCompatibilityMapping
         var kept = String.UnicodeScalarView()
