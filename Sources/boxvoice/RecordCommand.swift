@@ -78,7 +78,7 @@ enum RecordCommand: Command {
             throw CLIError.failed(error.description)
         }
         pcm.close()
-        report(summary, json: json)
+        report(summary, sampleRate: pcm.sampleRate, json: json)
         if case .deviceFailed(let reason) = summary.end {
             Console.err("boxvoice record: \(reason)")
             return 1
@@ -97,8 +97,8 @@ enum RecordCommand: Command {
         }
     }
 
-    private static func report(_ summary: RecordingSummary, json: Bool) {
-        let seconds = Double(summary.frames) / 48_000
+    private static func report(_ summary: RecordingSummary, sampleRate: Int, json: Bool) {
+        let seconds = Double(summary.frames) / Double(sampleRate)
         let stats = summary.capture
         if json {
             Console.json(["event": "finished", "segments": summary.segments.count, "frames": summary.frames,
