@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "boxvoice", targets: ["boxvoice"]),
         .library(name: "BoxVoiceAudio", targets: ["BoxVoiceAudio"]),
         .library(name: "BoxVoiceKeywords", targets: ["BoxVoiceKeywords"]),
+        .library(name: "BoxVoiceContract", targets: ["BoxVoiceContract"]),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -21,6 +22,8 @@ let package = Package(
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
+        // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
+        .target(name: "BoxVoiceContract"),
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
@@ -29,6 +32,7 @@ let package = Package(
         .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"], path: "Tests/BoxVoiceTestSupport"),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The `<speech …>BODY</speech>` frame a voice message is sent in (contract §3).
+public enum SpeechFraming {
+    /// Where the body's text came from.
+    public enum Origin: Sendable, Equatable {
+        /// The box's HQ transcript; `service` is the engine it reported (absent on older boxes).
+        case hq(service: String?, diarized: Bool)
+        /// Anything else: the live recognizer's text (HQ failed, timed out, was skipped, or there was no recording).
+        case live
+    }
+
+    /// Attributes in the contract's order: `stt`, `stt-service`, `diarized`, `message-id`, `local-time`.
+    /// The body is not escaped: it may hold keyword tags.
+    public static func frame(_ body: String, origin: Origin, messageId: String, localTime: (hour: Int, minute: Int)) -> String {
+        var attributes = ""
+        switch origin {
+        case .live:
+            attributes += " stt=\"live\""
+        case .hq(let service, let diarized):
+            if let service, !service.isEmpty { attributes += " stt-service=\"\(escape(service))\"" }
+            if diarized { attributes += " diarized=\"1\"" }
+        }
+        attributes += " message-id=\"\(escape(messageId))\""
+        attributes += String(format: " local-time=\"%02d:%02d\"", localTime.hour, localTime.minute)
+        return "<speech\(attributes)>\(body)</speech>"
+    }
+
+    /// The local 24-hour clock time of `date`.
+    public static func localTime(of date: Date, in timeZone: TimeZone = .current) -> (hour: Int, minute: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return (parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    /// A new message id in the one canonical spelling (uppercase UUID, as the iOS app writes it).
+    public static func newMessageId() -> String { UUID().uuidString.uppercased() }
+
+    private static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
