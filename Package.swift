@@ -18,12 +18,16 @@ let package = Package(
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // alsa-lib reports details through a variadic printf-style callback Swift cannot implement.
         .target(name: "CALSAShim", linkerSettings: [.linkedLibrary("asound")]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // curl_easy_setopt / curl_easy_getinfo are variadic: one typed C function per argument type.
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
 
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract"),
+        .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim"]),
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
@@ -33,6 +37,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,100 @@
+import BoxVoiceContract
+import Foundation
+
+/// The box's HTTP contract (contract.md §1, §2, §5, §6, §7.2), one method per call.
+///
+/// Every call but redeem carries `Authorization: Bearer <token>` and a `User-Agent`; the token is never put in a
+/// URL, and no failure description contains it. Failures come back as `BoxFailure`, sorted by what to do.
+public struct BoxClient: Sendable {
+    public let baseURL: String
+    private let token: String?
+    public let verifyTLS: Bool
+    public static let userAgent = "boxvoice/0.1 (Linux)"
+
+    /// HQ requests wait for the box's own 120 s provider timeout plus the upload.
+    public static let transcribeTimeout: TimeInterval = 150
+    public static let callTimeout: TimeInterval = 30
+
+    public init(baseURL: String, token: String?, verifyTLS: Bool = true) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.token = token
+        self.verifyTLS = verifyTLS
+    }
+
+    // MARK: calls
+
+    /// `POST /api/pairing/redeem`: trades a single-use pairing ticket for this device's token.
+    public func redeem(pairingToken: String, deviceLabel: String) throws(BoxFailure) -> String {
+        let body = try! JSONSerialization.data(withJSONObject: ["pairingToken": pairingToken, "deviceLabel": deviceLabel])
+        let response = try exchange("pair with the box", .post, "/api/pairing/redeem", body: .bytes(body, contentType: "application/json"),
+                                    authenticated: false)
+        if response.status == 401 {
+            let reason = Wire.errorMessage(Data(response.body))?.message ?? "Pairing code is invalid or expired."
+            throw .definitive(operation: "pair with the box", status: 401, message: reason + " Ask the box for a new pairing link", code: nil)
+        }
+        try Self.requireSuccess(response, "pair with the box")
+        return try decode("pair with the box", response, Wire.redeemToken)
+    }
+
+    /// `GET /api/chat/default`: the session to dictate into (nil: start a new one).
+    public func defaultSession() throws(BoxFailure) -> String? {
+        let response = try exchange("ask the box for its current session", .get, "/api/chat/default")
+        try Self.requireSuccess(response, "ask the box for its current session")
+        return try decode("ask the box for its current session", response, Wire.defaultSession)
+    }
+
+    /// `POST /api/chat/send`. Retrying with the same `messageId` is always safe: the box deduplicates for 7 days.
+    public func send(message: String, messageId: String, session: String?, exactSession: Bool = false) throws(BoxFailure) -> Wire.SendAcceptance {
+        let body = Wire.sendBody(message: message, messageId: messageId, session: session, exactSession: exactSession)
+        let response = try exchange("send the message", .post, "/api/chat/send", body: .bytes(body, contentType: "application/json"))
+        try Self.requireSuccess(response, "send the message")
+        return try decode("send the message", response, Wire.sendAcceptance)
+    }
+
+    /// `POST /api/chat/transcribe-audio`: `session` first, then the WAV streamed from disk as `segment.wav`.
+    public func transcribe(wavPath: String, session: String?, progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> Wire.Transcription {
+        let parts: [MultipartPart] = [
+            .field(name: "session", value: session ?? "new"),
+            .file(name: "file", path: wavPath, filename: "segment.wav", contentType: "audio/wav"),
+        ]
+        let response = try exchange("transcribe audio", .post, "/api/chat/transcribe-audio", body: .multipart(parts),
+                                    timeout: Self.transcribeTimeout, progress: progress)
+        if let failure = BoxFailure.classify(operation: "transcribe audio", status: response.status, body: response.body, hq: true) {
+            throw failure
+        }
+        return try decode("transcribe audio", response, Wire.transcription)
+    }
+
+    // MARK: plumbing
+
+    private func exchange(_ operation: String, _ method: HTTPRequest.Method, _ path: String, body: HTTPRequest.Body = .none,
+                          authenticated: Bool = true, timeout: TimeInterval = BoxClient.callTimeout,
+                          progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("User-Agent", Self.userAgent), ("Accept", "application/json")]
+        if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
+        let request = HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body, timeout: timeout, verifyTLS: verifyTLS)
+        do {
+            return try HTTPTransfer.perform(request, progress: progress)
+        } catch {
+            if error.kind == .localFile {
+                throw .definitive(operation: operation, status: 0, message: error.message, code: nil)
+            }
+            throw .uncertain(operation: operation, reason: "\(error.message) (\(baseURL))")
+        }
+    }
+
+    private static func requireSuccess(_ response: HTTPResponse, _ operation: String) throws(BoxFailure) {
+        if let failure = BoxFailure.classify(operation: operation, status: response.status, body: response.body) { throw failure }
+    }
+
+    /// A 2xx whose body cannot be read is an uncertain outcome: the box may have acted on the request.
+    private func decode<T>(_ operation: String, _ response: HTTPResponse, _ decoder: (Data) throws(Wire.DecodingFailure) -> T) throws(BoxFailure) -> T {
+        do {
+            return try decoder(Data(response.body))
+        } catch {
+            throw .uncertain(operation: operation, reason: error.description)
+        }
+    }
+}
