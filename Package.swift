@@ -7,6 +7,7 @@ let package = Package(
     name: "boxvoice",
     products: [
         .executable(name: "boxvoice", targets: ["boxvoice"]),
+        .executable(name: "boxsim", targets: ["boxsim"]),
         .library(name: "BoxVoiceAudio", targets: ["BoxVoiceAudio"]),
         .library(name: "BoxVoiceKeywords", targets: ["BoxVoiceKeywords"]),
         .library(name: "BoxVoiceContract", targets: ["BoxVoiceContract"]),
@@ -21,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // curl_easy_setopt / curl_easy_getinfo are variadic: one typed C function per argument type.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
+        .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
 
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
@@ -28,6 +30,9 @@ let package = Package(
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract"),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim"]),
+        // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
+        .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "CCivetweb"]),
+        .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox"]),
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
@@ -37,7 +42,8 @@ let package = Package(
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

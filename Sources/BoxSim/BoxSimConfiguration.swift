@@ -1,0 +1,82 @@
+/// How a simulated box behaves.
+public struct BoxSimConfiguration: Sendable {
+    /// 0 picks a free port.
+    public var port: Int
+    /// Where what a real box keeps across restarts lives (devices, messages, transcription log).
+    public var dataDirectory: String
+    /// The box's slug; the base URL is `http://127.0.0.1:PORT/<slug>`.
+    public var slug: String
+    public var hq: HQMode
+    /// The text HQ returns when its mode does not say (after `flaky` failures, after `slow` waits).
+    public var hqText: String?
+    /// What `GET /api/chat/default` answers; nil means `{"sessionId": null}`.
+    public var defaultSession: String?
+    /// A session stays busy this long after a turn starts; a send meanwhile is `{"queued": true}`.
+    public var turnSeconds: Double
+    public var maxBodyBytes: Int
+    public var pairingTicketSeconds: Double
+
+    public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .describe, hqText: String? = nil,
+                defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 50_000_000,
+                pairingTicketSeconds: Double = 600) {
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.slug = slug
+        self.hq = hq
+        self.hqText = hqText
+        self.defaultSession = defaultSession
+        self.turnSeconds = turnSeconds
+        self.maxBodyBytes = maxBodyBytes
+        self.pairingTicketSeconds = pairingTicketSeconds
+    }
+}
+
+/// What `transcribe-audio` does (contract §1 shapes).
+public enum HQMode: Sendable, Equatable, CustomStringConvertible {
+    /// Answers with the decoded audio's duration ("boxsim heard 3.52 s of audio"), service `boxsim`.
+    case describe
+    case fixed(String)
+    /// 500 with this code; permanent for `missing_api_key`, `missing_openrouter_key` and `http_4xx` except 429.
+    case fail(code: String)
+    /// The first N calls fail with 500 `network_error` (not permanent), later ones succeed.
+    case flaky(Int)
+    /// Waits this many seconds, then succeeds.
+    case slow(Double)
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `describe`, `fixed:TEXT`, `fail:CODE`, `flaky:N`, `slow:SECONDS`.
+    public static func parse(_ text: String) throws -> HQMode {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        switch (parts.first ?? "", parts.count > 1 ? parts[1] : nil) {
+        case ("describe", nil): return .describe
+        case ("fixed", let value?): return .fixed(value)
+        case ("fail", let code?) where !code.isEmpty: return .fail(code: code)
+        case ("flaky", let count?) where Int(count).map({ $0 >= 0 }) == true: return .flaky(Int(count)!)
+        case ("slow", let seconds?) where Double(seconds).map({ $0 >= 0 }) == true: return .slow(Double(seconds)!)
+        case ("pocketsphinx", _):
+            throw ParseError(description: "--hq pocketsphinx arrives with the live recognizer; use describe, fixed:TEXT, fail:CODE, flaky:N or slow:SECONDS")
+        default:
+            throw ParseError(description: "unknown HQ mode '\(text)' (describe, fixed:TEXT, fail:CODE, flaky:N, slow:SECONDS)")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .describe: "describe"
+        case .fixed(let text): "fixed:\(text)"
+        case .fail(let code): "fail:\(code)"
+        case .flaky(let count): "flaky:\(count)"
+        case .slow(let seconds): "slow:\(seconds)"
+        }
+    }
+
+    /// Whether the box would mark a failure with this code permanent.
+    public static func isPermanent(code: String) -> Bool {
+        if code == "missing_api_key" || code == "missing_openrouter_key" { return true }
+        if code.hasPrefix("http_4"), code != "http_429" { return true }
+        return false
+    }
+}

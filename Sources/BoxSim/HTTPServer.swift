@@ -1,0 +1,135 @@
+import CCivetweb
+import Foundation
+
+/// A request as the simulator's handlers see it: the body already read (up to the server's limit).
+public struct SimRequest: Sendable {
+    public let method: String
+    /// The decoded path, without the query.
+    public let path: String
+    public let query: String
+    /// Header names lowercased.
+    public let headers: [String: String]
+    public let body: [UInt8]
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+public struct SimResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ status: Int, _ object: Any) -> SimResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return SimResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(data))
+    }
+}
+
+/// An HTTP server on loopback, on civetweb. This file is the only place that imports the civetweb C module.
+final class HTTPServer: @unchecked Sendable {
+    typealias Handler = @Sendable (SimRequest) -> SimResponse
+
+    let port: Int
+    private var context: OpaquePointer?
+    private let handler: Handler
+    private let maxBodyBytes: Int
+
+    struct StartFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    private static let libraryInit: Void = { _ = mg_init_library(0) }()
+
+    /// Listens on 127.0.0.1:`port` (0: any free port).
+    init(port: Int, maxBodyBytes: Int, threads: Int = 8, handler: @escaping Handler) throws {
+        _ = Self.libraryInit
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        var callbacks = mg_callbacks()
+        callbacks.log_message = { _, _ in 1 }  // civetweb would print to stderr; the simulator reports through its own log
+        let options = ["listening_ports", "127.0.0.1:\(port)", "num_threads", "\(threads)", "enable_keep_alive", "yes",
+                       "request_timeout_ms", "180000"]
+        var cStrings = options.map { strdup($0) } + [nil]
+        defer { cStrings.forEach { free($0) } }
+        let started = cStrings.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { options in
+                mg_start(&callbacks, nil, options)
+            }
+        }
+        guard let started else { throw StartFailure(message: "cannot listen on 127.0.0.1:\(port) (in use, or not allowed)") }
+        context = started
+        var ports = [mg_server_port](repeating: mg_server_port(), count: 1)
+        _ = mg_get_server_ports(started, 1, &ports)
+        self.port = Int(ports[0].port)
+        mg_set_request_handler(started, "/", { connection, data in
+            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            return server.serve(connection!)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Stops listening and waits for running requests.
+    func stop() {
+        if let context { mg_stop(context) }
+        context = nil
+    }
+
+    deinit { stop() }
+
+    private func serve(_ connection: OpaquePointer) -> Int32 {
+        guard let info = mg_get_request_info(connection)?.pointee else { return 0 }
+        var headers: [String: String] = [:]
+        withUnsafeBytes(of: info.http_headers) { raw in
+            let list = raw.bindMemory(to: mg_header.self)
+            for index in 0..<Int(info.num_headers) {
+                guard let name = list[index].name, let value = list[index].value else { continue }
+                headers[String(cString: name).lowercased()] = String(cString: value)
+            }
+        }
+        let method = info.request_method.map { String(cString: $0) } ?? "GET"
+        let path = info.local_uri.map { String(cString: $0) } ?? "/"
+        let query = info.query_string.map { String(cString: $0) } ?? ""
+        let response: SimResponse
+        if info.content_length > maxBodyBytes {
+            response = .json(413, ["error": "Request body too large (limit \(maxBodyBytes / 1_000_000) MB)"])
+        } else {
+            var body: [UInt8] = []
+            if info.content_length > 0 { body.reserveCapacity(Int(info.content_length)) }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while body.count <= maxBodyBytes {
+                let got = chunk.withUnsafeMutableBytes { mg_read(connection, $0.baseAddress, $0.count) }
+                if got <= 0 { break }
+                body.append(contentsOf: chunk[0..<Int(got)])
+            }
+            response = body.count > maxBodyBytes
+                ? .json(413, ["error": "Request body too large (limit \(maxBodyBytes / 1_000_000) MB)"])
+                : handler(SimRequest(method: method, path: path, query: query, headers: headers, body: body))
+        }
+        var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
+        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(response.body.count)\r\n\r\n"
+        _ = Array(head.utf8).withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) }
+        if !response.body.isEmpty { _ = response.body.withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) } }
+        return Int32(response.status)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 404: "Not Found"
+        case 410: "Gone"
+        case 413: "Payload Too Large"
+        case 500: "Internal Server Error"
+        case 504: "Gateway Timeout"
+        default: "Status"
+        }
+    }
+}

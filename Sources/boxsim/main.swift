@@ -1,0 +1,117 @@
+import BoxSim
+import BoxVoiceBox
+import Foundation
+
+/// `boxsim`: a local box speaking boxvoice's contract, for trying boxvoice without a box and for tests.
+let usage = """
+Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text TEXT]
+                    [--default-session ID] [--turn-seconds N]
+       boxsim pair-link [--data DIR | --url BASE] [--label NAME] [--session ID]
+       boxsim messages [--data DIR | --url BASE]
+       boxsim transcriptions [--data DIR | --url BASE]
+
+serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/SIGTERM, keeping devices,
+                 messages and the transcription log in DIR (default ./boxsim-data); it writes its base URL
+                 to DIR/boxsim.url. HQ MODE: describe (default: says how much audio it heard), fixed:TEXT,
+                 fail:CODE (missing_api_key, missing_openrouter_key and http_4xx are permanent),
+                 flaky:N (first N calls fail with network_error), slow:SECONDS.
+pair-link        mints a single-use pairing link (valid 10 minutes, gone when boxsim restarts).
+messages         lists what the box received through chat/send (JSON).
+transcriptions   lists transcribe-audio calls: fields, audio format as decoded, outcome (JSON).
+"""
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("boxsim: \(message)\n".utf8))
+    exit(status)
+}
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func main() {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    func option(_ name: String) -> String? {
+        guard let index = arguments.firstIndex(of: name) else { return nil }
+        guard index + 1 < arguments.count else { fail("\(name) needs a value", status: 2) }
+        let value = arguments[index + 1]
+        arguments.removeSubrange(index...index + 1)
+        return value
+    }
+
+    guard let command = arguments.first else {
+        say(usage)
+        exit(2)
+    }
+    arguments.removeFirst()
+    if command == "--help" || command == "-h" || arguments.contains("--help") {
+        say(usage)
+        exit(0)
+    }
+    let data = option("--data") ?? "boxsim-data"
+
+    switch command {
+    case "serve":
+        var configuration = BoxSimConfiguration(dataDirectory: data)
+        if let port = option("--port") { configuration.port = Int(port) ?? -1 }
+        if let slug = option("--slug") { configuration.slug = slug }
+        if let mode = option("--hq") {
+            do { configuration.hq = try HQMode.parse(mode) } catch { fail(String(describing: error), status: 2) }
+        }
+        configuration.hqText = option("--hq-text")
+        configuration.defaultSession = option("--default-session")
+        if let seconds = option("--turn-seconds") { configuration.turnSeconds = Double(seconds) ?? 0 }
+        if let extra = arguments.first { fail("unexpected argument '\(extra)'\n\n\(usage)", status: 2) }
+        guard configuration.port >= 0 else { fail("--port needs a number", status: 2) }
+        let server: BoxSimServer
+        do {
+            server = try BoxSimServer(configuration: configuration)
+        } catch {
+            fail("cannot start: \(error)")
+        }
+        try? server.baseURL.write(toFile: data + "/boxsim.url", atomically: true, encoding: .utf8)
+        say("boxsim listening on \(server.baseURL) (HQ \(configuration.hq), data in \(data))")
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        stop.wait()
+        sources.forEach { $0.cancel() }
+        server.stop()
+        say("boxsim stopped")
+
+    case "pair-link", "messages", "transcriptions":
+        let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
+            fail("no running boxsim found: start `boxsim serve --data \(data)` or pass --url")
+        }
+        var query: [String] = []
+        if let label = option("--label") { query.append("label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+        if let session = option("--session") { query.append("session=" + (session.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+        let path = command == "pair-link" ? "pair-link" : command
+        let url = "http://\(host):\(port)/boxsim/\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let request = HTTPRequest(method: command == "pair-link" ? .post : .get, url: url)
+        do {
+            let response = try HTTPTransfer.perform(request)
+            guard response.status == 200 else { fail("boxsim answered HTTP \(response.status)") }
+            if command == "pair-link",
+               let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], let link = object["link"] as? String {
+                say(link)
+            } else {
+                say(String(decoding: response.body, as: UTF8.self))
+            }
+        } catch {
+            fail("cannot reach boxsim at \(base): \(error)")
+        }
+
+    default:
+        fail("unknown command '\(command)'\n\n\(usage)", status: 2)
+    }
+}
+
+main()
