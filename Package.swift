@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
-        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"], path: "Tests/BoxVoiceTestSupport"),
+        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxSim"], path: "Tests/BoxVoiceTestSupport"),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),

@@ -48,9 +48,9 @@ public struct BoxClient: Sendable {
     /// `POST /api/chat/send`. Retrying with the same `messageId` is always safe: the box deduplicates for 7 days.
     public func send(message: String, messageId: String, session: String?, exactSession: Bool = false) throws(BoxFailure) -> Wire.SendAcceptance {
         let body = Wire.sendBody(message: message, messageId: messageId, session: session, exactSession: exactSession)
-        let response = try exchange("send the message", .post, "/api/chat/send", body: .bytes(body, contentType: "application/json"))
-        try Self.requireSuccess(response, "send the message")
-        return try decode("send the message", response, Wire.sendAcceptance)
+        let response = try exchange("post the message to the box", .post, "/api/chat/send", body: .bytes(body, contentType: "application/json"))
+        try Self.requireSuccess(response, "post the message to the box")
+        return try decode("post the message to the box", response, Wire.sendAcceptance)
     }
 
     /// `POST /api/chat/transcribe-audio`: `session` first, then the WAV streamed from disk as `segment.wav`.

@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+
+/// A loopback HTTP server that answers every request with `200 OK` and an HTML body: a "box" that answers garbage.
+public final class GarbageServer: @unchecked Sendable {
+    public let port: Int
+    private let listener: Int32
+    private let thread: Thread
+
+    public init(body: String = "<html>proxy error page</html>") throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = fd
+        let reply = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        thread = Thread {
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                _ = read(client, &buffer, buffer.count)
+                _ = reply.withCString { write(client, $0, strlen($0)) }
+                close(client)
+            }
+        }
+        thread.start()
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)/main/test1" }
+
+    public func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}

@@ -1,0 +1,45 @@
+import BoxSim
+import BoxVoiceAudio
+import Foundation
+
+/// A boxsim running in-process on a free loopback port, with a paired device token.
+public final class SimulatedBox: @unchecked Sendable {
+    public let server: BoxSimServer
+    public let directory: TemporaryDirectory
+
+    public init(_ configure: (inout BoxSimConfiguration) -> Void = { _ in }) throws {
+        directory = TemporaryDirectory("boxsim")
+        var configuration = BoxSimConfiguration(dataDirectory: directory.file("data"))
+        configure(&configuration)
+        server = try BoxSimServer(configuration: configuration)
+    }
+
+    /// civetweb's stop waits out its 2 s poll quantum; tests need not wait for it.
+    deinit {
+        let server = self.server
+        let directory = self.directory
+        DispatchQueue.global().async {
+            server.stop()
+            _ = directory
+        }
+    }
+
+    public var baseURL: String { server.baseURL }
+
+    /// The ticket inside a freshly minted pairing link.
+    public func mintTicket() -> String {
+        let link = server.mintPairingLink()
+        return URLComponents(string: link.replacingOccurrences(of: "beebox://pair", with: "x://pair"))!
+            .queryItems!.first { $0.name == "pairingToken" }!.value!
+    }
+
+    /// A mono Float32 WAV of `seconds` of a quiet tone, written to the box's temporary folder.
+    public func wav(seconds: Double, name: String = "clip.wav") throws -> String {
+        let path = directory.file(name)
+        let file = try SoundFile.createFloatWAV(path: path)
+        let frames = Int(seconds * 48_000)
+        try file.write((0..<frames).map { Float(sin(Double($0) / 20)) * 0.1 })
+        try file.close()
+        return path
+    }
+}
