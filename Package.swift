@@ -33,7 +33,9 @@ let package = Package(
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "CCivetweb"]),
         .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox"]),
-        .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords"]),
+        // The pipeline: joins audio, keywords and the box client into what the CLI runs.
+        .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),
+        .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
 
@@ -44,6 +46,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

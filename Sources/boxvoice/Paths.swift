@@ -12,6 +12,14 @@ enum Paths {
 
     static var dataDirectory: String { dataHome + "/boxvoice" }
 
+    static var configHome: String {
+        if let value = environment["XDG_CONFIG_HOME"], value.hasPrefix("/") { return value }
+        return home + "/.config"
+    }
+
+    /// `boxes.json` and `credentials.json`.
+    static var configDirectory: String { configHome + "/boxvoice" }
+
     /// Recordings made without a box: `recordings/local/<timestamp>`.
     static var localRecordings: String { dataDirectory + "/recordings/local" }
 }

@@ -9,6 +9,7 @@ import Testing
 @Suite struct BoxClientTests {
     private func paired(_ box: SimulatedBox) throws -> (BoxClient, String) {
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "test-host")
+        Secrets.register(token)
         return (BoxClient(baseURL: box.baseURL, token: token), token)
     }
 

@@ -1,5 +1,6 @@
 import BoxVoiceAudio
 import Foundation
+import Testing
 
 /// Where the checkout is, found from this file's own path (tests run from any directory).
 public enum Checkout {
@@ -48,6 +49,23 @@ public struct ProcessResult: Sendable {
     public let stderr: String
 }
 
+/// Every device token a test has seen. Everything a tool prints during the suite is scanned for them:
+/// a token may travel only in an `Authorization` header.
+public enum Secrets {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var known: Set<String> = []
+
+    public static func register(_ secret: String) {
+        guard secret.count >= 8 else { return }
+        _ = lock.withLock { known.insert(secret) }
+    }
+
+    /// The registered secrets that occur in `text`.
+    public static func leaked(in text: String) -> [String] {
+        lock.withLock { known.filter { text.contains($0) } }
+    }
+}
+
 public enum Run {
     /// The `boxvoice` binary built beside the test bundle.
     public static var boxvoice: String {
@@ -73,8 +91,13 @@ public enum Run {
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         group.wait()
         process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+        let result = ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                                   stderr: String(decoding: errData, as: UTF8.self))
+        let leaks = Secrets.leaked(in: result.stdout + result.stderr)
+        if !leaks.isEmpty {
+            Issue.record("\(executable) \(arguments.joined(separator: " ")) printed a device token")
+        }
+        return result
     }
 
     public static func boxvoice(_ arguments: String..., environment: [String: String]? = nil) throws -> ProcessResult {

@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+
+/// A paired box, as boxvoice remembers it (no secrets: the device token lives in `credentials.json`).
+public struct PairedBox: Codable, Sendable, Equatable {
+    /// The local name the user selects it by.
+    public var name: String
+    /// The box's own label from the pairing link.
+    public var label: String
+    public var baseURL: String
+    /// The session the pairing link suggested, if any.
+    public var session: String?
+    /// TLS verification off: only when the user explicitly marked the box so.
+    public var insecure: Bool
+    public var pairedAt: Date
+}
+
+/// The paired boxes (`boxes.json`) and their device tokens (`credentials.json`, mode 0600) under XDG config.
+public struct BoxRegistry: Sendable {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    private struct BoxesFile: Codable {
+        var selected: String?
+        var boxes: [PairedBox]
+    }
+
+    private struct CredentialsFile: Codable {
+        var tokens: [String: String] = [:]
+        /// Pairing tickets already redeemed (dead once used), so a link delivered twice redeems once.
+        var redeemedTickets: [String] = []
+    }
+
+    public let directory: String
+    public var boxesPath: String { directory + "/boxes.json" }
+    public var credentialsPath: String { directory + "/credentials.json" }
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    // MARK: reading
+
+    public func boxes() throws(Failure) -> [PairedBox] { try loadBoxes().boxes }
+
+    public func selectedName() throws(Failure) -> String? { try loadBoxes().selected }
+
+    /// The box named `name`, else the selected one.
+    public func box(named name: String?) throws(Failure) -> PairedBox? {
+        let file = try loadBoxes()
+        guard let wanted = name ?? file.selected else { return nil }
+        return file.boxes.first { $0.name == wanted }
+    }
+
+    /// The device token for a box; only ever sent as `Authorization: Bearer` to that box.
+    public func token(for box: PairedBox) throws(Failure) -> String? { try loadCredentials().tokens[box.name] }
+
+    public func hasRedeemed(ticket: String) throws(Failure) -> Bool { try loadCredentials().redeemedTickets.contains(ticket) }
+
+    // MARK: writing
+
+    /// Adds a box (selecting it) and stores its token. The name is made unique.
+    @discardableResult
+    public func add(label: String, baseURL: String, session: String?, token: String, preferredName: String?,
+                    redeemedTicket: String?, insecure: Bool = false) throws(Failure) -> PairedBox {
+        var boxes = try loadBoxes()
+        var credentials = try loadCredentials()
+        let stem = Self.slug(preferredName ?? label)
+        var name = stem
+        var suffix = 2
+        while boxes.boxes.contains(where: { $0.name == name }) {
+            name = "\(stem)-\(suffix)"
+            suffix += 1
+        }
+        let box = PairedBox(name: name, label: label, baseURL: baseURL, session: session, insecure: insecure, pairedAt: Date())
+        boxes.boxes.append(box)
+        boxes.selected = name
+        credentials.tokens[name] = token
+        if let redeemedTicket { credentials.redeemedTickets.append(redeemedTicket) }
+        try saveCredentials(credentials)
+        try saveBoxes(boxes)
+        return box
+    }
+
+    public func select(_ name: String) throws(Failure) {
+        var boxes = try loadBoxes()
+        guard boxes.boxes.contains(where: { $0.name == name }) else { throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them") }
+        boxes.selected = name
+        try saveBoxes(boxes)
+    }
+
+    /// Forgets a box and its token.
+    public func remove(_ name: String) throws(Failure) {
+        var boxes = try loadBoxes()
+        guard boxes.boxes.contains(where: { $0.name == name }) else { throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them") }
+        boxes.boxes.removeAll { $0.name == name }
+        if boxes.selected == name { boxes.selected = boxes.boxes.first?.name }
+        var credentials = try loadCredentials()
+        credentials.tokens.removeValue(forKey: name)
+        try saveCredentials(credentials)
+        try saveBoxes(boxes)
+    }
+
+    // MARK: files
+
+    private func loadBoxes() throws(Failure) -> BoxesFile {
+        guard let data = FileManager.default.contents(atPath: boxesPath) else { return BoxesFile(selected: nil, boxes: []) }
+        do {
+            return try Self.decoder.decode(BoxesFile.self, from: data)
+        } catch {
+            throw Failure(description: "\(boxesPath) is damaged (\(error.localizedDescription)); fix or remove it, then pair again")
+        }
+    }
+
+    private func loadCredentials() throws(Failure) -> CredentialsFile {
+        var info = stat()
+        guard stat(credentialsPath, &info) == 0 else { return CredentialsFile() }
+        if info.st_mode & 0o077 != 0 {
+            throw Failure(description: "\(credentialsPath) can be read by other users (mode \(String(info.st_mode & 0o777, radix: 8))); it holds device tokens. Run `chmod 600 \(credentialsPath)` and try again")
+        }
+        guard let data = FileManager.default.contents(atPath: credentialsPath) else {
+            throw Failure(description: "\(credentialsPath) cannot be read")
+        }
+        do {
+            return try Self.decoder.decode(CredentialsFile.self, from: data)
+        } catch {
+            throw Failure(description: "\(credentialsPath) is damaged; remove it and pair again")
+        }
+    }
+
+    private func saveBoxes(_ file: BoxesFile) throws(Failure) {
+        try write(try encode(file), to: boxesPath, mode: 0o644)
+    }
+
+    private func saveCredentials(_ file: CredentialsFile) throws(Failure) {
+        try write(try encode(file), to: credentialsPath, mode: 0o600)
+    }
+
+    private func encode<T: Encodable>(_ value: T) throws(Failure) -> Data {
+        do { return try Self.encoder.encode(value) } catch { throw Failure(description: "cannot encode \(T.self)") }
+    }
+
+    /// Written to a temporary file created with `mode` from the start (never briefly wider), then renamed.
+    private func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create \(directory): \(error.localizedDescription)")
+        }
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        fchmod(fd, mode)
+        let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw Failure(description: "cannot write \(path): \(reason)")
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    static func slug(_ text: String) -> String {
+        let lowered = text.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }
+        let collapsed = String(lowered).split(separator: "-").joined(separator: "-")
+        return collapsed.isEmpty ? "box" : collapsed
+    }
+}

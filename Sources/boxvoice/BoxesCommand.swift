@@ -1,0 +1,69 @@
+import BoxVoiceBox
+import Foundation
+
+/// `boxvoice boxes`: list, select and unpair boxes.
+enum BoxesCommand: Command {
+    static let name = "boxes"
+    static let summary = "list, select (use) or unpair paired boxes"
+    static let usage = """
+    Usage: boxvoice boxes [list] [--json]
+           boxvoice boxes use NAME
+           boxvoice boxes unpair NAME
+
+    The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise.
+    unpair forgets the box and its device token (revoke the device on the box too).
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let json = arguments.flag("--json")
+        let verb = arguments.positional() ?? "list"
+        let registry = BoxRegistry(directory: Paths.configDirectory)
+        switch verb {
+        case "list":
+            try arguments.finish()
+            let boxes = try registry.boxes()
+            let selected = try registry.selectedName()
+            if json {
+                for box in boxes {
+                    Console.json(["name": box.name, "label": box.label, "baseURL": box.baseURL, "selected": box.name == selected,
+                                  "insecure": box.insecure])
+                }
+            } else if boxes.isEmpty {
+                Console.out("No paired boxes. Pair one with `boxvoice pair 'beebox://pair?…'`.")
+            } else {
+                for box in boxes {
+                    Console.out("\(box.name == selected ? "*" : " ") \(box.name)  \(box.label)  \(box.baseURL)\(box.insecure ? "  (TLS not verified)" : "")")
+                }
+            }
+        case "use":
+            guard let name = arguments.positional() else { throw CLIError.usage("use needs a box name") }
+            try arguments.finish()
+            try registry.select(name)
+            Console.out("'\(name)' is now the selected box")
+        case "unpair":
+            guard let name = arguments.positional() else { throw CLIError.usage("unpair needs a box name") }
+            try arguments.finish()
+            try registry.remove(name)
+            Console.out("forgot '\(name)' and its device token; revoke the device on the box too")
+        default:
+            throw CLIError.usage("unknown boxes verb '\(verb)'")
+        }
+        return 0
+    }
+}
+
+
+/// The box a command talks to: `--box NAME` or the selected one.
+enum SelectedBox {
+    static func client(named name: String?) throws -> (PairedBox, BoxClient) {
+        let registry = BoxRegistry(directory: Paths.configDirectory)
+        guard let box = try registry.box(named: name) else {
+            if let name { throw CLIError.failed("no paired box is named '\(name)'; `boxvoice boxes` lists them") }
+            throw CLIError.failed("no box is paired. Pair one with `boxvoice pair 'beebox://pair?…'` (or run `boxsim` for a local one).")
+        }
+        guard let token = try registry.token(for: box) else {
+            throw CLIError.failed("no device token is stored for '\(box.name)'; pair it again")
+        }
+        return (box, BoxClient(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure))
+    }
+}

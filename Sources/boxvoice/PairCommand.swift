@@ -1,0 +1,77 @@
+import BoxVoiceBox
+import BoxVoiceContract
+import Foundation
+
+/// `boxvoice pair LINK`: redeem a box's pairing link and remember the box.
+enum PairCommand: Command {
+    static let name = "pair"
+    static let summary = "pair with a box from its beebox://pair link"
+    static let usage = """
+    Usage: boxvoice pair 'beebox://pair?baseURL=…&pairingToken=…' [--label NAME] [--insecure] [--allow-direct-token] [--json]
+
+    Redeems the link's single-use ticket for a device token (stored in
+    $XDG_CONFIG_HOME/boxvoice/credentials.json, mode 0600) and selects the box. Pairing the same
+    link again does nothing. --label names the box locally (default: the link's label).
+    --insecure turns off TLS verification for this box only. --allow-direct-token accepts a
+    link's raw authToken (a testing switch; such links skip redeem).
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let localName = try arguments.option("--label")
+        let insecure = arguments.flag("--insecure")
+        let allowDirect = arguments.flag("--allow-direct-token")
+        let json = arguments.flag("--json")
+        guard let text = arguments.positional() else { throw CLIError.usage("give the pairing link (quote it: it holds '&')") }
+        try arguments.finish()
+
+        let link: PairingLink
+        do {
+            link = try PairingLink.parse(text, allowDirectToken: allowDirect)
+        } catch {
+            throw CLIError.failed("\(error). Nothing was changed.")
+        }
+        let registry = BoxRegistry(directory: Paths.configDirectory)
+        let token: String
+        var ticket: String?
+        if let direct = link.authToken {
+            token = direct
+        } else {
+            guard let pairingToken = link.pairingToken else {
+                throw CLIError.failed("the pairing link carries no pairing ticket (pairingToken). Ask the box for a new link.")
+            }
+            if try registry.hasRedeemed(ticket: pairingToken) {
+                let existing = try registry.boxes().last { $0.baseURL == link.baseURL }
+                report("already paired with this link\(existing.map { " (box '\($0.name)')" } ?? ""); nothing was changed", box: existing, json: json)
+                return 0
+            }
+            let client = BoxClient(baseURL: link.baseURL, token: nil, verifyTLS: !insecure)
+            do {
+                token = try client.redeem(pairingToken: pairingToken, deviceLabel: deviceLabel())
+            } catch {
+                throw CLIError.failed("pairing failed: \(error) Nothing was changed.")
+            }
+            ticket = pairingToken
+        }
+        let box = try registry.add(label: link.label, baseURL: link.baseURL, session: link.session, token: token,
+                                   preferredName: localName, redeemedTicket: ticket, insecure: insecure)
+        report("paired with '\(box.label)' at \(box.baseURL) as '\(box.name)' (selected)", box: box, json: json)
+        return 0
+    }
+
+    private static func report(_ message: String, box: PairedBox?, json: Bool) {
+        if json {
+            var object: [String: Any] = ["message": message]
+            if let box { object["box"] = ["name": box.name, "label": box.label, "baseURL": box.baseURL] }
+            Console.json(object)
+        } else {
+            Console.out(message)
+        }
+    }
+
+    /// What the box shows for this device: the host name.
+    private static func deviceLabel() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "boxvoice on Linux" }
+        return "boxvoice on " + String(cString: buffer)
+    }
+}

@@ -1,0 +1,61 @@
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceCore
+import Foundation
+
+/// `boxvoice transcribe FILE`: HQ-transcribe a sound file through a box.
+enum TranscribeCommand: Command {
+    static let name = "transcribe"
+    static let summary = "HQ-transcribe a sound file through the box"
+    static let usage = """
+    Usage: boxvoice transcribe FILE [--box NAME] [--json]
+
+    Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points,
+    uploads them to the box's HQ transcription (up to 3 at a time) and prints the texts joined in
+    order. Uncertain failures are retried twice; a permanent HQ failure is reported once.
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let boxName = try arguments.option("--box")
+        let json = arguments.flag("--json")
+        guard let file = arguments.positional() else { throw CLIError.usage("name the sound file to transcribe") }
+        try arguments.finish()
+        guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError.failed("cannot read '\(file)'") }
+
+        let (box, client) = try SelectedBox.client(named: boxName)
+        let session: String?
+        do {
+            session = try box.session ?? client.defaultSession()
+        } catch {
+            throw CLIError.failed("\(error) Nothing was uploaded.")
+        }
+        let work = NSTemporaryDirectory() + "boxvoice-transcribe-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let transcription = FileTranscription(client: client, session: session)
+        let result: FileTranscription.Result
+        do {
+            result = try transcription.run(file: file, workDirectory: work) { event in
+                guard !json else { return }
+                switch event {
+                case .segmented(let count, let seconds):
+                    Console.err("\(file): \(seconds.formatted(1)) s in \(count) segment(s), uploading to '\(box.name)'")
+                case .uploaded(let segment, let count):
+                    Console.err("segment \(segment.index + 1)/\(count) (\(segment.seconds.formatted(1)) s): \(segment.failure.map { "failed: \($0)" } ?? "done")")
+                case .retrying(let index, let attempt, let failure):
+                    Console.err("segment \(index + 1): retry \(attempt) after: \(failure)")
+                }
+            }
+        } catch let failure as FileTranscription.Failure {
+            throw CLIError.failed(failure.description)
+        } catch {
+            throw CLIError.failed("cannot read '\(file)' as audio: \(error)")
+        }
+        if json {
+            Console.json(["text": result.text, "service": result.service ?? NSNull(),
+                          "segments": result.segments.map { ["index": $0.index + 1, "seconds": $0.seconds, "text": $0.transcription?.text ?? ""] }])
+        } else {
+            Console.out(result.text)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,170 @@
+import BoxSim
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// `boxvoice pair`, `boxes` and `transcribe` as a user runs them, against boxsim over loopback.
+@Suite struct BoxCommandsTests {
+    final class Desk: @unchecked Sendable {
+        let box: SimulatedBox
+        let home = TemporaryDirectory("home")
+        var environment: [String: String] {
+            var env = ProcessInfo.processInfo.environment
+            env["XDG_CONFIG_HOME"] = home.file("config")
+            env["XDG_DATA_HOME"] = home.file("data")
+            return env
+        }
+        var credentials: String { home.file("config/boxvoice/credentials.json") }
+
+        init(_ configure: (inout BoxSimConfiguration) -> Void = { _ in }) throws {
+            box = try SimulatedBox(configure)
+        }
+
+        func run(_ arguments: String...) throws -> ProcessResult {
+            try Run.process(Run.boxvoice, arguments, environment: environment)
+        }
+
+        /// Pairs through the CLI and registers the stored token as a secret for the leak scan.
+        @discardableResult
+        func pair(link: String? = nil) throws -> ProcessResult {
+            let result = try run("pair", link ?? box.server.mintPairingLink(label: "Test Box"))
+            if let data = FileManager.default.contents(atPath: credentials),
+               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+               let tokens = object["tokens"] as? [String: String] {
+                tokens.values.forEach(Secrets.register)
+            }
+            return result
+        }
+    }
+
+    @Test func pairThenTranscribePrintsTheHQText() throws {
+        let desk = try Desk { $0.hq = .fixed("Buy milk and eggs on the way home.") }
+        let paired = try desk.pair()
+        #expect(paired.status == 0, "\(paired.stderr)")
+        #expect(paired.stdout.contains("paired with 'Test Box'"))
+        var info = stat()
+        #expect(stat(desk.credentials, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let boxes = try String(contentsOfFile: desk.home.file("config/boxvoice/boxes.json"), encoding: .utf8)
+        #expect(Secrets.leaked(in: boxes).isEmpty)
+
+        let result = try desk.run("transcribe", Checkout.sample("send-buy-milk.wav"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "Buy milk and eggs on the way home.\n")
+        let seen = try #require(desk.box.server.transcriptions.last)
+        #expect(seen.float32 == true && seen.sampleRate == 48_000 && seen.channels == 1)
+        #expect(desk.box.server.devices.first?.label.hasPrefix("boxvoice on ") == true)
+    }
+
+    @Test func theLongClipMakesThreeUploadsJoinedInOrder() throws {
+        let desk = try Desk()
+        try desk.pair()
+        let result = try desk.run("transcribe", "--json", Checkout.sample("long-meeting-notes.wav"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(desk.box.server.transcriptions.count == 3)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let segments = try #require(object["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["index"] as? Int } == [1, 2, 3])
+        #expect(segments.allSatisfy { ($0["seconds"] as? Double ?? 99) <= 60 })
+        // describe mode says how much audio each upload held: the joined text keeps segment order.
+        let texts = segments.compactMap { $0["text"] as? String }
+        #expect(object["text"] as? String == texts.joined(separator: " "))
+        #expect(object["service"] as? String == "boxsim")
+    }
+
+    @Test func aLinkDeliveredTwiceRedeemsOnce() throws {
+        let desk = try Desk()
+        let link = desk.box.server.mintPairingLink()
+        #expect(try desk.pair(link: link).status == 0)
+        let again = try desk.pair(link: link)
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("already paired"))
+        #expect(desk.box.server.devices.count == 1)
+    }
+
+    @Test func aPermanentHQFailureIsReportedOnce() throws {
+        let desk = try Desk { $0.hq = .fail(code: "missing_api_key") }
+        try desk.pair()
+        let result = try desk.run("transcribe", Checkout.sample("long-meeting-notes.wav"))
+        #expect(result.status == 1)
+        let finalLine = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(finalLine.contains("HQ transcription is unavailable on this box (missing_api_key"))
+        #expect(finalLine.contains("of 3 segment(s) were transcribed"))
+        #expect(result.stderr.components(separatedBy: "boxvoice transcribe:").count == 2)  // one error report
+        #expect(desk.box.server.transcriptions.count <= 3)
+    }
+
+    @Test func credentialsReadableByOthersAreRefused() throws {
+        let desk = try Desk()
+        try desk.pair()
+        chmod(desk.credentials, 0o644)
+        let result = try desk.run("transcribe", Checkout.sample("none-weather.wav"))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("can be read by other users (mode 644)"))
+        #expect(result.stderr.contains("chmod 600"))
+        #expect(desk.box.server.transcriptions.isEmpty)
+    }
+
+    @Test func boxesListSelectAndUnpair() throws {
+        let desk = try Desk()
+        try desk.pair(link: desk.box.server.mintPairingLink(label: "Work"))
+        try desk.pair(link: desk.box.server.mintPairingLink(label: "Home"))
+        let list = try desk.run("boxes")
+        #expect(list.stdout.contains("* home  Home"))
+        #expect(list.stdout.contains("  work  Work"))
+        #expect(try desk.run("boxes", "use", "work").status == 0)
+        #expect(try desk.run("boxes").stdout.contains("* work  Work"))
+        #expect(try desk.run("boxes", "unpair", "work").status == 0)
+        let after = try desk.run("boxes", "--json")
+        #expect(after.stdout.contains("\"name\":\"home\"") && !after.stdout.contains("\"name\":\"work\""))
+        let credentials = try String(contentsOfFile: desk.credentials, encoding: .utf8)
+        #expect(!credentials.contains("\"work\""))
+        let missing = try desk.run("boxes", "use", "nowhere")
+        #expect(missing.status == 1 && missing.stderr.contains("no paired box is named 'nowhere'"))
+    }
+
+    @Test func transcribeWithoutAPairedBoxSaysHowToPair() throws {
+        let desk = try Desk()
+        let result = try desk.run("transcribe", Checkout.sample("none-weather.wav"))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no box is paired"))
+    }
+
+    @Test func aBadLinkChangesNothing() throws {
+        let desk = try Desk()
+        let result = try desk.run("pair", "beebox://pair?baseURL=example.com%2Fbox&pairingToken=tok123")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("needs a scheme and a host"))
+        #expect(!FileManager.default.fileExists(atPath: desk.home.file("config/boxvoice/boxes.json")))
+    }
+
+    @Test func aRefusedTicketChangesNothing() throws {
+        let desk = try Desk()
+        let link = "beebox://pair?baseURL=" + desk.box.baseURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&pairingToken=forged"
+        let result = try desk.run("pair", link)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Pairing code is invalid or expired."))
+        #expect(result.stderr.contains("Nothing was changed"))
+        #expect(!FileManager.default.fileExists(atPath: desk.credentials))
+    }
+
+    @Test func aDirectTokenNeedsTheSwitch() throws {
+        let desk = try Desk()
+        let base = desk.box.baseURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let link = "beebox://pair?baseURL=\(base)&authToken=raw-device-token-123"
+        Secrets.register("raw-device-token-123")
+        let refused = try desk.run("pair", link)
+        #expect(refused.status == 1 && refused.stderr.contains("no pairing ticket"))
+        let accepted = try desk.run("pair", "--allow-direct-token", link)
+        #expect(accepted.status == 0)
+        #expect(try String(contentsOfFile: desk.credentials, encoding: .utf8).contains("raw-device-token-123"))
+    }
+}
+
+@Suite struct SecretScanTests {
+    @Test func theLeakScanFindsARegisteredToken() throws {
+        Secrets.register("probe-secret-for-the-scanner")
+        #expect(Secrets.leaked(in: "before probe-secret-for-the-scanner after") == ["probe-secret-for-the-scanner"])
+        #expect(Secrets.leaked(in: "nothing here").isEmpty)
+    }
+}
