@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
-        .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"]),
+        .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
         .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxSim"], path: "Tests/BoxVoiceTestSupport"),

@@ -42,6 +42,16 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
     keyword_table=$("$bin_dir/boxvoice-bench" keywords --models "$root/Models")
 fi
 
+# --- Upload to the HQ endpoint: BoxClient vs curl -F against boxsim ------------------------------------------
+upload_table=""
+if [ -x "$bin_dir/boxsim" ]; then
+    "$bin_dir/boxsim" serve --data "$work/boxsim" --hq fixed:x >"$work/boxsim.log" 2>&1 &
+    boxsim_pid=$!
+    for _ in $(seq 50); do [ -s "$work/boxsim/boxsim.url" ] && break; sleep 0.1; done
+    upload_table=$("$bin_dir/boxvoice-bench" upload --link "$("$bin_dir/boxsim" pair-link --data "$work/boxsim")" --runs "$runs")
+    kill "$boxsim_pid"; wait "$boxsim_pid" 2>/dev/null || true
+fi
+
 cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 {
     echo "# Benchmarks"
@@ -70,6 +80,10 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$keyword_table" ]; then
         echo
         echo "$keyword_table"
+    fi
+    if [ -n "$upload_table" ]; then
+        echo
+        echo "$upload_table"
     fi
 } >"$root/BENCHMARKS.md"
 cat "$root/BENCHMARKS.md"
