@@ -67,6 +67,41 @@ public struct BoxClient: Sendable {
         return try decode("transcribe audio", response, Wire.transcription)
     }
 
+    /// What a client answers a last-audio request with (contract §7.2).
+    public enum LastAudioAnswer: Sendable {
+        /// The recording, already one WAV file (segments joined).
+        case audio(wavPath: String, recordedAt: Date, text: String, messageId: String, sessionId: String?)
+        /// This client does not hold the recording. Always answer: silence looks like a client that is asleep.
+        case none
+    }
+
+    /// `POST /api/chat/last-audio/:requestId`. A 404 (another answer won, or time ran out) is normal and comes
+    /// back as `.unknownRequest`; `.ignored` means the echoed messageId did not match, which callers log loudly.
+    public func answerLastAudio(requestId: String, _ answer: LastAudioAnswer) throws(BoxFailure) -> Wire.LastAudioAnswerOutcome {
+        let operation = "answer the box's request for a recording"
+        let body: HTTPRequest.Body
+        switch answer {
+        case .none:
+            body = .bytes(Data(#"{"none":true}"#.utf8), contentType: "application/json")
+        case .audio(let path, let recordedAt, let text, let messageId, let sessionId):
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var parts: [MultipartPart] = [
+                .field(name: "recordedAt", value: formatter.string(from: recordedAt)),
+                .field(name: "text", value: String(text.prefix(1_500))),
+                .field(name: "messageId", value: messageId),
+            ]
+            if let sessionId { parts.append(.field(name: "sessionId", value: sessionId)) }
+            parts.append(.file(name: "file", path: path, filename: "last-message.wav", contentType: "audio/wav"))
+            body = .multipart(parts)
+        }
+        let path = "/api/chat/last-audio/" + (requestId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? requestId)
+        let response = try exchange(operation, .post, path, body: body, timeout: Self.transcribeTimeout)
+        if response.status == 404, Wire.errorMessage(Data(response.body))?.message == "unknown-request" { return .unknownRequest }
+        try Self.requireSuccess(response, operation)
+        return try decode(operation, response, Wire.lastAudioAnswerOutcome)
+    }
+
     // MARK: plumbing
 
     private func exchange(_ operation: String, _ method: HTTPRequest.Method, _ path: String, body: HTTPRequest.Body = .none,

@@ -1,0 +1,156 @@
+import BoxSim
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// Retranscription (contract §7.2): boxsim's pending semantics and the client's answers, over loopback.
+@Suite struct LastAudioTests {
+    let box: SimulatedBox
+    let client: BoxClient
+
+    init() throws {
+        box = try SimulatedBox()
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "t")
+        Secrets.register(token)
+        client = BoxClient(baseURL: box.baseURL, token: token)
+    }
+
+    /// The agent's side: asks for `messageId`'s recording and waits for the outcome.
+    private func requester(_ messageId: String, timeoutMs: Int) -> RequestOutcome {
+        let outcome = RequestOutcome()
+        let url = "http://127.0.0.1:\(box.server.port)/boxsim/retranscribe"
+        let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
+        outcome.thread = Thread {
+            outcome.set(try? HTTPTransfer.perform(HTTPRequest(method: .post, url: url, body: .bytes(body, contentType: "application/json"), timeout: 60)))
+        }
+        outcome.thread?.start()
+        return outcome
+    }
+
+    /// Waits for the box to announce the next request.
+    private func nextRequestId(after start: () -> Void) throws -> String {
+        let seen = RequestIds()
+        let token = box.server.subscribeEvents { event, data in
+            if event == "chat-last-audio-request", let id = data["requestId"] { seen.add(id) }
+        }
+        defer { box.server.unsubscribeEvents(token) }
+        start()
+        return try #require(seen.wait(timeout: 5))
+    }
+
+    private func recording(text: String = "Buy milk tomorrow.") throws -> String {
+        try box.wav(seconds: 1.5, name: "last-\(UUID().uuidString).wav")
+    }
+
+    @Test func matchingAudioWinsWithItsMetadataHeaders() throws {
+        var outcome: RequestOutcome!
+        let id = try nextRequestId { outcome = requester("MSG-1", timeoutMs: 5_000) }
+        let wav = try recording()
+        let result = try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                                                                      text: "Buy milk & eggs, 100% sure", messageId: "MSG-1", sessionId: "session 7"))
+        #expect(result == .settled)
+        let response = try #require(outcome.wait())
+        #expect(response.status == 200)
+        #expect(response.header("content-type") == "audio/wav")
+        #expect(response.header("x-message-id") == "MSG-1")
+        #expect(response.header("x-session-id") == "session%207")
+        #expect(response.header("x-message-text")?.removingPercentEncoding == "Buy milk & eggs, 100% sure")
+        #expect(response.header("x-recorded-at") == "2023-11-14T22:13:20.000Z")
+        let file = box.directory.file("returned.wav")
+        FileManager.default.createFile(atPath: file, contents: Data(response.body))
+        let returned = try SoundFile.open(path: file)
+        #expect(returned.sampleRate == 48_000 && returned.isFloat32 && returned.frames == 72_000)
+        // A later answer is normal, not an error.
+        #expect(try client.answerLastAudio(requestId: id, .none) == .unknownRequest)
+    }
+
+    @Test func noneThenAudioStillWins() throws {
+        var outcome: RequestOutcome!
+        let id = try nextRequestId { outcome = requester("MSG-2", timeoutMs: 2_000) }
+        #expect(try client.answerLastAudio(requestId: id, .none) == .settled)  // accepted, not settling
+        Thread.sleep(forTimeInterval: 0.3)
+        let wav = try recording()
+        #expect(try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "MSG-2", sessionId: nil)) == .settled)
+        #expect(try #require(outcome.wait()).status == 200)
+    }
+
+    @Test func aWrongEchoedMessageIdIsIgnoredAndTheRequestKeepsWaiting() throws {
+        var outcome: RequestOutcome!
+        let id = try nextRequestId { outcome = requester("MSG-3", timeoutMs: 400) }
+        let wav = try recording()
+        #expect(try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "OTHER", sessionId: nil)) == .ignored)
+        #expect(try client.answerLastAudio(requestId: id, .none) == .settled)
+        let started = Date()
+        let response = try #require(outcome.wait())
+        #expect(response.status == 404)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("no-audio"))
+        #expect(Date().timeIntervalSince(started) >= 0.3)  // the grace window after the first none
+    }
+
+    @Test func nobodyAnsweringIs504NoClient() throws {
+        let outcome = requester("MSG-4", timeoutMs: 150)
+        let response = try #require(outcome.wait())
+        #expect(response.status == 504)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("no-client"))
+    }
+
+    @Test func answeringAnUnknownRequestIsNormal() throws {
+        #expect(try client.answerLastAudio(requestId: "no-such-request", .none) == .unknownRequest)
+    }
+
+    @Test func aMalformedAnswerIsRefused() throws {
+        var outcome: RequestOutcome!
+        let id = try nextRequestId { outcome = requester("MSG-5", timeoutMs: 300) }
+        let response = try HTTPTransfer.perform(HTTPRequest(method: .post, url: box.baseURL + "/api/chat/last-audio/" + id,
+                                                            headers: [("Authorization", "Bearer \(try tokenOfClient())")],
+                                                            body: .bytes(Data(#"{"none":false}"#.utf8), contentType: "application/json")))
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("bad-answer"))
+        #expect(try #require(outcome.wait()).status == 504)
+    }
+
+    @Test func longTextIsCutTo1500CharactersInTheHeader() throws {
+        var outcome: RequestOutcome!
+        let id = try nextRequestId { outcome = requester("MSG-6", timeoutMs: 5_000) }
+        let wav = try recording()
+        let long = String(repeating: "é", count: 2_000)
+        _ = try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: long, messageId: "MSG-6", sessionId: nil))
+        let response = try #require(outcome.wait())
+        let header = try #require(response.header("x-message-text")?.removingPercentEncoding)
+        #expect(header.count == 1_500)
+    }
+
+    private func tokenOfClient() throws -> String {
+        try #require(box.server.devices.last?.token)
+    }
+}
+
+final class RequestOutcome: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var response: HTTPResponse?
+    var thread: Thread?
+    func set(_ response: HTTPResponse?) {
+        self.response = response
+        done.signal()
+    }
+    func wait() -> HTTPResponse? {
+        _ = done.wait(timeout: .now() + 60)
+        return response
+    }
+}
+
+final class RequestIds: @unchecked Sendable {
+    private let lock = NSCondition()
+    private var ids: [String] = []
+    func add(_ id: String) { lock.withLock { ids.append(id); lock.broadcast() } }
+    func wait(timeout: TimeInterval) -> String? {
+        lock.withLock {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while ids.isEmpty, lock.wait(until: deadline) {}
+            return ids.first
+        }
+    }
+}
