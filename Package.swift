@@ -23,16 +23,17 @@ let package = Package(
         // curl_easy_setopt / curl_easy_getinfo are variadic: one typed C function per argument type.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
+        .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
 
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract"),
-        .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim"]),
+        .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "CCivetweb"]),
-        .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox"]),
+        .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
         .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),

@@ -15,6 +15,10 @@ public struct BoxSimConfiguration: Sendable {
     public var turnSeconds: Double
     public var maxBodyBytes: Int
     public var pairingTicketSeconds: Double
+    /// Event WebSocket keep-alive: after this long without a frame from the client, send `PING` …
+    public var pingIntervalSeconds: Double = 30
+    /// … and drop the connection unless a frame arrives within this long.
+    public var pongGraceSeconds: Double = 5
 
     public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .describe, hqText: String? = nil,
                 defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 50_000_000,

@@ -22,6 +22,7 @@ public final class BoxSimServer: @unchecked Sendable {
     private let lastAudio = LastAudioPending()
     /// Called with every transient event the box would publish (`chat-last-audio-request`, …).
     private let eventSink = EventSink()
+    private var events: EventHub!
 
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration
@@ -31,9 +32,34 @@ public final class BoxSimServer: @unchecked Sendable {
         http = try HTTPServer(port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32) { [unowned self] request in
             self.route(request)
         }
+        events = EventHub(server: http, pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
+        _ = eventSink.add { [weak events] name, data in events?.emitTransient(name, data) }
+        let hub = events!
+        http.handleWebSockets(path: "/" + configuration.slug + "/api/trpc", .init(
+            authorize: { [unowned self] headers in
+                guard let header = headers["authorization"], header.hasPrefix("Bearer "),
+                      self.knowsToken(String(header.dropFirst("Bearer ".count))) else { return #"{"error":"Not authenticated"}"# }
+                return nil
+            },
+            opened: { hub.opened($0) },
+            received: { hub.received($0, $1) },
+            closed: { hub.closed($0) }))
     }
 
-    public func stop() { http.stop() }
+    public func stop() {
+        events.shutdown()
+        http.stop()
+    }
+
+    /// Event WebSocket connections open now.
+    public var eventConnections: Int { events.connectionCount }
+
+    /// Publishes a stored (tracked) event, as the box does for chat activity.
+    public func emitTrackedEvent(_ name: String, _ data: [String: String]) { events.emitTracked(name, data) }
+
+    private func knowsToken(_ token: String) -> Bool {
+        records.withLock { $0.devices.contains { $0.token == token } }
+    }
 
     // MARK: inspection (in-process)
 
@@ -83,8 +109,7 @@ public final class BoxSimServer: @unchecked Sendable {
 
     private func authenticated(_ request: SimRequest) -> Bool {
         guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else { return false }
-        let token = String(header.dropFirst("Bearer ".count))
-        return records.withLock { $0.devices.contains { $0.token == token } }
+        return knowsToken(String(header.dropFirst("Bearer ".count)))
     }
 
     private func admin(_ request: SimRequest) -> SimResponse {
@@ -168,6 +193,7 @@ public final class BoxSimServer: @unchecked Sendable {
                 let turnId = busy ? nil : UUID().uuidString.lowercased()
                 if !busy, configuration.turnSeconds > 0 { busyUntil[target] = now.addingTimeInterval(configuration.turnSeconds) }
                 records.addMessage(SimMessage(messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId, queued: busy))
+                events.emitTracked("chat-message", ["messageId": messageId, "session": target])
                 return busy ? .json(200, ["queued": true]) : .json(200, ["turnId": turnId!])
             }
         }

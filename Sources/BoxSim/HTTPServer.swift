@@ -74,6 +74,103 @@ final class HTTPServer: @unchecked Sendable {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    // MARK: WebSocket
+
+    /// What the server does with WebSocket connections on one path.
+    struct WebSocketHandlers: Sendable {
+        /// Headers of the upgrade request (names lowercased) → nil to accept, or a JSON body to refuse with 401.
+        var authorize: @Sendable ([String: String]) -> String?
+        var opened: @Sendable (Int) -> Void
+        var received: @Sendable (Int, String) -> Void
+        var closed: @Sendable (Int) -> Void
+    }
+
+    private var webSocketHandlers: WebSocketHandlers?
+    private let connectionsLock = NSLock()
+    /// Live WebSocket connections by id; a write holds the lock, so a closing connection is never written to.
+    private var connections: [Int: OpaquePointer] = [:]
+
+    func handleWebSockets(path: String, _ handlers: WebSocketHandlers) {
+        webSocketHandlers = handlers
+        mg_set_websocket_handler(context, path, { connection, data in
+            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            return server.webSocketConnect(connection!)
+        }, { connection, data in
+            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            server.webSocketReady(connection!)
+        }, { connection, bits, payload, length, data in
+            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            return server.webSocketData(connection!, bits: bits, payload: payload, length: length)
+        }, { connection, data in
+            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            server.webSocketClosed(connection!)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Sends a text frame; false when the connection is gone.
+    @discardableResult
+    func send(_ text: String, to id: Int) -> Bool {
+        connectionsLock.withLock {
+            guard let connection = connections[id] else { return false }
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBytes {
+                mg_websocket_write(connection, Int32(MG_WEBSOCKET_OPCODE_TEXT), $0.baseAddress, $0.count) > 0
+            }
+        }
+    }
+
+    /// Closes a WebSocket connection from the server side.
+    func close(_ id: Int) {
+        connectionsLock.withLock {
+            guard let connection = connections[id] else { return }
+            _ = mg_websocket_write(connection, Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE), nil, 0)
+        }
+    }
+
+    private static func id(of connection: OpaquePointer) -> Int { Int(bitPattern: UnsafeRawPointer(connection)) }
+
+    private func headers(of connection: OpaquePointer) -> [String: String] {
+        guard let info = mg_get_request_info(connection)?.pointee else { return [:] }
+        var headers: [String: String] = [:]
+        withUnsafeBytes(of: info.http_headers) { raw in
+            let list = raw.bindMemory(to: mg_header.self)
+            for index in 0..<Int(info.num_headers) {
+                guard let name = list[index].name, let value = list[index].value else { continue }
+                headers[String(cString: name).lowercased()] = String(cString: value)
+            }
+        }
+        return headers
+    }
+
+    private func webSocketConnect(_ connection: OpaquePointer) -> Int32 {
+        guard let refusal = webSocketHandlers?.authorize(headers(of: connection)) else { return 0 }
+        // Refuse the upgrade with a real HTTP 401, as the box does, so clients can tell "re-pair" from "down".
+        let response = "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: \(refusal.utf8.count)\r\nConnection: close\r\n\r\n\(refusal)"
+        _ = Array(response.utf8).withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) }
+        return 1
+    }
+
+    private func webSocketReady(_ connection: OpaquePointer) {
+        let id = Self.id(of: connection)
+        connectionsLock.withLock { connections[id] = connection }
+        webSocketHandlers?.opened(id)
+    }
+
+    private func webSocketData(_ connection: OpaquePointer, bits: Int32, payload: UnsafeMutablePointer<CChar>?, length: Int) -> Int32 {
+        let opcode = bits & 0x0F
+        if opcode == Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) { return 0 }
+        guard opcode == Int32(MG_WEBSOCKET_OPCODE_TEXT) else { return 1 }  // control-frame pings do not count
+        let text = payload.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
+        webSocketHandlers?.received(Self.id(of: connection), text)
+        return 1
+    }
+
+    private func webSocketClosed(_ connection: OpaquePointer) {
+        let id = Self.id(of: connection)
+        connectionsLock.withLock { _ = connections.removeValue(forKey: id) }
+        webSocketHandlers?.closed(id)
+    }
+
     /// Stops listening and waits for running requests.
     func stop() {
         if let context { mg_stop(context) }

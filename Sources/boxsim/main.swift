@@ -9,6 +9,7 @@ Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text
        boxsim pair-link [--data DIR | --url BASE] [--label NAME] [--session ID]
        boxsim messages [--data DIR | --url BASE]
        boxsim transcriptions [--data DIR | --url BASE]
+       boxsim retranscribe --message ID [--timeout-ms N] [--data DIR | --url BASE]
 
 serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/SIGTERM, keeping devices,
                  messages and the transcription log in DIR (default ./boxsim-data); it writes its base URL
@@ -18,6 +19,8 @@ serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/
 pair-link        mints a single-use pairing link (valid 10 minutes, gone when boxsim restarts).
 messages         lists what the box received through chat/send (JSON).
 transcriptions   lists transcribe-audio calls: fields, audio format as decoded, outcome (JSON).
+retranscribe     plays the agent asking for a message's recording (`bbx chat retranscribe`): the box asks
+                 every connected client, then prints the outcome, the returned WAV's format and X-* headers.
 """
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
@@ -83,6 +86,32 @@ func main() {
         sources.forEach { $0.cancel() }
         server.stop()
         say("boxsim stopped")
+
+    case "retranscribe":
+        guard let message = option("--message") else { fail("retranscribe needs --message ID", status: 2) }
+        let timeout = Int(option("--timeout-ms") ?? "10000") ?? 10_000
+        let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
+            fail("no running boxsim found: start `boxsim serve --data \(data)` or pass --url")
+        }
+        let body = try! JSONSerialization.data(withJSONObject: ["messageId": message, "timeoutMs": timeout])
+        let request = HTTPRequest(method: .post, url: "http://\(host):\(port)/boxsim/retranscribe",
+                                  body: .bytes(body, contentType: "application/json"), timeout: 70)
+        let response: HTTPResponse
+        do { response = try HTTPTransfer.perform(request) } catch { fail("cannot reach boxsim at \(base): \(error)") }
+        say("HTTP \(response.status)")
+        for name in ["content-type", "x-recorded-at", "x-message-id", "x-session-id", "x-message-text"] {
+            guard let value = response.header(name) else { continue }
+            let shown = name == "content-type" || name == "x-recorded-at" ? value : "\(value) (decoded: \(value.removingPercentEncoding ?? value))"
+            say("\(name): \(shown)")
+        }
+        if response.status == 200 {
+            say(RetranscribeReport.describeAudio(response.body))
+        } else {
+            say(String(decoding: response.body, as: UTF8.self))
+        }
+        exit(response.status == 200 ? 0 : 1)
 
     case "pair-link", "messages", "transcriptions":
         let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?

@@ -1,0 +1,180 @@
+import BoxSim
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// The event WebSocket (contract §7.1): libwebsockets client against boxsim's civetweb server on loopback.
+@Suite struct EventStreamTests {
+    private func pairedToken(_ box: SimulatedBox) throws -> String {
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "events")
+        Secrets.register(token)
+        return token
+    }
+
+    private func stream(_ box: SimulatedBox, token: String, lastEventId: String? = nil, answersPings: Bool = true,
+                        backoff: [Double] = [0, 0.2, 0.4]) -> (EventStream, UpdateLog) {
+        let log = UpdateLog()
+        let stream = EventStream(baseURL: box.baseURL, token: token, backoff: backoff, lastEventId: lastEventId,
+                                 answersPings: answersPings) { log.add($0) }
+        stream.start()
+        return (stream, log)
+    }
+
+    @Test func aLastAudioRequestArrivesAndItsAnswerReachesTheAgent() throws {
+        let box = try SimulatedBox()
+        let token = try pairedToken(box)
+        let (events, log) = stream(box, token: token)
+        defer { events.stop() }
+        #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
+
+        let agent = AgentRequest(port: box.server.port, messageId: "6F1C-ABC", timeoutMs: 5_000)
+        #expect(log.wait(for: { if case .lastAudioRequest(let r) = $0 { return r.messageId == "6F1C-ABC" } else { return false } }, timeout: 5))
+        let request = try #require(log.lastAudioRequests.first)
+        let wav = try box.wav(seconds: 0.5)
+        let client = BoxClient(baseURL: box.baseURL, token: token)
+        #expect(try client.answerLastAudio(requestId: request.requestId,
+                                           .audio(wavPath: wav, recordedAt: Date(), text: "hi", messageId: request.messageId, sessionId: nil)) == .settled)
+        #expect(agent.wait()?.status == 200)
+    }
+
+    @Test func pingsAreAnsweredAndTheConnectionStays() throws {
+        let box = try SimulatedBox { $0.pingIntervalSeconds = 0.4; $0.pongGraceSeconds = 0.3 }
+        let token = try pairedToken(box)
+        let (events, log) = stream(box, token: token)
+        defer { events.stop() }
+        #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
+        Thread.sleep(forTimeInterval: 1.6)
+        #expect(log.count { $0 == .answeredPing } >= 2)
+        #expect(log.count { if case .disconnected = $0 { return true } else { return false } } == 0)
+        #expect(box.server.eventConnections == 1)
+    }
+
+    @Test func aClientThatIgnoresPingIsDroppedAndReconnects() throws {
+        let box = try SimulatedBox { $0.pingIntervalSeconds = 0.3; $0.pongGraceSeconds = 0.3 }
+        let token = try pairedToken(box)
+        let (events, log) = stream(box, token: token, answersPings: false)
+        defer { events.stop() }
+        #expect(log.wait(for: { if case .disconnected = $0 { return true } else { return false } }, timeout: 5))
+        // Reconnects at once (backoff 0) and subscribes again.
+        #expect(log.waitUntil(timeout: 5) { $0.filter { $0 == .subscribed }.count >= 2 })
+    }
+
+    @Test func reconnectsAfterTheBoxRestarts() throws {
+        let directory = TemporaryDirectory("events-restart")
+        var configuration = BoxSimConfiguration(dataDirectory: directory.path)
+        let first = try BoxSimServer(configuration: configuration)
+        let ticket = try #require(try PairingLink.parse(first.mintPairingLink()).pairingToken)
+        let token = try BoxClient(baseURL: first.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "r")
+        Secrets.register(token)
+        let log = UpdateLog()
+        let events = EventStream(baseURL: first.baseURL, token: token, backoff: [0, 0.2, 0.2]) { log.add($0) }
+        events.start()
+        defer { events.stop() }
+        #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
+        configuration.port = first.port
+        first.stop()
+        #expect(log.wait(for: { if case .disconnected = $0 { return true } else { return false } }, timeout: 5))
+        let second = try BoxSimServer(configuration: configuration)  // same data: the device is still paired
+        defer { DispatchQueue.global().async { second.stop() } }
+        #expect(log.waitUntil(timeout: 10) { $0.filter { $0 == .subscribed }.count >= 2 })
+    }
+
+    @Test func a401OnTheUpgradeStopsForGood() throws {
+        let box = try SimulatedBox()
+        let (events, log) = stream(box, token: "revoked-device-token")
+        defer { events.stop() }
+        #expect(log.wait(for: { $0 == .unauthorized }, timeout: 5))
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(log.count { $0 == .unauthorized } == 1)
+        #expect(log.count { $0 == .subscribed } == 0)
+    }
+
+    @Test func trackedEventsArriveInOrderAndReplayAfterLastEventId() throws {
+        let box = try SimulatedBox()
+        let token = try pairedToken(box)
+        for index in 1...5 { box.server.emitTrackedEvent("chat-message", ["messageId": "M\(index)"]) }
+        let (events, log) = stream(box, token: token, lastEventId: "2")
+        defer { events.stop() }
+        #expect(log.waitUntil(timeout: 5) { UpdateLog.trackedIds(in: $0).count >= 3 })
+        #expect(log.trackedIds == ["3", "4", "5"])
+        for index in 6...25 { box.server.emitTrackedEvent("chat-message", ["messageId": "M\(index)"]) }
+        #expect(log.waitUntil(timeout: 5) { UpdateLog.trackedIds(in: $0).count >= 23 })
+        #expect(log.trackedIds == (3...25).map(String.init))
+        #expect(events.lastEventId == "25")
+    }
+
+    @Test func transientEventsAreNotReplayed() throws {
+        let box = try SimulatedBox()
+        let token = try pairedToken(box)
+        let early = AgentRequest(port: box.server.port, messageId: "EARLY", timeoutMs: 150)
+        _ = early.wait()
+        let (events, log) = stream(box, token: token, lastEventId: "0")
+        defer { events.stop() }
+        #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(log.lastAudioRequests.isEmpty)
+    }
+}
+
+/// What an EventStream reported, for waiting on.
+final class UpdateLog: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var updates: [EventStream.Update] = []
+
+    func add(_ update: EventStream.Update) {
+        condition.withLock {
+            updates.append(update)
+            condition.broadcast()
+        }
+    }
+
+    func wait(for match: (EventStream.Update) -> Bool, timeout: TimeInterval) -> Bool {
+        waitUntil(timeout: timeout) { $0.contains(where: match) }
+    }
+
+    /// Waits until `done` holds for everything reported so far (evaluated under the log's lock: it must not call the log).
+    func waitUntil(timeout: TimeInterval, _ done: ([EventStream.Update]) -> Bool) -> Bool {
+        condition.withLock {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while !done(updates) {
+                if !condition.wait(until: deadline) { return done(updates) }
+            }
+            return true
+        }
+    }
+
+    func count(_ match: (EventStream.Update) -> Bool) -> Int { condition.withLock { updates.filter(match).count } }
+
+    var lastAudioRequests: [LastAudioRequest] {
+        condition.withLock { updates.compactMap { if case .lastAudioRequest(let request) = $0 { return request } else { return nil } } }
+    }
+
+    var trackedIds: [String] { condition.withLock { Self.trackedIds(in: updates) } }
+
+    static func trackedIds(in updates: [EventStream.Update]) -> [String] {
+        updates.compactMap { if case .event(_, _, let id?) = $0 { return id } else { return nil } }
+    }
+}
+
+/// The agent's side of a retranscription, waiting in the background.
+final class AgentRequest: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var response: HTTPResponse?
+
+    init(port: Int, messageId: String, timeoutMs: Int) {
+        let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
+        let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(port)/boxsim/retranscribe",
+                                  body: .bytes(body, contentType: "application/json"), timeout: 60)
+        Thread { [self] in
+            response = try? HTTPTransfer.perform(request)
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> HTTPResponse? {
+        _ = done.wait(timeout: .now() + 60)
+        return response
+    }
+}
