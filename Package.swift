@@ -23,16 +23,19 @@ let package = Package(
         // curl_easy_setopt / curl_easy_getinfo are variadic: one typed C function per argument type.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
+        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
 
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
+        // Local speech recognition (pocketsphinx with Debian's en-us model).
+        .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract"),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
-        .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "CCivetweb"]),
+        .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),
         .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
         .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox"]),
@@ -48,6 +51,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

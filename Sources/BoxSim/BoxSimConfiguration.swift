@@ -7,7 +7,7 @@ public struct BoxSimConfiguration: Sendable {
     /// The box's slug; the base URL is `http://127.0.0.1:PORT/<slug>`.
     public var slug: String
     public var hq: HQMode
-    /// The text HQ returns when its mode does not say (after `flaky` failures, after `slow` waits).
+    /// The text HQ returns when its mode does not say (after `flaky` failures, after `slow` waits); nil: describe the audio.
     public var hqText: String?
     /// What `GET /api/chat/default` answers; nil means `{"sessionId": null}`.
     public var defaultSession: String?
@@ -20,7 +20,7 @@ public struct BoxSimConfiguration: Sendable {
     /// … and drop the connection unless a frame arrives within this long.
     public var pongGraceSeconds: Double = 5
 
-    public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .describe, hqText: String? = nil,
+    public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .pocketsphinx, hqText: String? = nil,
                 defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 50_000_000,
                 pairingTicketSeconds: Double = 600) {
         self.port = port
@@ -37,6 +37,8 @@ public struct BoxSimConfiguration: Sendable {
 
 /// What `transcribe-audio` does (contract §1 shapes).
 public enum HQMode: Sendable, Equatable, CustomStringConvertible {
+    /// Decodes the uploaded WAV with Debian's pocketsphinx en-us model; service `pocketsphinx`.
+    case pocketsphinx
     /// Answers with the decoded audio's duration ("boxsim heard 3.52 s of audio"), service `boxsim`.
     case describe
     case fixed(String)
@@ -51,7 +53,7 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
         public let description: String
     }
 
-    /// `describe`, `fixed:TEXT`, `fail:CODE`, `flaky:N`, `slow:SECONDS`.
+    /// `pocketsphinx`, `describe`, `fixed:TEXT`, `fail:CODE`, `flaky:N`, `slow:SECONDS`.
     public static func parse(_ text: String) throws -> HQMode {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
         switch (parts.first ?? "", parts.count > 1 ? parts[1] : nil) {
@@ -60,15 +62,15 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
         case ("fail", let code?) where !code.isEmpty: return .fail(code: code)
         case ("flaky", let count?) where Int(count).map({ $0 >= 0 }) == true: return .flaky(Int(count)!)
         case ("slow", let seconds?) where Double(seconds).map({ $0 >= 0 }) == true: return .slow(Double(seconds)!)
-        case ("pocketsphinx", _):
-            throw ParseError(description: "--hq pocketsphinx arrives with the live recognizer; use describe, fixed:TEXT, fail:CODE, flaky:N or slow:SECONDS")
+        case ("pocketsphinx", nil): return .pocketsphinx
         default:
-            throw ParseError(description: "unknown HQ mode '\(text)' (describe, fixed:TEXT, fail:CODE, flaky:N, slow:SECONDS)")
+            throw ParseError(description: "unknown HQ mode '\(text)' (pocketsphinx, describe, fixed:TEXT, fail:CODE, flaky:N, slow:SECONDS)")
         }
     }
 
     public var description: String {
         switch self {
+        case .pocketsphinx: "pocketsphinx"
         case .describe: "describe"
         case .fixed(let text): "fixed:\(text)"
         case .fail(let code): "fail:\(code)"

@@ -1,5 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceContract
+import BoxVoiceLive
 import Foundation
 
 /// A local box speaking the voice contract over HTTP on loopback (contract.md §1, §2, §5, §6).
@@ -217,7 +218,7 @@ public final class BoxSimServer: @unchecked Sendable {
         let ext = (file.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? ""
         record.guessedFormat = ["wav", "webm", "mp3", "m4a", "ogg", "flac"].contains(ext) ? ext : "webm"
         record.bytes = file.body.count
-        let audio = decode(file.body)
+        let audio = decode(file.body, recognize: configuration.hq == .pocketsphinx)
         record.sampleRate = audio?.sampleRate
         record.channels = audio?.channels
         record.float32 = audio?.float32
@@ -233,7 +234,7 @@ public final class BoxSimServer: @unchecked Sendable {
         return result
     }
 
-    private func respond(call: Int, audio: (sampleRate: Int, channels: Int, float32: Bool, frames: Int64)?, guessedFormat: String) -> SimResponse {
+    private func respond(call: Int, audio: DecodedUpload?, guessedFormat: String) -> SimResponse {
         func failure(_ code: String, _ message: String) -> SimResponse {
             .json(500, ["error": message, "permanent": HQMode.isPermanent(code: code), "code": code])
         }
@@ -253,6 +254,11 @@ public final class BoxSimServer: @unchecked Sendable {
             return failure("http_400", "The transcription service could not decode the \(guessedFormat) audio")
         }
         switch configuration.hq {
+        case .pocketsphinx:
+            guard let recognized = audio?.recognized else {
+                return failure("http_400", "The speech recognizer could not decode the audio")
+            }
+            return .json(200, ["text": recognized, "diarized": false, "service": "pocketsphinx"])
         case .fixed(let text): return success(text)
         case .slow(let seconds):
             Thread.sleep(forTimeInterval: seconds)
@@ -327,12 +333,31 @@ public final class BoxSimServer: @unchecked Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    /// Reads the uploaded audio with libsndfile, as an HQ provider would.
-    private func decode(_ bytes: ArraySlice<UInt8>) -> (sampleRate: Int, channels: Int, float32: Bool, frames: Int64)? {
+    struct DecodedUpload {
+        var sampleRate: Int
+        var channels: Int
+        var float32: Bool
+        var frames: Int64
+        /// pocketsphinx's text, when asked for and it could decode.
+        var recognized: String?
+    }
+
+    private let recognizerLock = NSLock()
+    private var recognizer: PocketSphinxDecoder?
+
+    /// Reads the uploaded audio with libsndfile, as an HQ provider would, and (in pocketsphinx mode) recognizes it.
+    private func decode(_ bytes: ArraySlice<UInt8>, recognize: Bool) -> DecodedUpload? {
         let path = configuration.dataDirectory + "/upload-\(UUID().uuidString).tmp"
         defer { try? FileManager.default.removeItem(atPath: path) }
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)), let file = try? SoundFile.open(path: path) else { return nil }
-        return (file.sampleRate, file.channels, file.isFloat32, file.frames)
+        var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames)
+        if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
+            upload.recognized = recognizerLock.withLock { () -> String? in
+                if recognizer == nil { recognizer = try? PocketSphinxDecoder() }
+                return try? recognizer?.transcribe(samples)
+            }
+        }
+        return upload
     }
 
     static func randomToken(bytes count: Int) -> String {

@@ -5,7 +5,7 @@ import Foundation
 /// `boxsim`: a local box speaking boxvoice's contract, for trying boxvoice without a box and for tests.
 let usage = """
 Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text TEXT]
-                    [--default-session ID] [--turn-seconds N]
+                    [--default-session ID] [--turn-seconds N] [--ping-interval S] [--pong-grace S]
        boxsim pair-link [--data DIR | --url BASE] [--label NAME] [--session ID]
        boxsim messages [--data DIR | --url BASE]
        boxsim transcriptions [--data DIR | --url BASE]
@@ -13,9 +13,11 @@ Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text
 
 serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/SIGTERM, keeping devices,
                  messages and the transcription log in DIR (default ./boxsim-data); it writes its base URL
-                 to DIR/boxsim.url. HQ MODE: describe (default: says how much audio it heard), fixed:TEXT,
-                 fail:CODE (missing_api_key, missing_openrouter_key and http_4xx are permanent),
-                 flaky:N (first N calls fail with network_error), slow:SECONDS.
+                 to DIR/boxsim.url. HQ MODE: pocketsphinx (default: Debian's en-us model decodes the upload),
+                 describe (says how much audio it heard), fixed:TEXT, fail:CODE (missing_api_key,
+                 missing_openrouter_key and http_4xx are permanent), flaky:N (first N calls fail with
+                 network_error), slow:SECONDS. The event WebSocket PINGs a client silent for --ping-interval
+                 seconds (30) and drops it when nothing comes within --pong-grace seconds (5).
 pair-link        mints a single-use pairing link (valid 10 minutes, gone when boxsim restarts).
 messages         lists what the box received through chat/send (JSON).
 transcriptions   lists transcribe-audio calls: fields, audio format as decoded, outcome (JSON).
@@ -64,6 +66,8 @@ func main() {
         configuration.hqText = option("--hq-text")
         configuration.defaultSession = option("--default-session")
         if let seconds = option("--turn-seconds") { configuration.turnSeconds = Double(seconds) ?? 0 }
+        if let seconds = option("--ping-interval").flatMap(Double.init) { configuration.pingIntervalSeconds = seconds }
+        if let seconds = option("--pong-grace").flatMap(Double.init) { configuration.pongGraceSeconds = seconds }
         if let extra = arguments.first { fail("unexpected argument '\(extra)'\n\n\(usage)", status: 2) }
         guard configuration.port >= 0 else { fail("--port needs a number", status: 2) }
         let server: BoxSimServer

@@ -75,6 +75,41 @@ import Testing
         #expect(box.server.messages[0].messageId == id)
     }
 
+    @Test func dedupSurvivesABoxRestart() throws {
+        let directory = TemporaryDirectory("dedup")
+        var configuration = BoxSimConfiguration(dataDirectory: directory.path)
+        configuration.defaultSession = "s1"
+        let first = try BoxSimServer(configuration: configuration)
+        let ticket = try #require(try PairingLink.parse(first.mintPairingLink()).pairingToken)
+        let token = try BoxClient(baseURL: first.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "d")
+        Secrets.register(token)
+        _ = try BoxClient(baseURL: first.baseURL, token: token).send(message: "once", messageId: "SAME-ID", session: "s1")
+        configuration.port = first.port
+        first.stop()
+        let second = try BoxSimServer(configuration: configuration)
+        defer { DispatchQueue.global().async { second.stop() } }
+        // The device token and the message id both outlive the restart.
+        #expect(try BoxClient(baseURL: second.baseURL, token: token).send(message: "once", messageId: "SAME-ID", session: "s1") == .deduplicated)
+        #expect(second.messages.count == 1)
+    }
+
+    @Test func redirectsAreNotFollowedSoTheTokenStaysWithTheBox() throws {
+        let elsewhere = try GarbageServer()
+        defer { elsewhere.stop() }
+        let redirecting = try GarbageServer(reply: "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(elsewhere.port)/steal\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        defer { redirecting.stop() }
+        let client = BoxClient(baseURL: redirecting.baseURL, token: "token-that-must-stay-home")
+        #expect {
+            _ = try client.defaultSession()
+        } throws: { error in
+            guard case BoxFailure.definitive(_, 302, _, _) = error else { return false }
+            return true
+        }
+        #expect(elsewhere.requests.isEmpty)
+        #expect(redirecting.requests.first?.contains("Authorization: Bearer token-that-must-stay-home") == true)
+        #expect(redirecting.requests.first?.hasPrefix("GET /main/test1/api/chat/default ") == true)
+    }
+
     @Test func busySessionQueues() throws {
         let box = try SimulatedBox { $0.defaultSession = "s1"; $0.turnSeconds = 30 }
         let (client, _) = try paired(box)
@@ -133,6 +168,15 @@ import Testing
         #expect(seen.ignoredFields.isEmpty)
         #expect(progress.last?.0 == progress.last?.1)
         #expect((progress.last?.1 ?? 0) > 480_000)
+    }
+
+    @Test func defaultHQDecodesSpeechWithPocketSphinx() throws {
+        let box = try SimulatedBox()
+        let (client, _) = try paired(box)
+        let result = try client.transcribe(wavPath: Checkout.sample("none-budget.wav"), session: nil)
+        #expect(result.service == "pocketsphinx")
+        let words = ["review", "budget", "numbers", "next", "week"].filter { result.text.lowercased().contains($0) }
+        #expect(words.count >= 3, "heard: \(result.text)")
     }
 
     @Test func aFieldAfterTheFilePartIsNotSeen() throws {

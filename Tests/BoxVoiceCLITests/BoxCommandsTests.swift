@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func theLongClipMakesThreeUploadsJoinedInOrder() throws {
-        let desk = try Desk()
+        let desk = try Desk { $0.hq = .describe }
         try desk.pair()
         let result = try desk.run("transcribe", "--json", Checkout.sample("long-meeting-notes.wav"))
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,13 +1,18 @@
 import Foundation
 import Glibc
 
-/// A loopback HTTP server that answers every request with `200 OK` and an HTML body: a "box" that answers garbage.
+/// A loopback HTTP server that answers every request with one canned reply (by default `200 OK` and an HTML body:
+/// a "box" that answers garbage), and keeps what it was sent.
 public final class GarbageServer: @unchecked Sendable {
     public let port: Int
     private let listener: Int32
     private let thread: Thread
+    private let log = RequestLog()
 
-    public init(body: String = "<html>proxy error page</html>") throws {
+    /// The raw requests received so far (headers and any body read in the first read).
+    public var requests: [String] { log.all }
+
+    public init(body: String = "<html>proxy error page</html>", reply custom: String? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -21,13 +26,15 @@ public final class GarbageServer: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         port = Int(UInt16(bigEndian: address.sin_port))
         listener = fd
-        let reply = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let reply = custom ?? "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let log = self.log
         thread = Thread {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
                 var buffer = [UInt8](repeating: 0, count: 65_536)
-                _ = read(client, &buffer, buffer.count)
+                let count = read(client, &buffer, buffer.count)
+                log.add(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self))
                 _ = reply.withCString { write(client, $0, strlen($0)) }
                 close(client)
             }
@@ -41,4 +48,11 @@ public final class GarbageServer: @unchecked Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
+}
+
+private final class RequestLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String] = []
+    func add(_ entry: String) { lock.withLock { entries.append(entry) } }
+    var all: [String] { lock.withLock { entries } }
 }

@@ -1,0 +1,97 @@
+import CPocketSphinx
+import Foundation
+
+/// Where pocketsphinx finds its model: acoustic model folder, language model, pronunciation dictionary.
+public struct PocketSphinxModel: Sendable, Equatable {
+    public var acousticModel: String
+    public var languageModel: String
+    public var dictionary: String
+
+    public init(acousticModel: String, languageModel: String, dictionary: String) {
+        self.acousticModel = acousticModel
+        self.languageModel = languageModel
+        self.dictionary = dictionary
+    }
+
+    /// Debian's `pocketsphinx-en-us` package.
+    public static let debianEnglish = PocketSphinxModel(
+        acousticModel: "/usr/share/pocketsphinx/model/en-us/en-us",
+        languageModel: "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin",
+        dictionary: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict")
+}
+
+/// A failure reported by pocketsphinx.
+public struct PocketSphinxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let operation: String
+    public let detail: String
+    public var description: String { "speech recognizer: \(operation) failed (\(detail))" }
+}
+
+/// A pocketsphinx decoder over 16 kHz mono 16-bit audio. This file is the only place that imports the
+/// pocketsphinx C module. Not thread-safe: one owner at a time.
+public final class PocketSphinxDecoder {
+    public static let sampleRate = 16_000
+    private let decoder: OpaquePointer
+    private var inUtterance = false
+
+    /// Loads the model (a second or so for Debian's en-us). pocketsphinx's own log goes to /dev/null.
+    public init(model: PocketSphinxModel = .debianEnglish) throws {
+        for path in [model.acousticModel, model.languageModel, model.dictionary] where !FileManager.default.fileExists(atPath: path) {
+            throw PocketSphinxError(operation: "loading the model", detail: "\(path) is missing; install the Debian package pocketsphinx-en-us")
+        }
+        let arguments = ["boxvoice", "-hmm", model.acousticModel, "-lm", model.languageModel, "-dict", model.dictionary,
+                         "-logfn", "/dev/null"]
+        var cStrings = arguments.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let config = cStrings.withUnsafeMutableBufferPointer { buffer in
+            cmd_ln_parse_r(nil, ps_args(), Int32(buffer.count), buffer.baseAddress, 1)
+        }
+        guard let config else { throw PocketSphinxError(operation: "configuring", detail: "the arguments were refused") }
+        defer { cmd_ln_free_r(config) }
+        guard let created = ps_init(config) else {
+            throw PocketSphinxError(operation: "loading the model", detail: "ps_init returned nothing for \(model.acousticModel)")
+        }
+        decoder = created
+    }
+
+    deinit { ps_free(decoder) }
+
+    /// Starts an utterance.
+    public func start() throws {
+        guard ps_start_utt(decoder) >= 0 else { throw PocketSphinxError(operation: "starting an utterance", detail: "ps_start_utt") }
+        inUtterance = true
+    }
+
+    /// Feeds 16 kHz mono samples.
+    public func process(_ samples: [Int16]) throws {
+        let rc = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 0) }
+        guard rc >= 0 else { throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)") }
+    }
+
+    /// The best hypothesis so far (partial while the utterance runs).
+    public var hypothesis: String {
+        var score: Int32 = 0
+        return ps_get_hyp(decoder, &score).map { String(cString: $0) } ?? ""
+    }
+
+    /// Whether the decoder's voice-activity detector currently hears speech.
+    public var inSpeech: Bool { ps_get_in_speech(decoder) != 0 }
+
+    /// Ends the utterance and returns its final text.
+    @discardableResult
+    public func end() throws -> String {
+        guard inUtterance else { return hypothesis }
+        inUtterance = false
+        guard ps_end_utt(decoder) >= 0 else { throw PocketSphinxError(operation: "ending an utterance", detail: "ps_end_utt") }
+        return hypothesis
+    }
+
+    /// Decodes a whole recording as one utterance.
+    public func transcribe(_ samples: [Int16]) throws -> String {
+        try start()
+        for start in stride(from: 0, to: samples.count, by: 4_096) {
+            try process(Array(samples[start..<min(start + 4_096, samples.count)]))
+        }
+        return try end()
+    }
+}

@@ -1,0 +1,22 @@
+import BoxVoiceAudio
+
+/// Turns recordings into what the recognizer takes: 16 kHz mono 16-bit.
+public enum SpeechConversion {
+    /// Float32 [-1, 1] at `rate` → 16 kHz Int16 (libsoxr resampling, rounding, clipping at full scale).
+    public static func recognizerSamples(from samples: [Float], rate: Int) throws -> [Int16] {
+        var converted = samples
+        if rate != PocketSphinxDecoder.sampleRate {
+            let resampler = try Resampler(from: Double(rate), to: Double(PocketSphinxDecoder.sampleRate))
+            converted = try resampler.process(samples) + resampler.flush()
+        }
+        return converted.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+    }
+
+    /// A whole sound file, first channel, as recognizer samples.
+    public static func recognizerSamples(fromFile path: String) throws -> [Int16] {
+        let file = try SoundFile.open(path: path)
+        let interleaved = try file.readAll()
+        let mono = file.channels == 1 ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+        return try recognizerSamples(from: mono, rate: file.sampleRate)
+    }
+}
