@@ -148,6 +148,10 @@ import Testing
         #expect(throws: BoxFailure.unauthorized(operation: "ask the box for its current session")) { try client.defaultSession() }
         #expect(throws: BoxFailure.unauthorized(operation: "post the message to the box")) { try client.send(message: "x", messageId: "D", session: nil) }
         #expect(throws: BoxFailure.unauthorized(operation: "transcribe audio")) { try client.transcribe(wavPath: wav, session: nil) }
+        #expect(throws: BoxFailure.unauthorized(operation: "answer the box's request for a recording")) { try client.answerLastAudio(requestId: "r", .none) }
+        let agentWithoutToken = try HTTPTransfer.perform(HTTPRequest(method: .post, url: box.baseURL + "/api/chat/last-audio/request",
+                                                                     body: .bytes(Data(#"{"messageId":"M"}"#.utf8), contentType: "application/json")))
+        #expect(agentWithoutToken.status == 401)
         #expect(box.server.messages.isEmpty)
     }
 

@@ -40,12 +40,12 @@ import Testing
     }
 
     @Test func pingsAreAnsweredAndTheConnectionStays() throws {
-        let box = try SimulatedBox { $0.pingIntervalSeconds = 0.4; $0.pongGraceSeconds = 0.3 }
+        let box = try SimulatedBox { $0.pingIntervalSeconds = 1; $0.pongGraceSeconds = 0.5 }
         let token = try pairedToken(box)
         let (events, log) = stream(box, token: token)
         defer { events.stop() }
         #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
-        Thread.sleep(forTimeInterval: 1.6)
+        Thread.sleep(forTimeInterval: 2.7)
         #expect(log.count { $0 == .answeredPing } >= 2)
         #expect(log.count { if case .disconnected = $0 { return true } else { return false } } == 0)
         #expect(box.server.eventConnections == 1)
