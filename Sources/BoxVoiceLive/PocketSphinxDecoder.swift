@@ -35,12 +35,15 @@ public final class PocketSphinxDecoder {
     private var inUtterance = false
 
     /// Loads the model (a second or so for Debian's en-us). pocketsphinx's own log goes to /dev/null.
-    public init(model: PocketSphinxModel = .debianEnglish) throws {
-        for path in [model.acousticModel, model.languageModel, model.dictionary] where !FileManager.default.fileExists(atPath: path) {
+    /// - Parameter keyphrases: a keyword-search list (`phrase /threshold/` per line) to spot instead of decoding
+    ///   with the language model.
+    public init(model: PocketSphinxModel = .debianEnglish, keyphrases: String? = nil, extraArguments: [String] = []) throws {
+        for path in [model.acousticModel, model.languageModel, model.dictionary] + (keyphrases.map { [$0] } ?? [])
+        where !FileManager.default.fileExists(atPath: path) {
             throw PocketSphinxError(operation: "loading the model", detail: "\(path) is missing; install the Debian package pocketsphinx-en-us")
         }
-        let arguments = ["boxvoice", "-hmm", model.acousticModel, "-lm", model.languageModel, "-dict", model.dictionary,
-                         "-logfn", "/dev/null"]
+        let search = keyphrases.map { ["-kws", $0] } ?? ["-lm", model.languageModel]
+        let arguments = ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary, "-logfn", "/dev/null"] + extraArguments
         var cStrings = arguments.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let config = cStrings.withUnsafeMutableBufferPointer { buffer in

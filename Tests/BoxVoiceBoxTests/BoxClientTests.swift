@@ -39,14 +39,13 @@ import Testing
 
     @Test func ticketsDieWhenTheBoxRestarts() throws {
         let directory = TemporaryDirectory("restart")
-        var configuration = BoxSimConfiguration(dataDirectory: directory.path)
-        let first = try BoxSimServer(configuration: configuration)
+        let configuration = BoxSimConfiguration(dataDirectory: directory.path)
+        let first = try RestartableBox.start(configuration)
         let link = first.mintPairingLink()
         let ticket = try #require(try PairingLink.parse(link).pairingToken)
         let port = first.port
         first.stop()
-        configuration.port = port
-        let second = try BoxSimServer(configuration: configuration)
+        let second = try RestartableBox.restart(configuration, port: port)
         defer { second.stop() }
         #expect(throws: BoxFailure.self) { try BoxClient(baseURL: second.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "x") }
     }
@@ -79,14 +78,14 @@ import Testing
         let directory = TemporaryDirectory("dedup")
         var configuration = BoxSimConfiguration(dataDirectory: directory.path)
         configuration.defaultSession = "s1"
-        let first = try BoxSimServer(configuration: configuration)
+        let first = try RestartableBox.start(configuration)
         let ticket = try #require(try PairingLink.parse(first.mintPairingLink()).pairingToken)
         let token = try BoxClient(baseURL: first.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "d")
         Secrets.register(token)
         _ = try BoxClient(baseURL: first.baseURL, token: token).send(message: "once", messageId: "SAME-ID", session: "s1")
-        configuration.port = first.port
+        let port = first.port
         first.stop()
-        let second = try BoxSimServer(configuration: configuration)
+        let second = try RestartableBox.restart(configuration, port: port)
         defer { DispatchQueue.global().async { second.stop() } }
         // The device token and the message id both outlive the restart.
         #expect(try BoxClient(baseURL: second.baseURL, token: token).send(message: "once", messageId: "SAME-ID", session: "s1") == .deduplicated)

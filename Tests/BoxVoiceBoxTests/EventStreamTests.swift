@@ -63,8 +63,8 @@ import Testing
 
     @Test func reconnectsAfterTheBoxRestarts() throws {
         let directory = TemporaryDirectory("events-restart")
-        var configuration = BoxSimConfiguration(dataDirectory: directory.path)
-        let first = try BoxSimServer(configuration: configuration)
+        let configuration = BoxSimConfiguration(dataDirectory: directory.path)
+        let first = try RestartableBox.start(configuration)
         let ticket = try #require(try PairingLink.parse(first.mintPairingLink()).pairingToken)
         let token = try BoxClient(baseURL: first.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "r")
         Secrets.register(token)
@@ -73,10 +73,10 @@ import Testing
         events.start()
         defer { events.stop() }
         #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
-        configuration.port = first.port
+        let port = first.port
         first.stop()
         #expect(log.wait(for: { if case .disconnected = $0 { return true } else { return false } }, timeout: 5))
-        let second = try BoxSimServer(configuration: configuration)  // same data: the device is still paired
+        let second = try RestartableBox.restart(configuration, port: port)  // same data: the device is still paired
         defer { DispatchQueue.global().async { second.stop() } }
         #expect(log.waitUntil(timeout: 10) { $0.filter { $0 == .subscribed }.count >= 2 })
     }

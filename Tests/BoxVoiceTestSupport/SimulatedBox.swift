@@ -43,3 +43,32 @@ public final class SimulatedBox: @unchecked Sendable {
         return path
     }
 }
+
+/// Starting a box that a test will restart on the same port. Servers on port 0 get ports from the kernel's
+/// ephemeral range (32768 and up), so these use 20000–29999: a parallel test can never take the port between
+/// the stop and the restart.
+public enum RestartableBox {
+    public static func start(_ configuration: BoxSimConfiguration) throws -> BoxSimServer {
+        var lastError: Error?
+        for _ in 0..<30 {
+            var attempt = configuration
+            attempt.port = Int.random(in: 20_000..<30_000)
+            do { return try BoxSimServer(configuration: attempt) } catch { lastError = error }
+        }
+        throw lastError!
+    }
+
+    /// The same box again on `port` (retrying briefly while the old socket is released).
+    public static func restart(_ configuration: BoxSimConfiguration, port: Int) throws -> BoxSimServer {
+        var attempt = configuration
+        attempt.port = port
+        var lastError: Error?
+        for _ in 0..<50 {
+            do { return try BoxSimServer(configuration: attempt) } catch {
+                lastError = error
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        throw lastError!
+    }
+}
