@@ -42,6 +42,12 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
     keyword_table=$("$bin_dir/boxvoice-bench" keywords --models "$root/Models")
 fi
 
+# --- Live keyword recognition: language model, spotter, both -------------------------------------------------
+live_table=""
+if [ -x "$bin_dir/boxvoice-bench" ]; then
+    live_table=$("$bin_dir/boxvoice-bench" live --models "$root/Models" --samples "$root/Samples")
+fi
+
 # --- Upload to the HQ endpoint: BoxClient vs curl -F against boxsim ------------------------------------------
 upload_table=""
 if [ -x "$bin_dir/boxsim" ]; then
@@ -80,6 +86,10 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$keyword_table" ]; then
         echo
         echo "$keyword_table"
+    fi
+    if [ -n "$live_table" ]; then
+        echo
+        echo "$live_table"
     fi
     if [ -n "$upload_table" ]; then
         echo

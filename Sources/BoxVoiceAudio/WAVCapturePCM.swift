@@ -23,6 +23,11 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     public init(path: String, realtime: Bool = false) throws {
         name = path
         self.realtime = realtime
+        samples = try Self.load(path)
+    }
+
+    /// A sound file's first channel as 48 kHz Float32.
+    public static func load(_ path: String) throws -> [Float] {
         let file = try SoundFile.open(path: path)
         let interleaved = try file.readAll()
         var mono = file.channels == 1 ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
@@ -30,7 +35,7 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
             let resampler = try Resampler(from: Double(file.sampleRate), to: 48_000)
             mono = try resampler.process(mono) + resampler.flush()
         }
-        samples = mono
+        return mono
     }
 
     public var frames: Int { samples.count }

@@ -41,24 +41,20 @@ public final class LiveTranscriber {
     }
 
     private let options: Options
-    private let language: PocketSphinxDecoder?
-    private let spotter: PocketSphinxDecoder?
+    private let language: LiveRecognizer?
+    private let spotter: LiveRecognizer?
     private let resampler: Resampler
     private var fed: Int64 = 0
-    private var inSpeech = false
-    private var lastPartial = ""
     private var pendingSpots: [String] = []
 
     public init(options: Options) throws {
         self.options = options
-        language = options.useLanguageModel ? try PocketSphinxDecoder(model: options.model) : nil
-        spotter = try options.spotterPhrases.map { try PocketSphinxDecoder(model: options.model, keyphrases: $0) }
+        language = options.useLanguageModel ? try PocketSphinxRecognizer(model: options.model) : nil
+        spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
         guard language != nil || spotter != nil else {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
-        try language?.start()
-        try spotter?.start()
     }
 
     /// Position of what has been fed, in seconds.
@@ -72,68 +68,50 @@ public final class LiveTranscriber {
     /// Ends the stream: flushes the resampler and closes the utterance in progress.
     public func finish() throws -> [LiveUpdate] {
         var updates = try feed16k(try resampler.flush())
-        if let spotter {
-            try spotter.end()
-            if !spotter.hypothesis.isEmpty { pendingSpots.append(spotter.hypothesis) }
-        }
-        if let language {
-            let text = try language.end()
-            if !text.isEmpty || !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: text))) }
-        } else {
-            updates += pendingSpots.map { .utterance(LiveUtterance(text: $0, recognized: "", spotted: [$0], end: seconds)) }
-            pendingSpots.removeAll()
-        }
+        let spotted = try spotter?.finish() ?? []
+        let heard = try language?.finish() ?? []
+        updates += combine(spotted: spotted, heard: heard)
+        // Whatever the spotter heard after the last utterance still counts.
+        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
         return updates
     }
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
-        var updates: [LiveUpdate] = []
         let pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
-        // Small steps so speech/silence transitions and spotted phrases are placed within ~100 ms.
-        for start in stride(from: 0, to: pcm.count, by: 1_600) {
-            let chunk = Array(pcm[start..<min(start + 1_600, pcm.count)])
-            fed += Int64(chunk.count)
-            if let spotter {
-                try spotter.process(chunk)
-                let heard = spotter.hypothesis.trimmingCharacters(in: .whitespaces)
-                if !heard.isEmpty {
-                    // Reset keyword search so the next occurrence is counted afresh.
-                    try spotter.end()
-                    try spotter.start()
-                    if language == nil {
-                        updates.append(.utterance(LiveUtterance(text: heard, recognized: "", spotted: [heard], end: seconds)))
-                    } else {
-                        pendingSpots.append(heard)
-                    }
-                }
+        fed += Int64(pcm.count)
+        let spotted = try spotter?.feed(pcm) ?? []
+        let heard = try language?.feed(pcm) ?? []
+        return combine(spotted: spotted, heard: heard)
+    }
+
+    /// Spotted phrases wait for the language model's next utterance end, which takes those its text lacks.
+    private func combine(spotted: [RecognizerEvent], heard: [RecognizerEvent]) -> [LiveUpdate] {
+        var updates: [LiveUpdate] = []
+        for case .final(let phrase, let end) in spotted {
+            if language == nil {
+                updates.append(.utterance(LiveUtterance(text: phrase, recognized: "", spotted: [phrase], end: end)))
+            } else {
+                pendingSpots.append(phrase)
             }
-            guard let language else { continue }
-            try language.process(chunk)
-            let speaking = language.inSpeech
-            if speaking {
-                let partial = language.hypothesis
-                if partial != lastPartial, !partial.isEmpty {
-                    lastPartial = partial
-                    updates.append(.partial(partial))
-                }
-            } else if inSpeech {
-                // Speech just ended: the utterance is final.
-                let text = try language.end()
-                try language.start()
-                lastPartial = ""
-                if !text.isEmpty || !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: text))) }
+        }
+        for event in heard {
+            switch event {
+            case .partial(let text): updates.append(.partial(text))
+            case .final(let text, let end):
+                // Noise the detector took for speech ends an "utterance" with no words: nothing to show.
+                if text.isEmpty && pendingSpots.isEmpty { continue }
+                updates.append(.utterance(close(recognized: text, end: end)))
             }
-            inSpeech = speaking
         }
         return updates
     }
 
-    private func close(recognized: String) -> LiveUtterance {
+    private func close(recognized: String, end: Double) -> LiveUtterance {
         var text = recognized
         for phrase in pendingSpots where !options.sameCommand(text, phrase) {
             text = text.isEmpty ? phrase : text + " " + phrase
         }
         defer { pendingSpots.removeAll() }
-        return LiveUtterance(text: text, recognized: recognized, spotted: pendingSpots, end: seconds)
+        return LiveUtterance(text: text, recognized: recognized, spotted: pendingSpots, end: end)
     }
 }

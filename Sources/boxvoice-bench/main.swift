@@ -10,11 +10,18 @@ do {
     case "keywords"?:
         guard let models = value("--models") else { throw BenchFailure(message: "keywords needs --models DIR") }
         try benchKeywords(modelsDirectory: models)
+    case "live"?:
+        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "live needs --models DIR --samples DIR") }
+        try benchLive(models: models, samples: samples, verbose: arguments.contains("--verbose"))
+    case "tune-spotter"?:
+        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "tune-spotter needs --models DIR --samples DIR") }
+        try tuneSpotter(models: models, samples: samples, phraseFile: value("--phrases"), each: arguments.contains("--each"),
+                        maxClipSeconds: value("--max-clip-seconds").flatMap(Double.init) ?? .infinity)
     case "upload"?:
         guard let link = value("--link") else { throw BenchFailure(message: "upload needs --link LINK") }
         try benchUpload(link: link, runs: Int(value("--runs") ?? "5") ?? 5)
     default:
-        throw BenchFailure(message: "usage: boxvoice-bench keywords --models DIR | upload --link LINK [--runs N]")
+        throw BenchFailure(message: "usage: boxvoice-bench keywords --models DIR | live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]")
     }
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))

@@ -8,14 +8,14 @@ enum ListenCommand: Command {
     static let name = "listen"
     static let summary = "show the live transcript and the commands heard in it"
     static let usage = """
-    Usage: boxvoice listen [--device PCM | --input FILE.wav [--realtime]] [--alsa-config FILE] [--json]
-                           [--no-spotter] [--no-language-model] [--keywords FILE]
+    Usage: boxvoice listen [--device PCM | --input FILE.wav [--realtime]] [--alsa-config FILE] [--max-seconds N]
+                           [--json] [--no-spotter] [--no-language-model] [--keywords FILE]
 
     Recognizes speech locally (pocketsphinx, Debian's en-us model) while a command spotter listens for
     the phrases in Models/command-spotter.en.txt; prints the partial transcript in place, each
     finished utterance on its own line, and every keyword action the box's detector finds, with the
     audio time it fired at. --input plays a WAV through the same capture path as a microphone, as
-    fast as it can unless --realtime.
+    fast as it can unless --realtime. --max-seconds stops after that much captured audio.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -23,6 +23,7 @@ enum ListenCommand: Command {
         let input = try arguments.option("--input")
         let alsaConfig = try arguments.option("--alsa-config")
         let keywords = try arguments.option("--keywords")
+        let maxSeconds = try arguments.number("--max-seconds")
         let realtime = arguments.flag("--realtime")
         let json = arguments.flag("--json")
         let noSpotter = arguments.flag("--no-spotter")
@@ -74,18 +75,27 @@ enum ListenCommand: Command {
         defer { signals.forEach { $0.cancel() } }
         let printer = ListenPrinter(json: json, interactive: isatty(STDOUT_FILENO) == 1 && !json)
         if json { Console.json(["event": "listening", "source": input ?? device ?? "default"]) }
+        let limit = maxSeconds.map { Int64($0 * 48_000) } ?? .max
+        var heard: Int64 = 0
+        /// Feeds a chunk (cut at the limit); false once the limit is reached.
+        func feed(_ chunk: AudioChunk) throws -> Bool {
+            let take = Int(min(Int64(chunk.samples.count), limit - heard))
+            if take > 0 {
+                for update in try transcriber.feed(Array(chunk.samples.prefix(take))) { printer.show(update, detector: detector) }
+                heard += Int64(take)
+            }
+            return heard < limit
+        }
         capture.start()
         do {
-            while !stop.isRequested {
+            reading: while !stop.isRequested {
                 let chunks = capture.queue.takeAll(minFrames: 4_800, timeout: 0.1)
                 if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
-                for chunk in chunks {
-                    for update in try transcriber.feed(chunk.samples) { printer.show(update, detector: detector) }
-                }
+                for chunk in chunks where try !feed(chunk) { break reading }
             }
             capture.stop()
-            while case let chunks = capture.queue.takeAll(timeout: 0), !chunks.isEmpty {
-                for chunk in chunks { for update in try transcriber.feed(chunk.samples) { printer.show(update, detector: detector) } }
+            draining: while case let chunks = capture.queue.takeAll(timeout: 0), !chunks.isEmpty, heard < limit {
+                for chunk in chunks where try !feed(chunk) { break draining }
             }
             for update in try transcriber.finish() { printer.show(update, detector: detector) }
         } catch {

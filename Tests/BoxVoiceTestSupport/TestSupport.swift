@@ -118,6 +118,31 @@ public enum Signal {
         return samples
     }
 
+    /// Stretches of at least `minimumSeconds` where every 10 ms window is 40 dB below the clip's peak, in seconds.
+    public static func silences(_ samples: [Float], sampleRate: Int, minimumSeconds: Double) -> [ClosedRange<Double>] {
+        let window = sampleRate / 100
+        let peak = samples.map(abs).max() ?? 0
+        let floor = Double(peak) * 0.01
+        var result: [ClosedRange<Double>] = []
+        var start: Int?
+        for index in stride(from: 0, to: samples.count, by: window) {
+            let slice = samples[index..<min(index + window, samples.count)]
+            let rms = (slice.reduce(0) { $0 + Double($1) * Double($1) } / Double(slice.count)).squareRoot()
+            if rms < floor {
+                start = start ?? index
+            } else if let begun = start {
+                if index - begun >= Int(minimumSeconds * Double(sampleRate)) {
+                    result.append(Double(begun) / Double(sampleRate)...Double(index) / Double(sampleRate))
+                }
+                start = nil
+            }
+        }
+        if let begun = start, samples.count - begun >= Int(minimumSeconds * Double(sampleRate)) {
+            result.append(Double(begun) / Double(sampleRate)...Double(samples.count) / Double(sampleRate))
+        }
+        return result
+    }
+
     /// Energy of each `window`-frame window starting at `start`.
     public static func energy(_ samples: [Float], from start: Int, count: Int) -> Double {
         samples[start..<min(start + count, samples.count)].reduce(0) { $0 + Double($1) * Double($1) }
