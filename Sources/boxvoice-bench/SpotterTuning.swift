@@ -7,7 +7,8 @@ import Foundation
 /// Models/command-spotter.en.txt's phrases at one threshold after another, and prints, per phrase and threshold,
 /// on how many clips it fired rightly (the clip's expected action is the phrase's) and wrongly (any other clip).
 /// The thresholds kept in the Models file are chosen from this table (see Models/README.md).
-func tuneSpotter(models: String, samples: String, phraseFile: String? = nil, each: Bool = false, maxClipSeconds: Double = .infinity) throws {
+func tuneSpotter(models: String, samples: String, phraseFile: String? = nil, each: Bool = false, maxClipSeconds: Double = .infinity,
+                 exponents: [Int] = [5, 10, 15, 20, 25, 30, 35, 40]) throws {
     struct Clip: Decodable {
         let file: String
         let expectedAction: String?
@@ -21,7 +22,6 @@ func tuneSpotter(models: String, samples: String, phraseFile: String? = nil, eac
     let phrases = try String(contentsOfFile: phraseFile ?? models + "/command-spotter.en.txt", encoding: .utf8).split(separator: "\n")
         .map { $0.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         .map { String($0.prefix { $0 != "/" }).trimmingCharacters(in: .whitespaces) }
-    let exponents = [5, 10, 15, 20, 25, 30, 35, 40]
     var right: [String: [Int: Int]] = [:]
     var wrong: [String: [Int: Int]] = [:]
     let work = NSTemporaryDirectory() + "boxvoice-tune-\(getpid())"

@@ -16,7 +16,8 @@ do {
     case "tune-spotter"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "tune-spotter needs --models DIR --samples DIR") }
         try tuneSpotter(models: models, samples: samples, phraseFile: value("--phrases"), each: arguments.contains("--each"),
-                        maxClipSeconds: value("--max-clip-seconds").flatMap(Double.init) ?? .infinity)
+                        maxClipSeconds: value("--max-clip-seconds").flatMap(Double.init) ?? .infinity,
+                        exponents: value("--exponents").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [5, 10, 15, 20, 25, 30, 35, 40])
     case "upload"?:
         guard let link = value("--link") else { throw BenchFailure(message: "upload needs --link LINK") }
         try benchUpload(link: link, runs: Int(value("--runs") ?? "5") ?? 5)
