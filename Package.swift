@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BoxVoiceAudio", targets: ["BoxVoiceAudio"]),
         .library(name: "BoxVoiceKeywords", targets: ["BoxVoiceKeywords"]),
         .library(name: "BoxVoiceContract", targets: ["BoxVoiceContract"]),
+        .library(name: "BoxVoiceStore", targets: ["BoxVoiceStore"]),
     ],
     targets: [
         // MARK: C libraries (Debian packages)
@@ -24,11 +25,14 @@ let package = Package(
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
 
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
+        // Durable state on disk: the outbox and the retention index (SQLite).
+        .target(name: "BoxVoiceStore", dependencies: ["CSQLite"]),
         // Local speech recognition (pocketsphinx with Debian's en-us model).
         .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
@@ -51,6 +55,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceTestSupport"]),
     ],
