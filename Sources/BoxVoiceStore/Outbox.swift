@@ -9,7 +9,7 @@ public struct OutboxMessage: Sendable, Equatable {
         case delivered
         /// The box refused it definitively (4xx) or the device must re-pair; the text is kept for the user.
         case failed
-        /// Kept by "mic off": not sent until the user says so.
+        /// Kept when dictation stopped on the mic-off command: not sent until the user says so.
         case draft
     }
 
