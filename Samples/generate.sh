@@ -37,6 +37,20 @@ clips=(
 "none-table.wav|awb|I would like a table for two at seven, near the window.||"
 "none-garden.wav|kal16|The tomatoes in the garden need water every morning.||"
 "middle-pilot.wav|rms|The pilot said over and out, and then the radio went quiet for an hour.|over and out|sendClose"
+# A second voice for every command, and more keyword-free speech, so recall and false fires rest on more than one clip each.
+"send-kal-dinner.wav|kal16|Dinner is at eight at the Italian place. Send message.|Send message|send"
+"sendhq-awb-invoice.wav|awb|The invoice is attached to the email from Monday. Clean up and send.|Clean up and send|sendHq"
+"sendclose-kal-done.wav|kal16|I think we covered everything we needed. Over and out.|Over and out|sendClose"
+"checkpoint-rms-draft.wav|rms|The introduction of the draft is done. Send checkpoint.|Send checkpoint|sendCheckpoint"
+"micoff-awb-phone.wav|awb|Hold on, the phone is ringing. Stop listening.|Stop listening|micOff"
+"cancel-kal-wrong.wav|kal16|That was meant for somebody else. Cancel message.|Cancel message|cancel"
+"erase-slt-mess.wav|slt|No, that came out all wrong. Start over.|Start over|erase"
+"send-now-rms-train.wav|rms|The train leaves at half past nine. Send now.|Send now|send"
+"sendclose-awb-report.wav|awb|The report is ready for review. Send and close.|Send and close|sendClose"
+"none-rms-coffee.wav|rms|Please pick up more coffee beans and some oat milk.||"
+"none-awb-meeting.wav|awb|The meeting with the design team is moved to Tuesday afternoon.||"
+"none-slt-books.wav|slt|Return the library books before the end of the month.||"
+"none-kal-car.wav|kal16|The car needs new tires before the winter starts.||"
 )
 for row in "${clips[@]}"; do
     IFS='|' read -r file voice text phrase action <<<"$row"

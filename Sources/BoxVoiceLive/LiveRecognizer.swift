@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a recognizer reports as audio flows in.
 public enum RecognizerEvent: Sendable, Equatable {
     /// The running hypothesis for the utterance in progress.
@@ -60,37 +62,69 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     }
 }
 
-/// pocketsphinx in keyword-search mode over a list of command phrases, each with its own threshold
-/// (`phrase /threshold/` per line, Models/command-spotter.en.txt). Each spotted phrase is a final event.
+/// pocketsphinx in keyword-search mode over the command phrases of a list file (`phrase /threshold/` per line,
+/// Models/command-spotter.en.txt). Phrases in one keyword search compete: the first to fire resets the search, so a
+/// short phrase can pre-empt a longer one that shares its first word. Blank-line
+/// separated groups therefore get a decoder each; each spotted phrase is a final event.
 public final class CommandSpotter: LiveRecognizer {
-    private let decoder: PocketSphinxDecoder
+    private let decoders: [PocketSphinxDecoder]
     private var fed: Int64 = 0
 
     public init(phrases: String, model: PocketSphinxModel = .debianEnglish) throws {
-        decoder = try PocketSphinxDecoder(model: model, keyphrases: phrases)
-        try decoder.start()
+        guard let text = try? String(contentsOfFile: phrases, encoding: .utf8) else {
+            throw PocketSphinxError(operation: "loading the command phrases", detail: "cannot read \(phrases)")
+        }
+        var groups: [[String]] = [[]]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let content = line.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+            if content.isEmpty {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty, !(groups.last?.isEmpty ?? true) { groups.append([]) }
+                continue
+            }
+            groups[groups.count - 1].append(content)
+        }
+        groups.removeAll { $0.isEmpty }
+        guard !groups.isEmpty else { throw PocketSphinxError(operation: "loading the command phrases", detail: "\(phrases) lists none") }
+        let folder = NSTemporaryDirectory() + "boxvoice-spotter-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        decoders = try groups.enumerated().map { index, group in
+            let list = folder + "/group-\(index).txt"
+            try (group.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+            let decoder = try PocketSphinxDecoder(model: model, keyphrases: list)
+            try decoder.start()
+            return decoder
+        }
     }
+
+    private var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }
 
     public func feed(_ samples: [Int16]) throws -> [RecognizerEvent] {
         var events: [RecognizerEvent] = []
         for start in stride(from: 0, to: samples.count, by: 1_600) {
             let chunk = Array(samples[start..<min(start + 1_600, samples.count)])
             fed += Int64(chunk.count)
-            try decoder.process(chunk)
-            let heard = decoder.hypothesis.trimmingCharacters(in: .whitespaces)
-            if !heard.isEmpty {
-                // Reset the search so the next occurrence is counted afresh.
-                try decoder.end()
-                try decoder.start()
-                events.append(.final(text: heard, end: Double(fed) / Double(PocketSphinxDecoder.sampleRate)))
+            for decoder in decoders {
+                try decoder.process(chunk)
+                let heard = decoder.hypothesis.trimmingCharacters(in: .whitespaces)
+                if !heard.isEmpty {
+                    // Reset the search so the next occurrence is counted afresh.
+                    try decoder.end()
+                    try decoder.start()
+                    events.append(.final(text: heard, end: seconds))
+                }
             }
         }
         return events
     }
 
     public func finish() throws -> [RecognizerEvent] {
-        try decoder.end()
-        let heard = decoder.hypothesis.trimmingCharacters(in: .whitespaces)
-        return heard.isEmpty ? [] : [.final(text: heard, end: Double(fed) / Double(PocketSphinxDecoder.sampleRate))]
+        var events: [RecognizerEvent] = []
+        for decoder in decoders {
+            try decoder.end()
+            let heard = decoder.hypothesis.trimmingCharacters(in: .whitespaces)
+            if !heard.isEmpty { events.append(.final(text: heard, end: seconds)) }
+        }
+        return events
     }
 }

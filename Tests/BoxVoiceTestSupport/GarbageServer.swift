@@ -8,6 +8,7 @@ public final class GarbageServer: @unchecked Sendable {
     private let listener: Int32
     private let thread: Thread
     private let log = RequestLog()
+    private let closed = DispatchSemaphore(value: 0)
 
     /// The raw requests received so far (headers and any body read in the first read).
     public var requests: [String] { log.all }
@@ -28,10 +29,16 @@ public final class GarbageServer: @unchecked Sendable {
         listener = fd
         let reply = custom ?? "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         let log = self.log
+        let closed = self.closed
         thread = Thread {
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    // Only this thread closes the listener, so its number cannot be reused under an accept in flight.
+                    close(fd)
+                    closed.signal()
+                    return
+                }
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 let count = read(client, &buffer, buffer.count)
                 log.add(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self))
@@ -44,9 +51,10 @@ public final class GarbageServer: @unchecked Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(port)/main/test1" }
 
+    /// Stops listening; when it returns the port is closed.
     public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        _ = closed.wait(timeout: .now() + 5)
     }
 }
 
