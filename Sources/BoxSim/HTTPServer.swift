@@ -181,14 +181,7 @@ final class HTTPServer: @unchecked Sendable {
 
     private func serve(_ connection: OpaquePointer) -> Int32 {
         guard let info = mg_get_request_info(connection)?.pointee else { return 0 }
-        var headers: [String: String] = [:]
-        withUnsafeBytes(of: info.http_headers) { raw in
-            let list = raw.bindMemory(to: mg_header.self)
-            for index in 0..<Int(info.num_headers) {
-                guard let name = list[index].name, let value = list[index].value else { continue }
-                headers[String(cString: name).lowercased()] = String(cString: value)
-            }
-        }
+        let headers = headers(of: connection)
         let method = info.request_method.map { String(cString: $0) } ?? "GET"
         let path = info.local_uri.map { String(cString: $0) } ?? "/"
         let query = info.query_string.map { String(cString: $0) } ?? ""

@@ -7,6 +7,18 @@ public final class StopSignal: Sendable {
     public init() {}
     public func request() { flag.store(true, ordering: .relaxed) }
     public var isRequested: Bool { flag.load(ordering: .relaxed) }
+
+    /// Requests a stop on SIGINT or SIGTERM (their default action, dying mid-write, is ignored from now on).
+    /// Keep the returned sources alive as long as the handling should last.
+    public func requestOnTerminationSignals() -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in request() }
+            source.resume()
+            return source
+        }
+    }
 }
 
 /// Why a recording ended.

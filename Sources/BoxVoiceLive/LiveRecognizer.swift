@@ -8,6 +8,11 @@ public enum RecognizerEvent: Sendable, Equatable {
     case final(text: String, end: Double)
 }
 
+/// 100 ms steps: speech/silence transitions and spotted phrases are placed within that.
+func steps(_ samples: [Int16]) -> [[Int16]] {
+    stride(from: 0, to: samples.count, by: 1_600).map { Array(samples[$0..<min($0 + 1_600, samples.count)]) }
+}
+
 /// A streaming recognizer: feed 16 kHz mono 16-bit samples, get partial and final text with positions.
 public protocol LiveRecognizer: AnyObject {
     func feed(_ samples: [Int16]) throws -> [RecognizerEvent]
@@ -31,9 +36,7 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
 
     public func feed(_ samples: [Int16]) throws -> [RecognizerEvent] {
         var events: [RecognizerEvent] = []
-        // Steps of 100 ms place speech/silence transitions within that.
-        for start in stride(from: 0, to: samples.count, by: 1_600) {
-            let chunk = Array(samples[start..<min(start + 1_600, samples.count)])
+        for chunk in steps(samples) {
             fed += Int64(chunk.count)
             try decoder.process(chunk)
             let speaking = decoder.inSpeech
@@ -101,8 +104,7 @@ public final class CommandSpotter: LiveRecognizer {
 
     public func feed(_ samples: [Int16]) throws -> [RecognizerEvent] {
         var events: [RecognizerEvent] = []
-        for start in stride(from: 0, to: samples.count, by: 1_600) {
-            let chunk = Array(samples[start..<min(start + 1_600, samples.count)])
+        for chunk in steps(samples) {
             fed += Int64(chunk.count)
             for decoder in decoders {
                 try decoder.process(chunk)

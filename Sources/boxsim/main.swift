@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceAudio
 import BoxVoiceBox
 import Foundation
 
@@ -78,15 +79,9 @@ func main() {
         }
         try? server.baseURL.write(toFile: data + "/boxsim.url", atomically: true, encoding: .utf8)
         say("boxsim listening on \(server.baseURL) (HQ \(configuration.hq), data in \(data))")
-        let stop = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
-        stop.wait()
+        let stop = StopSignal()
+        let sources = stop.requestOnTerminationSignals()
+        while !stop.isRequested { Thread.sleep(forTimeInterval: 0.1) }
         sources.forEach { $0.cancel() }
         server.stop()
         say("boxsim stopped")

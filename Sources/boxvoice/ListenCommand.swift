@@ -65,13 +65,7 @@ enum ListenCommand: Command {
 
         let capture = AudioCapture(pcm: pcm)
         let stop = StopSignal()
-        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.request() }
-            source.resume()
-            return source
-        }
+        let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let printer = ListenPrinter(json: json, interactive: isatty(STDOUT_FILENO) == 1 && !json)
         if json { Console.json(["event": "listening", "source": input ?? device ?? "default"]) }

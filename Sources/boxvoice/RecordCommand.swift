@@ -54,13 +54,7 @@ enum RecordCommand: Command {
                                    firstIndex: nextSegmentIndex(in: directory))
         let capture = AudioCapture(pcm: pcm)
         let stop = StopSignal()
-        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.request() }
-            source.resume()
-            return source
-        }
+        let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
 
         if json {
