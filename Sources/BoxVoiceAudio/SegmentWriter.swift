@@ -11,6 +11,15 @@ public struct ClosedSegment: Sendable, Equatable {
     public let levels: AudioLevels
 
     public var duration: Double { Double(frames) / Double(sampleRate) }
+
+    public init(index: Int, path: String, startFrame: Int64, frames: Int64, sampleRate: Int, levels: AudioLevels) {
+        self.index = index
+        self.path = path
+        self.startFrame = startFrame
+        self.frames = frames
+        self.sampleRate = sampleRate
+        self.levels = levels
+    }
 }
 
 /// Writes a mono Float32 stream as `seg-0001.wav`, `seg-0002.wav`, … cut by a `SegmentPolicy`.

@@ -11,8 +11,9 @@ enum TranscribeCommand: Command {
     Usage: boxvoice transcribe FILE [--box NAME] [--json]
 
     Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points,
-    uploads them to the box's HQ transcription (up to 3 at a time) and prints the texts joined in
-    order. Uncertain failures are retried twice; a permanent HQ failure is reported once.
+    uploads each to the box's HQ transcription as soon as it is cut (up to 3 at a time) and prints
+    the texts joined in order. Uncertain failures are retried twice; a permanent HQ failure is
+    reported once and stops the rest.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -39,8 +40,8 @@ enum TranscribeCommand: Command {
                 switch event {
                 case .segmented(let count, let seconds):
                     Console.err("\(file): \(seconds.formatted(1)) s in \(count) segment(s), uploading to '\(box.name)'")
-                case .uploaded(let segment, let count):
-                    Console.err("segment \(segment.index + 1)/\(count) (\(segment.seconds.formatted(1)) s): \(segment.failure.map { "failed: \($0)" } ?? "done")")
+                case .uploaded(let segment):
+                    Console.err("segment \(segment.index + 1) (\(segment.seconds.formatted(1)) s): \(segment.failure.map { "failed: \($0)" } ?? "done")")
                 case .retrying(let index, let attempt, let failure):
                     Console.err("segment \(index + 1): retry \(attempt) after: \(failure)")
                 }

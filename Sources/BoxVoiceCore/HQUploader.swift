@@ -1,0 +1,119 @@
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import Foundation
+
+/// Uploads segments for HQ transcription as they close, a few at a time, while more audio is still coming
+/// (contract §1): uncertain failures are retried within a small budget; a permanent or definitive failure stops
+/// every later upload and is reported once.
+public final class HQUploader: @unchecked Sendable {
+    public struct Result: Sendable {
+        public let index: Int
+        public let seconds: Double
+        public let transcription: Wire.Transcription?
+        public let failure: BoxFailure?
+    }
+
+    public enum Event: Sendable {
+        case uploaded(Result)
+        case retrying(index: Int, attempt: Int, failure: BoxFailure)
+        /// Reported once: later segments are not uploaded.
+        case stopped(BoxFailure)
+    }
+
+    private let client: BoxClient
+    private let session: String?
+    private let maxParallel: Int
+    private let retryDelays: [Double]
+    private let onEvent: @Sendable (Event) -> Void
+    private let lock = NSLock()
+    private let running = DispatchGroup()
+    private var waiting: [(index: Int, segment: ClosedSegment)] = []
+    private var inFlight = 0
+    private var submitted = 0
+    private var results: [Int: Result] = [:]
+    private var stopped: BoxFailure?
+
+    public init(client: BoxClient, session: String?, maxParallel: Int = 3, retryDelays: [Double] = [1, 2],
+                onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.client = client
+        self.session = session
+        self.maxParallel = max(1, maxParallel)
+        self.retryDelays = retryDelays
+        self.onEvent = onEvent
+    }
+
+    /// Queues a closed segment; it starts uploading as soon as a slot is free.
+    public func submit(_ segment: ClosedSegment) {
+        let start: (Int, ClosedSegment)? = lock.withLock {
+            let index = submitted
+            submitted += 1
+            guard stopped == nil else {
+                results[index] = Result(index: index, seconds: segment.duration, transcription: nil, failure: stopped)
+                return nil
+            }
+            guard inFlight < maxParallel else {
+                waiting.append((index, segment))
+                return nil
+            }
+            inFlight += 1
+            return (index, segment)
+        }
+        if let (index, segment) = start { launch(index, segment) }
+    }
+
+    /// Waits for every submitted segment; results in submission order.
+    public func finish() -> (results: [Result], stoppedBy: BoxFailure?) {
+        running.wait()
+        return lock.withLock { ((0..<submitted).compactMap { results[$0] }, stopped) }
+    }
+
+    private func launch(_ index: Int, _ segment: ClosedSegment) {
+        running.enter()
+        DispatchQueue.global().async { [self] in
+            let result = upload(index, segment)
+            let next: (Int, ClosedSegment)? = lock.withLock {
+                results[index] = result
+                if stopped != nil {
+                    for (skipped, pending) in waiting {
+                        results[skipped] = Result(index: skipped, seconds: pending.duration, transcription: nil, failure: stopped)
+                    }
+                    waiting.removeAll()
+                }
+                guard !waiting.isEmpty else {
+                    inFlight -= 1
+                    return nil
+                }
+                return waiting.removeFirst()
+            }
+            onEvent(.uploaded(result))
+            if let (nextIndex, nextSegment) = next { launch(nextIndex, nextSegment) }
+            running.leave()
+        }
+    }
+
+    private func upload(_ index: Int, _ segment: ClosedSegment) -> Result {
+        var attempt = 0
+        while true {
+            do {
+                let transcription = try client.transcribe(wavPath: segment.path, session: session)
+                return Result(index: index, seconds: segment.duration, transcription: transcription, failure: nil)
+            } catch {
+                let alreadyStopped = lock.withLock { stopped != nil }
+                if error.isRetryable, attempt < retryDelays.count, !alreadyStopped {
+                    attempt += 1
+                    onEvent(.retrying(index: index, attempt: attempt, failure: error))
+                    Thread.sleep(forTimeInterval: retryDelays[attempt - 1])
+                    continue
+                }
+                let first = lock.withLock { () -> Bool in
+                    guard stopped == nil else { return false }
+                    stopped = error
+                    return true
+                }
+                if first { onEvent(.stopped(error)) }
+                return Result(index: index, seconds: segment.duration, transcription: nil, failure: error)
+            }
+        }
+    }
+}
