@@ -13,17 +13,20 @@ public final class BoxSimServer: @unchecked Sendable {
     /// What a pairing link names as `baseURL`.
     public var baseURL: String { "http://127.0.0.1:\(port)/\(configuration.slug)" }
 
-    private var http: HTTPServer!
-    private let records: BoxSimRecords
-    private let lock = NSLock()
-    private var tickets: [String: Date] = [:]
-    private var hqCalls = 0
-    private var busyUntil: [String: Date] = [:]
-    private var knownSessions: Set<String>
-    private let lastAudio = LastAudioPending()
+    var http: HTTPServer!
+    let records: BoxSimRecords
+    let lock = NSLock()
+    var tickets: [String: Date] = [:]
+    var hqCalls = 0
+    var busyUntil: [String: Date] = [:]
+    var knownSessions: Set<String>
+    let lastAudio = LastAudioPending()
     /// Called with every transient event the box would publish (`chat-last-audio-request`, …).
-    private let eventSink = EventSink()
-    private var events: EventHub!
+    let eventSink = EventSink()
+    var events: EventHub!
+    /// One pocketsphinx decoder, loaded on the first HQ call in pocketsphinx mode, used one call at a time.
+    let recognizerLock = NSLock()
+    var recognizer: PocketSphinxDecoder?
 
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration
@@ -156,208 +159,6 @@ public final class BoxSimServer: @unchecked Sendable {
         records.withLock { $0.addDevice(device) }
         return .json(200, ["boxSlug": configuration.slug.split(separator: "/").last.map(String.init) ?? configuration.slug,
                            "label": "Bee Box", "deviceId": device.deviceId, "deviceLabel": device.label, "token": device.token])
-    }
-
-    // MARK: §2 send
-
-    private static let allowedChannels: Set<String> = ["web-desktop", "web-mobile", "ios-native"]
-    private static let dedupWindow: TimeInterval = 7 * 24 * 3_600
-
-    private func send(_ request: SimRequest) -> SimResponse {
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
-            return .json(400, ["error": "Body must be a JSON object"])
-        }
-        guard let message = body["message"] as? String, !message.isEmpty else { return .json(400, ["error": "message is required"]) }
-        guard let messageId = body["messageId"] as? String, !messageId.isEmpty else { return .json(400, ["error": "messageId is required"]) }
-        guard let session = body["session"] as? String, !session.isEmpty else { return .json(400, ["error": "session is required"]) }
-        if let channel = body["channel"] {
-            guard let name = channel as? String, Self.allowedChannels.contains(name) else {
-                return .json(400, ["error": "Invalid channel"])
-            }
-        }
-        let exact = body["exactSession"] as? Bool ?? false
-        let now = Date()
-        return records.withLock { records -> SimResponse in
-            if records.messages.contains(where: { $0.messageId == messageId && now.timeIntervalSince($0.receivedAt) < Self.dedupWindow }) {
-                return .json(200, ["deduplicated": true])
-            }
-            return lock.withLock { () -> SimResponse in
-                var target = session
-                if session == "new" {
-                    target = "session-" + UUID().uuidString.lowercased().prefix(8)
-                    knownSessions.insert(target)
-                } else if !knownSessions.contains(session) {
-                    return exact ? .json(404, ["error": "Session not found"])
-                        : .json(410, ["error": "Chat session is unavailable", "code": "CHAT_SESSION_UNAVAILABLE"])
-                }
-                let busy = (busyUntil[target] ?? .distantPast) > now
-                let turnId = busy ? nil : UUID().uuidString.lowercased()
-                if !busy, configuration.turnSeconds > 0 { busyUntil[target] = now.addingTimeInterval(configuration.turnSeconds) }
-                records.addMessage(SimMessage(messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId, queued: busy))
-                events.emitTracked("chat-message", ["messageId": messageId, "session": target])
-                return busy ? .json(200, ["queued": true]) : .json(200, ["turnId": turnId!])
-            }
-        }
-    }
-
-    // MARK: §1 transcription
-
-    private func transcribe(_ request: SimRequest) -> SimResponse {
-        var record = SimTranscription(at: Date(), session: nil, ignoredFields: [], filename: nil, guessedFormat: "webm",
-                                      bytes: request.body.count, sampleRate: nil, channels: nil, float32: nil, frames: nil, status: 400, text: nil)
-        defer { records.withLock { $0.addTranscription(record) } }
-        guard let form = try? MultipartForm(body: request.body, contentType: request.header("content-type") ?? ""),
-              let fileIndex = form.parts.firstIndex(where: { $0.name == "file" && $0.filename != nil }) else {
-            return .json(400, ["error": "No audio uploaded"])
-        }
-        // The box reads text fields only before the file part.
-        record.session = form.parts[..<fileIndex].last { $0.name == "session" }.map { String(decoding: $0.body, as: UTF8.self) }
-        record.ignoredFields = form.parts[(fileIndex + 1)...].map(\.name)
-        let file = form.parts[fileIndex]
-        record.filename = file.filename
-        let ext = (file.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? ""
-        record.guessedFormat = ["wav", "webm", "mp3", "m4a", "ogg", "flac"].contains(ext) ? ext : "webm"
-        record.bytes = file.body.count
-        let audio = decode(file.body, recognize: configuration.hq == .pocketsphinx)
-        record.sampleRate = audio?.sampleRate
-        record.channels = audio?.channels
-        record.float32 = audio?.float32
-        record.frames = audio?.frames
-
-        let call = lock.withLock { () -> Int in
-            hqCalls += 1
-            return hqCalls
-        }
-        let result = respond(call: call, audio: audio, guessedFormat: record.guessedFormat)
-        record.status = result.status
-        record.text = (try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any])?["text"] as? String
-        return result
-    }
-
-    private func respond(call: Int, audio: DecodedUpload?, guessedFormat: String) -> SimResponse {
-        func failure(_ code: String, _ message: String) -> SimResponse {
-            .json(500, ["error": message, "permanent": HQMode.isPermanent(code: code), "code": code])
-        }
-        func success(_ text: String?) -> SimResponse {
-            let fallback = audio.map { String(format: "boxsim heard %.2f s of audio", Double($0.frames) / Double(max($0.sampleRate, 1))) } ?? ""
-            return .json(200, ["text": text ?? configuration.hqText ?? fallback, "diarized": false, "service": "boxsim"])
-        }
-        switch configuration.hq {
-        case .fail(let code):
-            return failure(code, "HQ transcription failed (\(code))")
-        case .flaky(let count) where call <= count:
-            return failure("network_error", "The transcription service could not be reached")
-        default:
-            break
-        }
-        guard audio != nil, guessedFormat == "wav" else {
-            return failure("http_400", "The transcription service could not decode the \(guessedFormat) audio")
-        }
-        switch configuration.hq {
-        case .pocketsphinx:
-            guard let recognized = audio?.recognized else {
-                return failure("http_400", "The speech recognizer could not decode the audio")
-            }
-            return .json(200, ["text": recognized, "diarized": false, "service": "pocketsphinx"])
-        case .fixed(let text): return success(text)
-        case .slow(let seconds):
-            Thread.sleep(forTimeInterval: seconds)
-            return success(nil)
-        default: return success(nil)
-        }
-    }
-
-    // MARK: §7.2 last audio
-
-    /// Subscribes to the box's transient events; returns a token for `unsubscribe`.
-    public func subscribeEvents(_ handler: @escaping @Sendable (String, [String: String]) -> Void) -> Int {
-        eventSink.add(handler)
-    }
-
-    public func unsubscribeEvents(_ token: Int) { eventSink.remove(token) }
-
-    private func requestLastAudio(body: [UInt8]) -> SimResponse {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-              let messageId = object["messageId"] as? String, !messageId.isEmpty else {
-            return .json(400, ["error": "bad-request", "message": "messageId is required"])
-        }
-        let requested = (object["timeoutMs"] as? NSNumber)?.doubleValue ?? 10_000
-        let timeout = min(max(requested, 100), 30_000) / 1_000
-        let requestId = lastAudio.create(messageId: messageId, timeout: timeout)
-        eventSink.emit("chat-last-audio-request", ["requestId": requestId, "messageId": messageId])
-        switch lastAudio.wait(requestId) {
-        case .timeout:
-            return .json(504, ["error": "no-client", "message": "No client answered; one may not be connected right now. Try again later."])
-        case .none:
-            return .json(404, ["error": "no-audio", "message": "No recording is held for this message. Other messages may still have audio."])
-        case .audio(let answer):
-            var headers: [(String, String)] = [("Content-Type", answer.contentType)]
-            if let recordedAt = answer.recordedAt { headers.append(("X-Recorded-At", recordedAt)) }
-            if let text = answer.text { headers.append(("X-Message-Text", Self.percentEncode(String(text.prefix(1_500))))) }
-            if let id = answer.messageId { headers.append(("X-Message-Id", Self.percentEncode(id))) }
-            if let session = answer.sessionId { headers.append(("X-Session-Id", Self.percentEncode(session))) }
-            return SimResponse(status: 200, headers: headers, body: answer.audio)
-        }
-    }
-
-    private func answerLastAudio(requestId: String, _ request: SimRequest) -> SimResponse {
-        let contentType = request.header("content-type") ?? ""
-        if contentType.lowercased().hasPrefix("multipart/") {
-            guard let form = try? MultipartForm(body: request.body, contentType: contentType),
-                  let fileIndex = form.parts.firstIndex(where: { $0.filename != nil }) else {
-                return .json(400, ["error": "No audio uploaded"])
-            }
-            // Fields count only before the file part, as on the box.
-            let fields = form.parts[..<fileIndex]
-            func field(_ name: String) -> String? { fields.last { $0.name == name }.map { String(decoding: $0.body, as: UTF8.self) } }
-            let file = form.parts[fileIndex]
-            let answer = LastAudioPending.Fulfillment(audio: Array(file.body), contentType: file.contentType ?? "application/octet-stream",
-                                                      recordedAt: field("recordedAt"), text: field("text"),
-                                                      messageId: field("messageId"), sessionId: field("sessionId"))
-            switch lastAudio.fulfill(requestId, answer) {
-            case .delivered: return .json(200, ["ok": true])
-            case .ignored: return .json(200, ["ok": false, "ignored": true, "message": "messageId did not match the pending request's target"])
-            case .unknown: return .json(404, ["error": "unknown-request"])
-            }
-        }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any], object["none"] as? Bool == true else {
-            return .json(400, ["error": "bad-answer", "message": "Expected multipart audio or {\"none\": true}"])
-        }
-        return lastAudio.reportNone(requestId) ? .json(200, ["ok": true]) : .json(404, ["error": "unknown-request"])
-    }
-
-    /// encodeURIComponent: everything but A–Z a–z 0–9 - _ . ! ~ * ' ( ) is escaped.
-    static func percentEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
-        allowed.insert(charactersIn: "-_.!~*'()")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
-    struct DecodedUpload {
-        var sampleRate: Int
-        var channels: Int
-        var float32: Bool
-        var frames: Int64
-        /// pocketsphinx's text, when asked for and it could decode.
-        var recognized: String?
-    }
-
-    private let recognizerLock = NSLock()
-    private var recognizer: PocketSphinxDecoder?
-
-    /// Reads the uploaded audio with libsndfile, as an HQ provider would, and (in pocketsphinx mode) recognizes it.
-    private func decode(_ bytes: ArraySlice<UInt8>, recognize: Bool) -> DecodedUpload? {
-        let path = configuration.dataDirectory + "/upload-\(UUID().uuidString).tmp"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)), let file = try? SoundFile.open(path: path) else { return nil }
-        var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames)
-        if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
-            upload.recognized = recognizerLock.withLock { () -> String? in
-                if recognizer == nil { recognizer = try? PocketSphinxDecoder() }
-                return try? recognizer?.transcribe(samples)
-            }
-        }
-        return upload
     }
 
     static func randomToken(bytes count: Int) -> String {
