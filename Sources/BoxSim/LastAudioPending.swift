@@ -57,7 +57,7 @@ final class LastAudioPending: @unchecked Sendable {
         while let request = requests[id] {
             if let fulfillment = request.fulfillment { return .audio(fulfillment) }
             if Date() >= request.deadline { return request.noneSeen ? .none : .timeout }
-            condition.wait(until: request.deadline)
+            _ = condition.wait(until: request.deadline)
         }
         return .timeout
     }

@@ -72,6 +72,6 @@ enum PairCommand: Command {
     private static func deviceLabel() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "boxvoice on Linux" }
-        return "boxvoice on " + String(cString: buffer)
+        return "boxvoice on " + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
