@@ -6,12 +6,8 @@ import Foundation
 /// HQ-transcribes a sound file through a box: cut into upload-sized segments at quiet points (the recorder's
 /// rule), uploaded a few at a time, texts joined in order.
 public struct FileTranscription: Sendable {
-    public struct SegmentResult: Sendable {
-        public let index: Int
-        public let seconds: Double
-        public let transcription: Wire.Transcription?
-        public let failure: BoxFailure?
-    }
+    /// One segment's outcome, in the order the segments were cut.
+    public typealias SegmentResult = HQUploader.Result
 
     public struct Result: Sendable {
         public let text: String
@@ -51,8 +47,7 @@ public struct FileTranscription: Sendable {
         let uploader = HQUploader(client: client, session: session, maxParallel: maxParallel, retryDelays: retryDelays) { event in
             switch event {
             case .uploaded(let result):
-                onEvent(.uploaded(SegmentResult(index: result.index, seconds: result.seconds, transcription: result.transcription,
-                                                failure: result.failure)))
+                onEvent(.uploaded(result))
             case .retrying(let index, let attempt, let failure):
                 onEvent(.retrying(index: index, attempt: attempt, failure: failure))
             case .stopped:
@@ -67,8 +62,7 @@ public struct FileTranscription: Sendable {
             uploader.submit(segment)
         }
         onEvent(.segmented(count: count, seconds: seconds))
-        let (uploads, stoppedBy) = uploader.finish()
-        let results = uploads.map { SegmentResult(index: $0.index, seconds: $0.seconds, transcription: $0.transcription, failure: $0.failure) }
+        let (results, stoppedBy) = uploader.finish()
         if let stoppedBy {
             let done = results.filter { $0.transcription != nil }.count
             throw Failure(reason: "\(stoppedBy) \(done) of \(count) segment(s) were transcribed before it stopped.", segments: results)
