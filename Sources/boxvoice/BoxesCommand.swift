@@ -1,4 +1,5 @@
 import BoxVoiceBox
+import BoxVoiceStore
 import Foundation
 
 /// `boxvoice boxes`: list, select and unpair boxes.
@@ -11,7 +12,8 @@ enum BoxesCommand: Command {
            boxvoice boxes unpair NAME
 
     The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise.
-    unpair forgets the box and its device token (revoke the device on the box too).
+    unpair forgets the box, its device token and its retained recordings (revoke the device on
+    the box too).
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -44,7 +46,15 @@ enum BoxesCommand: Command {
             guard let name = arguments.positional() else { throw CLIError.usage("unpair needs a box name") }
             try arguments.finish()
             try registry.remove(name)
-            Console.out("forgot '\(name)' and its device token; revoke the device on the box too")
+            // Its retained recordings go too (contract §8: unpairing deletes them at once).
+            var dropped = 0
+            let database = Paths.dataDirectory + "/boxvoice.sqlite"
+            if FileManager.default.fileExists(atPath: database) {
+                let retention = try Retention(database: SQLiteDatabase(path: database))
+                dropped = try retention.recordings(box: name).count
+                try retention.forgetBox(name)
+            }
+            Console.out("forgot '\(name)', its device token and \(dropped) retained recording(s); revoke the device on the box too")
         default:
             throw CLIError.usage("unknown boxes verb '\(verb)'")
         }

@@ -10,6 +10,7 @@ enum Paths {
         return home + "/.local/share"
     }
 
+    /// `boxvoice.sqlite` (outbox, retention index) and `recordings/`.
     static var dataDirectory: String { dataHome + "/boxvoice" }
 
     static var configHome: String {

@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
 import Testing
@@ -121,6 +122,26 @@ import Testing
         #expect(!credentials.contains("\"work\""))
         let missing = try desk.run("boxes", "use", "nowhere")
         #expect(missing.status == 1 && missing.stderr.contains("no paired box is named 'nowhere'"))
+    }
+
+    @Test func unpairDropsTheBoxsRetainedRecordings() throws {
+        let desk = try Desk()
+        try desk.pair(link: desk.box.server.mintPairingLink(label: "Work"))
+        try desk.pair(link: desk.box.server.mintPairingLink(label: "Home"))
+        let data = desk.home.file("data/boxvoice")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let retention = try Retention(database: SQLiteDatabase(path: data + "/boxvoice.sqlite"))
+        for (box, id) in [("work", "W1"), ("work", "W2"), ("home", "H1")] {
+            let folder = data + "/recordings/\(box)/\(id)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try retention.retain(RetainedRecording(box: box, messageId: id, recordedAt: Date(), text: "t", session: nil, directory: folder))
+        }
+        let result = try desk.run("boxes", "unpair", "work")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("2 retained recording(s)"))
+        #expect(try retention.recordings(box: "work").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: data + "/recordings/work/W1"))
+        #expect(try retention.recordings(box: "home").map(\.messageId) == ["H1"])
     }
 
     @Test func transcribeWithoutAPairedBoxSaysHowToPair() throws {
