@@ -140,10 +140,11 @@ public final class DictationSession {
             case .deliver(let spoken):
                 try deliver(message, spoken: spoken)
             case .discard:
+                let hadContent = hasContent(message)
                 _ = try? message.writer.finish()
                 _ = message.uploader.finish()
                 try? FileManager.default.removeItem(atPath: message.folder)
-                onEvent(.discarded)
+                if hadContent { onEvent(.discarded) }
             case .keepDraft:
                 if let last = try message.writer.finish() { submit(last, to: &message) }
                 _ = message.uploader.finish()

@@ -11,7 +11,7 @@ protocol Command: Sendable {
 
 enum Commands {
     static let all: [any Command.Type] = [
-        RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
+        DictateCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
         PairCommand.self, BoxesCommand.self, TranscribeCommand.self, ListenCommand.self,
     ]
 }

@@ -1,0 +1,48 @@
+import BoxSim
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+@Suite struct DictateCommandTests {
+    private func environment(_ home: TemporaryDirectory) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        return env
+    }
+
+    @Test func withNoPairedBoxItDeliversToTheEmbeddedLocalBox() throws {
+        let home = TemporaryDirectory("dictate-cli")
+        let result = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: environment(home))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("dictating to the embedded local box"))
+        #expect(result.stdout.contains("<speech stt-service=\"pocketsphinx\" message-id=\""))
+        #expect(result.stdout.contains("<send-message phrase="))
+        #expect(result.stdout.contains("delivered "))
+        // The local box kept what it received, like a box would.
+        let received = try String(contentsOfFile: home.file("data/boxvoice/local-box/messages.json"), encoding: .utf8)
+        #expect(received.contains("send-message"))
+    }
+
+    @Test func toAPairedBoxWithJSONEvents() throws {
+        let box = try SimulatedBox { $0.hq = .fixed("Dinner is at eight. Send message."); $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("dictate-cli")
+        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: environment(home))
+        #expect(paired.status == 0)
+        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: environment(home))
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.first == "listening")
+        for expected in ["final", "keyword", "segment", "queued", "delivered"] { #expect(names.contains(expected), "\(expected) missing: \(names)") }
+        #expect(box.server.messages.count == 1)
+        #expect(box.server.messages.first?.message.contains(">Dinner is at eight. <send-message phrase=\"Send message\" />.</speech>") == true)
+        #expect(box.server.messages.first?.session == "s1")
+    }
+
+    @Test func aBadEndOfInputPolicyIsAUsageError() throws {
+        let result = try Run.boxvoice("dictate", "--on-eof", "later")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--on-eof must be send, draft or discard"))
+    }
+}
