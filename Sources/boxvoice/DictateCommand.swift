@@ -15,12 +15,13 @@ enum DictateCommand: Command {
     Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav [--realtime]] [--alsa-config FILE]
                             [--session ID|new] [--once] [--on-eof send|draft|discard] [--json]
 
-    Listens, shows what it hears, and acts on spoken commands: "send message" (or Enter) delivers and
-    keeps listening (--once: stops), "over and out" delivers and stops, "send checkpoint" delivers
-    this part, "start over" drops the message, "cancel message" (or Esc) drops it and stops, "stop
-    listening" keeps a draft. Each 60 s segment is uploaded for HQ while you talk; the message is
-    committed to the outbox before it is posted. With no paired box (or --local) it uses the embedded
-    local box, which keeps its data under $XDG_DATA_HOME/boxvoice/local-box.
+    Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt
+    (`boxvoice keywords detect TEXT` shows which a phrase is): send and sendHq deliver and keep
+    listening (--once: stop), sendClose delivers and stops, sendCheckpoint delivers this part, erase
+    drops the message, cancel drops it and stops, micOff keeps a draft. Each 60 s segment is uploaded
+    for HQ while you talk; the message is committed to the outbox before it is posted. With no paired
+    box (or --local) it uses the embedded local box, which keeps its data under
+    $XDG_DATA_HOME/boxvoice/local-box.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
