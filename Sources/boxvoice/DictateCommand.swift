@@ -51,12 +51,10 @@ enum DictateCommand: Command {
             boxLabel = paired.name
         } else {
             if let boxName { throw CLIError.failed("no paired box is named '\(boxName)'; `boxvoice boxes` lists them") }
-            let server = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: Paths.dataDirectory + "/local-box"))
-            embedded = server
-            let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
-            let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "boxvoice (embedded)")
-            client = BoxClient(baseURL: server.baseURL, token: token)
-            boxLabel = "local"
+            let started = try EmbeddedBox.start()
+            embedded = started.server
+            client = started.client
+            boxLabel = EmbeddedBox.name
             let line = "No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`."
             if json { Console.json(["event": "local-box", "message": line]) } else { Console.err(line) }
         }

@@ -46,3 +46,40 @@ import Testing
         #expect(result.stderr.contains("--on-eof must be send, draft or discard"))
     }
 }
+
+@Suite struct OutboxCommandTests {
+    @Test func aMicOffDraftIsListedThenSentWithItsOwnId() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("outbox-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("micoff-stop-listening.wav")], environment: env)
+        #expect(dictated.status == 0, "\(dictated.stderr)")
+        #expect(dictated.stdout.contains("kept as a draft: "))
+        #expect(box.server.messages.isEmpty)
+        let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
+        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(rows.count == 1)
+        #expect(rows.first?["state"] as? String == "draft")
+        let id = try #require(rows.first?["messageId"] as? String)
+        let sent = try Run.process(Run.boxvoice, ["outbox", "send", id], environment: env)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.stdout.contains("delivered \(id)"))
+        #expect(box.server.messages.map(\.messageId) == [id])
+        #expect(box.server.messages.first?.message.hasPrefix("<speech stt=\"live\" message-id=\"\(id)\"") == true)
+        let again = try Run.process(Run.boxvoice, ["outbox", "discard", id], environment: env)
+        #expect(again.status == 1 && again.stderr.contains("stays as history"))
+    }
+
+    @Test func anEmptyOutboxSaysSo() throws {
+        let home = TemporaryDirectory("outbox-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        #expect(try Run.process(Run.boxvoice, ["outbox"], environment: env).stdout == "The outbox is empty.\n")
+        #expect(try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env).stdout == "Nothing is due.\n")
+        #expect(try Run.process(Run.boxvoice, ["recordings"], environment: env).stdout == "No recordings are kept for 'local'.\n")
+    }
+}
