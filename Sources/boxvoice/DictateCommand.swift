@@ -83,7 +83,14 @@ enum DictateCommand: Command {
                                                            spotterPhrases: models + "/command-spotter.en.txt")
         configuration.once = once
         configuration.endOfInput = endOfInput
-        let dictation = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),
+        // What a killed earlier run left committed but unsent goes first (same ids: the box deduplicates).
+        let outbox = try Outbox(database: database)
+        for report in try OutboxDelivery(outbox: outbox, box: boxLabel, client: client).deliverDue() {
+            if case .delivered(let id, _) = report {
+                if json { Console.json(["event": "delivered", "messageId": id, "pending": true]) } else { Console.out("delivered pending \(id)") }
+            }
+        }
+        let dictation = DictationSession(configuration: configuration, detector: detector, outbox: outbox,
                                         retention: try Retention(database: database)) { report($0, json: json) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()

@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
 import Testing
@@ -81,5 +82,27 @@ import Testing
         #expect(try Run.process(Run.boxvoice, ["outbox"], environment: env).stdout == "The outbox is empty.\n")
         #expect(try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env).stdout == "Nothing is due.\n")
         #expect(try Run.process(Run.boxvoice, ["recordings"], environment: env).stdout == "No recordings are kept for 'local'.\n")
+    }
+}
+
+@Suite struct PendingDeliveryTests {
+    /// A run killed after committing a message but before its POST: the next dictate delivers it, exactly once.
+    @Test func theNextRunDeliversWhatAKilledRunLeftPending() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("pending-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Desk")], environment: env).status == 0)
+        try FileManager.default.createDirectory(atPath: home.file("data/boxvoice"), withIntermediateDirectories: true)
+        let outbox = try Outbox(database: SQLiteDatabase(path: home.file("data/boxvoice/boxvoice.sqlite")))
+        let id = "0D5C7A43-4C55-4E57-9E3A-6A7F1E1D2C3B"
+        try outbox.add(messageId: id, box: "desk", session: "s1", body: "<speech stt=\"live\" message-id=\"\(id)\" local-time=\"09:00\">left behind</speech>")
+        for _ in 0..<2 {
+            let run = try Run.process(Run.boxvoice, ["dictate", "--on-eof", "discard", "--input", Checkout.sample("none-weather.wav")], environment: env)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(box.server.messages.map(\.messageId) == [id])
+        #expect(try outbox.message(id)?.state == .delivered)
     }
 }
