@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceBox
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
@@ -104,5 +105,89 @@ import Testing
         }
         #expect(box.server.messages.map(\.messageId) == [id])
         #expect(try outbox.message(id)?.state == .delivered)
+    }
+}
+
+@Suite struct AnswerCommandTests {
+    final class Ids: @unchecked Sendable {
+        private let lock = NSCondition()
+        private var ids: [String] = []
+        func add(_ id: String) { lock.withLock { ids.append(id); lock.broadcast() } }
+        func first(within seconds: Double) -> String? {
+            lock.withLock {
+                let deadline = Date(timeIntervalSinceNow: seconds)
+                while ids.isEmpty, lock.wait(until: deadline) {}
+                return ids.first
+            }
+        }
+    }
+
+    @Test func aRetainedRecordingIsAnsweredAndAMissingOneIsNone() throws {
+        let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("answer-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
+        let messageId = try #require(box.server.messages.first?.messageId)
+
+        for (target, expectAudio) in [(messageId, true), ("NOT-KEPT", false)] {
+            let ids = Ids()
+            let token = box.server.subscribeEvents { event, data in
+                if event == "chat-last-audio-request", let id = data["requestId"] { ids.add(id) }
+            }
+            defer { box.server.unsubscribeEvents(token) }
+            let agent = RetranscribeAgent(port: box.server.port, messageId: target, timeoutMs: 3_000)
+            let requestId = try #require(ids.first(within: 5))
+            let request = #"{"version":1,"requestId":"\#(requestId)","messageId":"\#(target)","sessionId":null}"#
+            let answered = try Run.process(Run.boxvoice, ["answer", request], environment: env)
+            #expect(answered.status == 0, "\(answered.stderr)")
+            let response = try #require(agent.wait())
+            if expectAudio {
+                #expect(answered.stdout.contains("answered with the recording of \(messageId) (48 kHz Float32"))
+                #expect(response.status == 200)
+                #expect(response.header("x-message-id") == messageId)
+                #expect(response.header("x-session-id") == "s1")
+                #expect(response.header("x-message-text")?.removingPercentEncoding?.hasPrefix("Buy milk.") == true)
+                #expect(response.body.count > 4 * 48_000 * 4)  // seconds of Float32 audio
+            } else {
+                #expect(answered.stdout.contains("answered none"))
+                #expect(response.status == 404)
+            }
+        }
+    }
+
+    @Test func aMalformedRequestIsRefused() throws {
+        let box = try SimulatedBox()
+        let home = TemporaryDirectory("answer-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let result = try Run.process(Run.boxvoice, ["answer", #"{"version":2,"requestId":"r","messageId":"m"}"#], environment: env)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("not a valid last-audio request: version must be 1"))
+    }
+}
+
+/// The agent asking for a recording, waiting in the background.
+final class RetranscribeAgent: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var response: HTTPResponse?
+
+    init(port: Int, messageId: String, timeoutMs: Int) {
+        let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
+        let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(port)/boxsim/retranscribe",
+                                  body: .bytes(body, contentType: "application/json"), timeout: 60)
+        Thread { [self] in
+            response = try? HTTPTransfer.perform(request)
+            done.signal()
+        }.start()
+    }
+
+    func wait() -> HTTPResponse? {
+        _ = done.wait(timeout: .now() + 60)
+        return response
     }
 }

@@ -1,0 +1,59 @@
+import BoxVoiceContract
+import BoxVoiceCore
+import BoxVoiceStore
+import Foundation
+
+/// `boxvoice answer REQUEST`: answer one retranscription request (V1 JSON) from the retained recordings.
+enum AnswerCommand: Command {
+    static let name = "answer"
+    static let summary = "answer a retranscription request (V1 JSON) from the retained recordings"
+    static let usage = """
+    Usage: boxvoice answer REQUEST [--box NAME]
+
+    REQUEST is the V1 request as JSON text, a file holding it, or - for JSON lines on stdin:
+    {"version":1,"requestId":"…","messageId":"…","sessionId":"…"|null}. Answers with the recording
+    (joined into one WAV) when it is kept, else {"none": true}, and prints the outcome.
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let boxName = try arguments.option("--box")
+        guard let source = arguments.positional() else { throw CLIError.usage("give the request JSON, a file, or -") }
+        try arguments.finish()
+        let (box, client) = try SelectedBox.client(named: boxName)
+        let responder = LastAudioResponder(box: box.name, client: client, retention: try Retention(database: LocalStore.open()),
+                                           workDirectory: NSTemporaryDirectory() + "boxvoice-answer-\(getpid())")
+        var lines: [String]
+        if source == "-" {
+            lines = []
+            while let line = readLine() { if !line.trimmingCharacters(in: .whitespaces).isEmpty { lines.append(line) } }
+        } else if FileManager.default.fileExists(atPath: source) {
+            lines = [try String(contentsOfFile: source, encoding: .utf8)]
+        } else {
+            lines = [source]
+        }
+        var failed = false
+        for line in lines {
+            do {
+                let request = try LastAudioRequest.decodeV1(Data(line.utf8))
+                switch try responder.answer(request) {
+                case .audio(let outcome, let format, let bytes):
+                    Console.out("\(request.requestId): answered with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(describe(outcome, request))")
+                case .none(let outcome):
+                    Console.out("\(request.requestId): no recording of \(request.messageId) is kept; answered none: \(describe(outcome, request))")
+                }
+            } catch {
+                Console.err("boxvoice answer: \(error)")
+                failed = true
+            }
+        }
+        return failed ? 1 : 0
+    }
+
+    private static func describe(_ outcome: Wire.LastAudioAnswerOutcome, _ request: LastAudioRequest) -> String {
+        switch outcome {
+        case .settled: "accepted"
+        case .unknownRequest: "the box no longer waits for it (another answer won, or time ran out)"
+        case .ignored: "IGNORED by the box: the echoed messageId \(request.messageId) did not match request \(request.requestId)"
+        }
+    }
+}
