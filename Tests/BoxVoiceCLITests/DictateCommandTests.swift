@@ -191,3 +191,55 @@ final class RetranscribeAgent: @unchecked Sendable {
         return response
     }
 }
+
+@Suite struct DaemonCommandTests {
+    @Test func theDaemonAnswersARetranscriptionRequestOverTheEventStream() throws {
+        let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = home.file("data")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
+        let messageId = try #require(box.server.messages.first?.messageId)
+        box.server.devices.map(\.token).forEach(Secrets.register)  // the daemon's log is scanned for them below
+
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: Run.boxvoice)
+        daemon.arguments = ["daemon"]
+        daemon.environment = env
+        let log = Pipe()
+        daemon.standardError = log
+        daemon.standardOutput = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { daemon.terminate() } }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while box.server.eventConnections == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(box.server.eventConnections == 1)
+
+        let agent = RetranscribeAgent(port: box.server.port, messageId: messageId, timeoutMs: 5_000)
+        let response = try #require(agent.wait())
+        #expect(response.status == 200)
+        #expect(response.header("x-message-id") == messageId)
+        #expect(response.header("x-session-id") == "s1")
+
+        daemon.terminate()  // SIGTERM: a clean exit
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+        let printed = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.contains("connected"))
+        #expect(printed.contains("answered"))
+        #expect(printed.contains("stopped"))
+        #expect(Secrets.leaked(in: printed).isEmpty)
+    }
+
+    @Test func withoutAPairedBoxItSaysHowToPair() throws {
+        let home = TemporaryDirectory("daemon-cli")
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        env["XDG_DATA_HOME"] = home.file("data")
+        let result = try Run.process(Run.boxvoice, ["daemon"], environment: env)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no box is paired"))
+    }
+}

@@ -1,0 +1,100 @@
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceCore
+import BoxVoiceStore
+import Foundation
+
+/// `boxvoice daemon`: stays connected to every paired box, answers its retranscription requests from the retained
+/// recordings and delivers the outbox. Foreground; logs to stderr; SIGINT/SIGTERM end it cleanly.
+enum DaemonCommand: Command {
+    static let name = "daemon"
+    static let summary = "stay connected: answer retranscription requests, deliver the outbox"
+    static let usage = """
+    Usage: boxvoice daemon
+
+    For every paired box: keeps the event stream open (reconnecting at once, then backing off up to
+    30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on),
+    answers each retranscription request from the retained recordings (or with none), and delivers
+    pending outbox messages every 10 s. Logs to stderr. Not yet: the control socket for hotkeys.
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        try arguments.finish()
+        let registry = BoxRegistry(directory: Paths.configDirectory)
+        let boxes = try registry.boxes()
+        guard !boxes.isEmpty else {
+            throw CLIError.failed("no box is paired; the daemon serves paired boxes. Pair one with `boxvoice pair LINK`.")
+        }
+        let database = try LocalStore.open()
+        let retention = try Retention(database: database)
+        let outbox = try Outbox(database: database)
+        let stop = StopSignal()
+        let signals = stop.requestOnTerminationSignals()
+        defer { signals.forEach { $0.cancel() } }
+        let work = NSTemporaryDirectory() + "boxvoice-daemon-\(getpid())"
+        var streams: [EventStream] = []
+        var clients: [(String, BoxClient)] = []
+        for box in boxes {
+            guard let (_, client) = try? SelectedBox.client(named: box.name), let token = try registry.token(for: box) else {
+                log("\(box.name): no device token is stored; pair it again")
+                continue
+            }
+            clients.append((box.name, client))
+            let responder = LastAudioResponder(box: box.name, client: client, retention: retention, workDirectory: work)
+            let name = box.name
+            let stream = EventStream(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure) { update in
+                switch update {
+                case .subscribed:
+                    log("\(name): connected")
+                case .disconnected(let reason, let retryIn):
+                    log("\(name): disconnected (\(reason)); retrying in \(Int(retryIn)) s")
+                case .unauthorized:
+                    log("\(name): needs re-pair — the box refused this device (401); no more attempts")
+                case .lastAudioRequest(let request):
+                    // Answer off the event thread: a large upload must not hold back keep-alive replies.
+                    DispatchQueue.global().async {
+                        do {
+                            switch try responder.answer(request) {
+                            case .audio(.ignored, _, _), .none(.ignored):
+                                log("\(name): ERROR the box ignored our answer to \(request.requestId): echoed messageId \(request.messageId) did not match")
+                            case .audio(let outcome, let format, let bytes):
+                                log("\(name): answered \(request.requestId) with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(outcome)")
+                            case .none(let outcome):
+                                log("\(name): answered \(request.requestId) with none (\(request.messageId) is not kept): \(outcome)")
+                            }
+                        } catch {
+                            log("\(name): could not answer \(request.requestId): \(error)")
+                        }
+                    }
+                case .event, .answeredPing:
+                    break
+                }
+            }
+            stream.start()
+            streams.append(stream)
+        }
+        log("serving \(streams.count) box(es); Ctrl-C to stop")
+        var nextDelivery = Date()
+        while !stop.isRequested {
+            if Date() >= nextDelivery {
+                for (name, client) in clients {
+                    for report in (try? OutboxDelivery(outbox: outbox, box: name, client: client).deliverDue()) ?? [] {
+                        log("\(name): outbox: \(report)")
+                    }
+                }
+                nextDelivery = Date().addingTimeInterval(10)
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        streams.forEach { $0.stop() }
+        try? FileManager.default.removeItem(atPath: work)
+        log("stopped")
+        return 0
+    }
+
+    private static func log(_ line: String) {
+        let stamp = ISO8601DateFormatter().string(from: Date())
+        Console.err("\(stamp) \(line)")
+    }
+}
