@@ -29,7 +29,7 @@ import Testing
         defer { events.stop() }
         #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
 
-        let agent = AgentRequest(port: box.server.port, messageId: "6F1C-ABC", timeoutMs: 5_000)
+        let agent = RetranscribeAgent(port: box.server.port, messageId: "6F1C-ABC", timeoutMs: 5_000)
         #expect(log.wait(for: { if case .lastAudioRequest(let r) = $0 { return r.messageId == "6F1C-ABC" } else { return false } }, timeout: 5))
         let request = try #require(log.lastAudioRequests.first)
         let wav = try box.wav(seconds: 0.5)
@@ -108,7 +108,7 @@ import Testing
     @Test func transientEventsAreNotReplayed() throws {
         let box = try SimulatedBox()
         let token = try pairedToken(box)
-        let early = AgentRequest(port: box.server.port, messageId: "EARLY", timeoutMs: 150)
+        let early = RetranscribeAgent(port: box.server.port, messageId: "EARLY", timeoutMs: 150)
         _ = early.wait()
         let (events, log) = stream(box, token: token, lastEventId: "0")
         defer { events.stop() }
@@ -155,26 +155,5 @@ final class UpdateLog: @unchecked Sendable {
 
     static func trackedIds(in updates: [EventStream.Update]) -> [String] {
         updates.compactMap { if case .event(_, _, let id?) = $0 { return id } else { return nil } }
-    }
-}
-
-/// The agent's side of a retranscription, waiting in the background.
-final class AgentRequest: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var response: HTTPResponse?
-
-    init(port: Int, messageId: String, timeoutMs: Int) {
-        let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
-        let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(port)/boxsim/retranscribe",
-                                  body: .bytes(body, contentType: "application/json"), timeout: 60)
-        Thread { [self] in
-            response = try? HTTPTransfer.perform(request)
-            done.signal()
-        }.start()
-    }
-
-    func wait() -> HTTPResponse? {
-        _ = done.wait(timeout: .now() + 60)
-        return response
     }
 }

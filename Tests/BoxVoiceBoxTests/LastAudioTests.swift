@@ -18,27 +18,15 @@ import Testing
         client = BoxClient(baseURL: box.baseURL, token: token)
     }
 
-    /// The agent's side: asks for `messageId`'s recording and waits for the outcome.
-    private func requester(_ messageId: String, timeoutMs: Int) -> RequestOutcome {
-        let outcome = RequestOutcome()
-        let url = "http://127.0.0.1:\(box.server.port)/boxsim/retranscribe"
-        let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
-        outcome.thread = Thread {
-            outcome.set(try? HTTPTransfer.perform(HTTPRequest(method: .post, url: url, body: .bytes(body, contentType: "application/json"), timeout: 60)))
-        }
-        outcome.thread?.start()
-        return outcome
+    private func requester(_ messageId: String, timeoutMs: Int) -> RetranscribeAgent {
+        RetranscribeAgent(port: box.server.port, messageId: messageId, timeoutMs: timeoutMs)
     }
 
     /// Waits for the box to announce the next request.
     private func nextRequestId(after start: () -> Void) throws -> String {
-        let seen = RequestIds()
-        let token = box.server.subscribeEvents { event, data in
-            if event == "chat-last-audio-request", let id = data["requestId"] { seen.add(id) }
-        }
-        defer { box.server.unsubscribeEvents(token) }
+        let seen = LastAudioRequestIds(box.server)
         start()
-        return try #require(seen.wait(timeout: 5))
+        return try #require(seen.first(within: 5))
     }
 
     private func recording(text: String = "Buy milk tomorrow.") throws -> String {
@@ -46,7 +34,7 @@ import Testing
     }
 
     @Test func matchingAudioWinsWithItsMetadataHeaders() throws {
-        var outcome: RequestOutcome!
+        var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-1", timeoutMs: 5_000) }
         let wav = try recording()
         let result = try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(timeIntervalSince1970: 1_700_000_000),
@@ -68,7 +56,7 @@ import Testing
     }
 
     @Test func noneThenAudioStillWins() throws {
-        var outcome: RequestOutcome!
+        var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-2", timeoutMs: 2_000) }
         #expect(try client.answerLastAudio(requestId: id, .none) == .settled)  // accepted, not settling
         Thread.sleep(forTimeInterval: 0.3)
@@ -78,7 +66,7 @@ import Testing
     }
 
     @Test func aWrongEchoedMessageIdIsIgnoredAndTheRequestKeepsWaiting() throws {
-        var outcome: RequestOutcome!
+        var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-3", timeoutMs: 400) }
         let wav = try recording()
         #expect(try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "OTHER", sessionId: nil)) == .ignored)
@@ -102,7 +90,7 @@ import Testing
     }
 
     @Test func aMalformedAnswerIsRefused() throws {
-        var outcome: RequestOutcome!
+        var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-5", timeoutMs: 300) }
         let response = try HTTPTransfer.perform(HTTPRequest(method: .post, url: box.baseURL + "/api/chat/last-audio/" + id,
                                                             headers: [("Authorization", "Bearer \(try tokenOfClient())")],
@@ -113,7 +101,7 @@ import Testing
     }
 
     @Test func longTextIsCutTo1500CharactersInTheHeader() throws {
-        var outcome: RequestOutcome!
+        var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-6", timeoutMs: 5_000) }
         let wav = try recording()
         let long = String(repeating: "é", count: 2_000)
@@ -125,32 +113,5 @@ import Testing
 
     private func tokenOfClient() throws -> String {
         try #require(box.server.devices.last?.token)
-    }
-}
-
-final class RequestOutcome: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var response: HTTPResponse?
-    var thread: Thread?
-    func set(_ response: HTTPResponse?) {
-        self.response = response
-        done.signal()
-    }
-    func wait() -> HTTPResponse? {
-        _ = done.wait(timeout: .now() + 60)
-        return response
-    }
-}
-
-final class RequestIds: @unchecked Sendable {
-    private let lock = NSCondition()
-    private var ids: [String] = []
-    func add(_ id: String) { lock.withLock { ids.append(id); lock.broadcast() } }
-    func wait(timeout: TimeInterval) -> String? {
-        lock.withLock {
-            let deadline = Date(timeIntervalSinceNow: timeout)
-            while ids.isEmpty, lock.wait(until: deadline) {}
-            return ids.first
-        }
     }
 }

@@ -9,12 +9,7 @@ import Testing
     final class Desk: @unchecked Sendable {
         let box: SimulatedBox
         let home = TemporaryDirectory("home")
-        var environment: [String: String] {
-            var env = ProcessInfo.processInfo.environment
-            env["XDG_CONFIG_HOME"] = home.file("config")
-            env["XDG_DATA_HOME"] = home.file("data")
-            return env
-        }
+        var environment: [String: String] { Run.isolatedEnvironment(home) }
         var credentials: String { home.file("config/boxvoice/credentials.json") }
 
         init(_ configure: (inout BoxSimConfiguration) -> Void = { _ in }) throws {

@@ -6,16 +6,9 @@ import Foundation
 import Testing
 
 @Suite struct DictateCommandTests {
-    private func environment(_ home: TemporaryDirectory) -> [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
-        return env
-    }
-
     @Test func withNoPairedBoxItDeliversToTheEmbeddedLocalBox() throws {
         let home = TemporaryDirectory("dictate-cli")
-        let result = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: environment(home))
+        let result = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: Run.isolatedEnvironment(home))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("dictating to the embedded local box"))
         #expect(result.stdout.contains("<speech stt-service=\"pocketsphinx\" message-id=\""))
@@ -29,9 +22,9 @@ import Testing
     @Test func toAPairedBoxWithJSONEvents() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Dinner is at eight. Send message."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("dictate-cli")
-        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: environment(home))
+        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: Run.isolatedEnvironment(home))
         #expect(paired.status == 0)
-        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: environment(home))
+        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: Run.isolatedEnvironment(home))
         #expect(result.status == 0, "\(result.stderr)")
         let events = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let names = events.compactMap { $0["event"] as? String }
@@ -53,9 +46,7 @@ import Testing
     @Test func aMicOffDraftIsListedThenSentWithItsOwnId() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("outbox-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
+        let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
         let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("micoff-stop-listening.wav")], environment: env)
         #expect(dictated.status == 0, "\(dictated.stderr)")
@@ -77,9 +68,7 @@ import Testing
 
     @Test func anEmptyOutboxSaysSo() throws {
         let home = TemporaryDirectory("outbox-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
+        let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["outbox"], environment: env).stdout == "The outbox is empty.\n")
         #expect(try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env).stdout == "Nothing is due.\n")
         #expect(try Run.process(Run.boxvoice, ["recordings"], environment: env).stdout == "No recordings are kept for 'local'.\n")
@@ -91,9 +80,7 @@ import Testing
     @Test func theNextRunDeliversWhatAKilledRunLeftPending() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("pending-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
+        let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Desk")], environment: env).status == 0)
         try FileManager.default.createDirectory(atPath: home.file("data/boxvoice"), withIntermediateDirectories: true)
         let outbox = try Outbox(database: SQLiteDatabase(path: home.file("data/boxvoice/boxvoice.sqlite")))
@@ -109,35 +96,16 @@ import Testing
 }
 
 @Suite struct AnswerCommandTests {
-    final class Ids: @unchecked Sendable {
-        private let lock = NSCondition()
-        private var ids: [String] = []
-        func add(_ id: String) { lock.withLock { ids.append(id); lock.broadcast() } }
-        func first(within seconds: Double) -> String? {
-            lock.withLock {
-                let deadline = Date(timeIntervalSinceNow: seconds)
-                while ids.isEmpty, lock.wait(until: deadline) {}
-                return ids.first
-            }
-        }
-    }
-
     @Test func aRetainedRecordingIsAnsweredAndAMissingOneIsNone() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("answer-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
+        let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
         #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
         let messageId = try #require(box.server.messages.first?.messageId)
 
         for (target, expectAudio) in [(messageId, true), ("NOT-KEPT", false)] {
-            let ids = Ids()
-            let token = box.server.subscribeEvents { event, data in
-                if event == "chat-last-audio-request", let id = data["requestId"] { ids.add(id) }
-            }
-            defer { box.server.unsubscribeEvents(token) }
+            let ids = LastAudioRequestIds(box.server)
             let agent = RetranscribeAgent(port: box.server.port, messageId: target, timeoutMs: 3_000)
             let requestId = try #require(ids.first(within: 5))
             let request = #"{"version":1,"requestId":"\#(requestId)","messageId":"\#(target)","sessionId":null}"#
@@ -161,9 +129,7 @@ import Testing
     @Test func aMalformedRequestIsRefused() throws {
         let box = try SimulatedBox()
         let home = TemporaryDirectory("answer-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
+        let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
         let result = try Run.process(Run.boxvoice, ["answer", #"{"version":2,"requestId":"r","messageId":"m"}"#], environment: env)
         #expect(result.status == 1)
@@ -171,34 +137,11 @@ import Testing
     }
 }
 
-/// The agent asking for a recording, waiting in the background.
-final class RetranscribeAgent: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var response: HTTPResponse?
-
-    init(port: Int, messageId: String, timeoutMs: Int) {
-        let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
-        let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(port)/boxsim/retranscribe",
-                                  body: .bytes(body, contentType: "application/json"), timeout: 60)
-        Thread { [self] in
-            response = try? HTTPTransfer.perform(request)
-            done.signal()
-        }.start()
-    }
-
-    func wait() -> HTTPResponse? {
-        _ = done.wait(timeout: .now() + 60)
-        return response
-    }
-}
-
 @Suite struct DaemonCommandTests {
     @Test func theDaemonAnswersARetranscriptionRequestOverTheEventStream() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = home.file("data")
-        env["XDG_CONFIG_HOME"] = home.file("config")
+        let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
         #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
         let messageId = try #require(box.server.messages.first?.messageId)
@@ -235,9 +178,7 @@ final class RetranscribeAgent: @unchecked Sendable {
 
     @Test func withoutAPairedBoxItSaysHowToPair() throws {
         let home = TemporaryDirectory("daemon-cli")
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_CONFIG_HOME"] = home.file("config")
-        env["XDG_DATA_HOME"] = home.file("data")
+        let env = Run.isolatedEnvironment(home)
         let result = try Run.process(Run.boxvoice, ["daemon"], environment: env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("no box is paired"))

@@ -5,11 +5,7 @@ import Testing
 
 /// `boxvoice record` as a user runs it: a real process, a real alsa-lib file PCM, real WAV files.
 @Suite struct RecordCommandTests {
-    private func environment(_ dir: TemporaryDirectory) -> [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_DATA_HOME"] = dir.file("data")
-        return env
-    }
+    private func environment(_ dir: TemporaryDirectory) -> [String: String] { Run.isolatedEnvironment(dir) }
 
     @Test func longClipLeavesThreeSegmentsUnderSixtySecondsSummingToTheClip() throws {
         let dir = TemporaryDirectory("cli")

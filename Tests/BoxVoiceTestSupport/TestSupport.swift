@@ -104,6 +104,14 @@ public enum Run {
         return result
     }
 
+    /// This process's environment with XDG data and config under `home`: a user with nothing paired or kept yet.
+    public static func isolatedEnvironment(_ home: TemporaryDirectory) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home.file("data")
+        environment["XDG_CONFIG_HOME"] = home.file("config")
+        return environment
+    }
+
     public static func boxvoice(_ arguments: String..., environment: [String: String]? = nil) throws -> ProcessResult {
         try process(boxvoice, arguments, environment: environment)
     }
