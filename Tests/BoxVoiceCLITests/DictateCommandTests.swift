@@ -95,14 +95,20 @@ import Testing
     }
 }
 
+/// A boxsim with one message dictated into it (and its recording retained) by `boxvoice` under a fresh home.
+private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: TemporaryDirectory, messageId: String) {
+    let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
+    let home = TemporaryDirectory("retranscribe-cli")
+    let env = Run.isolatedEnvironment(home)
+    #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+    #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
+    return (box, home, try #require(box.server.messages.first?.messageId))
+}
+
 @Suite struct AnswerCommandTests {
     @Test func aRetainedRecordingIsAnsweredAndAMissingOneIsNone() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
-        let home = TemporaryDirectory("answer-cli")
+        let (box, home, messageId) = try dictatedToAPairedBox()
         let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
-        #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
-        let messageId = try #require(box.server.messages.first?.messageId)
 
         for (target, expectAudio) in [(messageId, true), ("NOT-KEPT", false)] {
             let ids = LastAudioRequestIds(box.server)
@@ -139,12 +145,8 @@ import Testing
 
 @Suite struct DaemonCommandTests {
     @Test func theDaemonAnswersARetranscriptionRequestOverTheEventStream() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
-        let home = TemporaryDirectory("daemon-cli")
+        let (box, home, messageId) = try dictatedToAPairedBox()
         let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
-        #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
-        let messageId = try #require(box.server.messages.first?.messageId)
         box.server.devices.map(\.token).forEach(Secrets.register)  // the daemon's log is scanned for them below
 
         let daemon = Process()
