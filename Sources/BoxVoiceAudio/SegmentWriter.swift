@@ -92,6 +92,36 @@ public final class SegmentWriter {
         return try close(file, keeping: planner.frames)
     }
 
+    /// Frames appended so far (closed segments plus the open one).
+    public var totalFrames: Int64 { closedFrames + Int64(planner.frames) }
+
+    /// Ends the recording at `frame` (counted from its start) instead of at its last sample: the open segment is cut
+    /// back there and the samples after it are returned, so they can open the next recording. Used when a spoken
+    /// command is recognized a moment after the utterance holding it ended: what was said after belongs to the next
+    /// message. A `frame` inside an already closed segment ends the recording at the start of the open one.
+    public func finish(atFrame frame: Int64) throws -> (segment: ClosedSegment?, tail: [Float]) {
+        guard let file, planner.frames > 0 else { return (try finish(), []) }
+        let keep = Int(min(max(frame - closedFrames, 0), Int64(planner.frames)))
+        guard keep < planner.frames else { return (try finish(), []) }
+        try flush(file)
+        try file.updateHeader()
+        let reader = try SoundFile.open(path: file.path)
+        try reader.seek(toFrame: Int64(keep))
+        let tail = try reader.read(maxFrames: planner.frames - keep)
+        try reader.close()
+        guard keep > 0 else {
+            // Nothing of the open segment belongs to this recording.
+            try file.close()
+            try? FileManager.default.removeItem(atPath: file.path)
+            self.file = nil
+            nextIndex = openIndex
+            planner.reset()
+            recent.removeAll(keepingCapacity: true)
+            return (nil, tail)
+        }
+        return (try close(file, keeping: keep), tail)
+    }
+
     private func write(_ samples: ArraySlice<Float>) throws {
         let file = try openIfNeeded()
         samples.withUnsafeBufferPointer { planner.account($0) }

@@ -118,6 +118,12 @@ public final class SoundFile {
         return samples
     }
 
+    /// Moves the read position to `frame`.
+    public func seek(toFrame frame: Int64) throws {
+        let handle = try requireHandle("seek")
+        guard sf_seek(handle, sf_count_t(frame), SEEK_SET) == frame else { throw failure("seek") }
+    }
+
     /// Every remaining frame.
     public func readAll() throws -> [Float] {
         try read(maxFrames: Int(max(0, frames)))

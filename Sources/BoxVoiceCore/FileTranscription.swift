@@ -50,7 +50,7 @@ public struct FileTranscription: Sendable {
                 onEvent(.uploaded(result))
             case .retrying(let index, let attempt, let failure):
                 onEvent(.retrying(index: index, attempt: attempt, failure: failure))
-            case .stopped:
+            case .stopped, .started:
                 break
             }
         }

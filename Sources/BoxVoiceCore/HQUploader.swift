@@ -15,6 +15,7 @@ public final class HQUploader: @unchecked Sendable {
     }
 
     public enum Event: Sendable {
+        case started(index: Int, seconds: Double)
         case uploaded(Result)
         case retrying(index: Int, attempt: Int, failure: BoxFailure)
         /// Reported once: later segments are not uploaded.
@@ -71,6 +72,7 @@ public final class HQUploader: @unchecked Sendable {
     private func launch(_ index: Int, _ segment: ClosedSegment) {
         running.enter()
         DispatchQueue.global().async { [self] in
+            onEvent(.started(index: index, seconds: segment.duration))
             let result = upload(index, segment)
             let next: (Int, ClosedSegment)? = lock.withLock {
                 results[index] = result

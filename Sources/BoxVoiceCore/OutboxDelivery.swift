@@ -26,9 +26,11 @@ public struct OutboxDelivery: Sendable {
 
     /// Posts every due message of this box, oldest first. After an uncertain failure the rest wait too: the box is
     /// probably unreachable, and order is kept.
-    public func deliverDue(now: Date = Date()) throws -> [Report] {
+    /// - Parameter everything: also the messages still waiting out their backoff — a new command run starts them
+    ///   afresh (the user is here now; the box may be back).
+    public func deliverDue(now: Date = Date(), everything: Bool = false) throws -> [Report] {
         var reports: [Report] = []
-        for message in try outbox.due(box: box, now: now) {
+        for message in try outbox.due(box: box, now: everything ? .distantFuture : now) {
             let sent = Result { () throws(BoxFailure) in
                 try client.send(message: message.body, messageId: message.messageId, session: message.session)
             }

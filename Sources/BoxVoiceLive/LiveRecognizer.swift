@@ -18,6 +18,8 @@ public protocol LiveRecognizer: AnyObject {
     func feed(_ samples: [Int16]) throws -> [RecognizerEvent]
     /// Ends the stream, closing any utterance in progress.
     func finish() throws -> [RecognizerEvent]
+    /// Closes the utterance in progress now (a key was pressed) and keeps listening.
+    func endUtterance() throws -> [RecognizerEvent]
 }
 
 /// pocketsphinx with its language model; utterance ends come from its own speech/silence detection.
@@ -61,6 +63,14 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     public func finish() throws -> [RecognizerEvent] {
         let text = try decoder.end()
         inSpeech = false
+        return text.isEmpty ? [] : [.final(text: text, end: seconds)]
+    }
+
+    public func endUtterance() throws -> [RecognizerEvent] {
+        let text = try decoder.end()
+        try decoder.start()
+        inSpeech = false
+        lastPartial = ""
         return text.isEmpty ? [] : [.final(text: text, end: seconds)]
     }
 }
@@ -129,4 +139,7 @@ public final class CommandSpotter: LiveRecognizer {
         }
         return events
     }
+
+    /// A spotted phrase is final the moment it fires: nothing is held back.
+    public func endUtterance() throws -> [RecognizerEvent] { [] }
 }

@@ -76,6 +76,13 @@ public final class LiveTranscriber {
         return updates
     }
 
+    /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.
+    public func endUtterance() throws -> [LiveUpdate] {
+        var updates = combine(spotted: [], heard: try language?.endUtterance() ?? [])
+        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
+        return updates
+    }
+
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
         let pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
         fed += Int64(pcm.count)

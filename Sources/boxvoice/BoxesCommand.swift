@@ -1,4 +1,5 @@
 import BoxVoiceBox
+import BoxVoiceCore
 import BoxVoiceStore
 import Foundation
 
@@ -65,7 +66,9 @@ enum BoxesCommand: Command {
 
 /// The box a command talks to: `--box NAME` or the selected one.
 enum SelectedBox {
-    static func client(named name: String?) throws -> (PairedBox, BoxClient) {
+    /// - Parameter deliverPending: first deliver what the outbox holds for this box (a killed or offline earlier run
+    ///   left it): every command that talks to a box does, so nothing waits for the next dictation.
+    static func client(named name: String?, deliverPending: Bool = true) throws -> (PairedBox, BoxClient) {
         let registry = BoxRegistry(directory: Paths.configDirectory)
         guard let box = try registry.box(named: name) else {
             if let name { throw CLIError.failed("no paired box is named '\(name)'; `boxvoice boxes` lists them") }
@@ -74,6 +77,32 @@ enum SelectedBox {
         guard let token = try registry.token(for: box) else {
             throw CLIError.failed("no device token is stored for '\(box.name)'; pair it again")
         }
-        return (box, BoxClient(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure))
+        let client = BoxClient(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure)
+        if deliverPending { PendingMessages.deliver(box: box.name, client: client) }
+        return (box, client)
+    }
+}
+
+/// What earlier runs committed but could not deliver.
+enum PendingMessages {
+    /// Tries every pending message of `box` once, now, and says what happened on stderr. Never fails the command
+    /// that asked: the messages stay in the outbox either way.
+    static func deliver(box: String, client: BoxClient) {
+        guard FileManager.default.fileExists(atPath: LocalStore.databasePath),
+              let outbox = try? Outbox(database: LocalStore.open()) else { return }
+        let reports: [OutboxDelivery.Report]
+        do {
+            reports = try OutboxDelivery(outbox: outbox, box: box, client: client).deliverDue(everything: true)
+        } catch {
+            Console.err("boxvoice: could not read the outbox (\(error)); pending messages stay there")
+            return
+        }
+        for report in reports {
+            switch report {
+            case .delivered(let id, _): Console.err("delivered pending message \(id)")
+            case .postponed(let id, let reason, _): Console.err("pending message \(id) still not delivered (\(reason)); it stays in the outbox")
+            case .failed(let id, let reason): Console.err("pending message \(id) was refused: \(reason); its text stays in `boxvoice outbox`")
+            }
+        }
     }
 }

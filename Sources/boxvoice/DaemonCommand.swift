@@ -36,7 +36,7 @@ enum DaemonCommand: Command {
         var streams: [EventStream] = []
         var clients: [(String, BoxClient)] = []
         for box in boxes {
-            guard let (_, client) = try? SelectedBox.client(named: box.name), let token = try registry.token(for: box) else {
+            guard let (_, client) = try? SelectedBox.client(named: box.name, deliverPending: false), let token = try registry.token(for: box) else {
                 log("\(box.name): no device token is stored; pair it again")
                 continue
             }

@@ -13,7 +13,7 @@ enum DictateCommand: Command {
     static let summary = "dictate a message to the box (the main job)"
     static let usage = """
     Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav [--realtime]] [--alsa-config FILE]
-                            [--session ID|new] [--once] [--on-eof send|draft|discard] [--json]
+                            [--session ID|new] [--once] [--on-eof send|draft|discard] [--json] [--no-keys]
 
     Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt
     (`boxvoice keywords detect TEXT` shows which a phrase is): send and sendHq deliver and keep
@@ -22,6 +22,11 @@ enum DictateCommand: Command {
     for HQ while you talk; the message is committed to the outbox before it is posted. With no paired
     box (or --local) it uses the embedded local box, which keeps its data under
     $XDG_DATA_HOME/boxvoice/local-box.
+
+    Keys: Enter sends the message (like a spoken send), Esc cancels it and stops. From a pipe a newline
+    is Enter and an ESC byte is Esc; --no-keys leaves standard input alone. On a terminal a status area
+    shows the level, segments, the live transcript and HQ progress; NO_COLOR or a non-terminal gives
+    plain lines. --no-pipelining holds HQ uploads until the send (only to measure what pipelining gains).
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -35,10 +40,16 @@ enum DictateCommand: Command {
         let realtime = arguments.flag("--realtime")
         let once = arguments.flag("--once")
         let json = arguments.flag("--json")
+        let noPipelining = arguments.flag("--no-pipelining")
+        let noKeys = arguments.flag("--no-keys")
         try arguments.finish()
         guard let endOfInput = DictationStateMachine.EndOfInputPolicy(rawValue: eofName) else {
             throw CLIError.usage("--on-eof must be send, draft or discard")
         }
+
+        let models = try ModelsDirectory.locate()
+        let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+        let output = DictationOutput(json: json, vocabulary: detector.vocabulary)
 
         // The box: a paired one, or the embedded local box.
         var embedded: BoxSimServer?
@@ -47,7 +58,7 @@ enum DictateCommand: Command {
         let client: BoxClient
         let registry = BoxRegistry(directory: Paths.configDirectory)
         if !local, let paired = try registry.box(named: boxName) {
-            (_, client) = try SelectedBox.client(named: paired.name)
+            (_, client) = try SelectedBox.client(named: paired.name, deliverPending: false)
             boxLabel = paired.name
         } else {
             if let boxName { throw CLIError.failed("no paired box is named '\(boxName)'; `boxvoice boxes` lists them") }
@@ -55,8 +66,8 @@ enum DictateCommand: Command {
             embedded = started.server
             client = started.client
             boxLabel = EmbeddedBox.name
-            let line = "No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`."
-            if json { Console.json(["event": "local-box", "message": line]) } else { Console.err(line) }
+            output.notice("No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`.",
+                          json: "local-box")
         }
         let session: String?
         do {
@@ -74,58 +85,31 @@ enum DictateCommand: Command {
         } catch {
             throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
         }
-        let models = try ModelsDirectory.locate()
-        let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-        try FileManager.default.createDirectory(atPath: Paths.dataDirectory, withIntermediateDirectories: true)
-        let database = try SQLiteDatabase(path: Paths.dataDirectory + "/boxvoice.sqlite")
+        let database = try LocalStore.open()
         var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
                                                            recordingsDirectory: Paths.dataDirectory + "/recordings/" + boxLabel,
                                                            spotterPhrases: models + "/command-spotter.en.txt")
         configuration.once = once
         configuration.endOfInput = endOfInput
-        // What a killed earlier run left committed but unsent goes first (same ids: the box deduplicates).
-        let outbox = try Outbox(database: database)
-        for report in try OutboxDelivery(outbox: outbox, box: boxLabel, client: client).deliverDue() {
-            if case .delivered(let id, _) = report {
-                if json { Console.json(["event": "delivered", "messageId": id, "pending": true]) } else { Console.out("delivered pending \(id)") }
-            }
-        }
-        let dictation = DictationSession(configuration: configuration, detector: detector, outbox: outbox,
-                                        retention: try Retention(database: database)) { report($0, json: json) }
+        configuration.uploadWhileRecording = !noPipelining
+        // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
+        let dictation = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),
+                                        retention: try Retention(database: database)) { output.handle($0) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
-        if json { Console.json(["event": "listening", "box": boxLabel]) } else { Console.err("Listening (box '\(boxLabel)') …") }
-        try dictation.run(pcm: pcm, stop: stop)
-        return 0
-    }
-
-    private static func report(_ event: DictationSession.Event, json: Bool) {
-        switch event {
-        case .partial(let text):
-            if json { Console.json(["event": "partial", "text": text]) }
-        case .final(let text):
-            if json { Console.json(["event": "final", "text": text]) } else { Console.out("… \(text)") }
-        case .keyword(let action, let phrase, let at):
-            if json { Console.json(["event": "keyword", "action": action.rawValue, "phrase": phrase, "at": at]) }
-            else { Console.out("[\(at.formatted(2)) s] \(action.rawValue) (\"\(phrase)\")") }
-        case .segment(let index, let seconds):
-            if json { Console.json(["event": "segment", "index": index, "seconds": seconds]) }
-        case .fallback(let reason):
-            if json { Console.json(["event": "fallback", "reason": reason]) } else { Console.err("HQ unavailable, sending the live text: \(reason)") }
-        case .queued(let id, let message):
-            if json { Console.json(["event": "queued", "messageId": id, "message": message]) } else { Console.out(message) }
-        case .delivered(let id):
-            if json { Console.json(["event": "delivered", "messageId": id]) } else { Console.out("delivered \(id)") }
-        case .postponed(let id, let reason):
-            if json { Console.json(["event": "queued", "messageId": id, "reason": reason]) }
-            else { Console.err("kept in the outbox, will retry: \(id) (\(reason))") }
-        case .failed(let id, let reason):
-            if json { Console.json(["event": "failed", "messageId": id, "reason": reason]) } else { Console.err("not delivered (kept in the outbox): \(id): \(reason)") }
-        case .draft(let id):
-            if json { Console.json(["event": "draft", "messageId": id]) } else { Console.out("kept as a draft: \(id)") }
-        case .discarded:
-            if json { Console.json(["event": "discarded"]) } else { Console.out("discarded") }
+        let control = DictationControl()
+        let keys = TerminalKeys(control: control)
+        if !noKeys { keys.start() }
+        defer { keys.restore() }
+        if json { Console.json(["event": "listening", "box": boxLabel]) } else if output.mode == .plain { Console.err("Listening (box '\(boxLabel)') …") }
+        do {
+            try dictation.run(pcm: pcm, stop: stop, control: control)
+        } catch {
+            output.finish()
+            throw CLIError.failed("\(error)")
         }
+        output.finish()
+        return 0
     }
 }

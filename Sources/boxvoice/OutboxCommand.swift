@@ -96,7 +96,7 @@ enum OutboxCommand: Command {
             let embedded = try EmbeddedBox.start()
             return (embedded.client, embedded.server)
         }
-        return (try SelectedBox.client(named: box).1, nil)
+        return (try SelectedBox.client(named: box, deliverPending: false).1, nil)
     }
 }
 

@@ -31,6 +31,44 @@ import Testing
         #expect(joined == input)
     }
 
+    @Test func finishingAtAnEarlierFrameCutsTheOpenSegmentAndHandsBackTheRest() throws {
+        let dir = TemporaryDirectory("writer")
+        let policy = SegmentPolicy(sampleRate: 48_000, maxSeconds: 1, searchSeconds: 0.25, windowMilliseconds: 20)
+        let input = (0..<130_000).map { Float(($0 % 4_801)) / 4_801 - 0.5 }
+        let writer = SegmentWriter(directory: dir.path, policy: policy)
+        var closed: [ClosedSegment] = []
+        for start in stride(from: 0, to: input.count, by: 960) {
+            closed += try writer.append(Array(input[start..<min(start + 960, input.count)]))
+        }
+        #expect(writer.totalFrames == 130_000)
+        // Halfway into the open segment.
+        let end = Int(writer.closedFrames + (writer.totalFrames - writer.closedFrames) / 2)
+        let (last, tail) = try writer.finish(atFrame: Int64(end))
+        let segment = try #require(last)
+        #expect(segment.startFrame + segment.frames == Int64(end))
+        #expect(try WAV.read(segment.path).samples == Array(input[Int(segment.startFrame)..<end]))
+        #expect(tail == Array(input[end...]))
+        #expect(closed.allSatisfy { $0.startFrame + $0.frames <= Int64(end) })
+    }
+
+    @Test func finishingBeforeTheOpenSegmentLeavesNoEmptyFileAndReturnsAllOfIt() throws {
+        let dir = TemporaryDirectory("writer")
+        let policy = SegmentPolicy(maxFrames: 1_000, searchFrames: 100, windowFrames: 10)
+        let writer = SegmentWriter(directory: dir.path, policy: policy)
+        let input = (0..<1_500).map { Float($0) / 1_500 }
+        let closed = try writer.append(input)
+        let first = try #require(closed.first)
+        let (last, tail) = try writer.finish(atFrame: 10)
+        #expect(last == nil)
+        #expect(tail == Array(input[Int(first.frames)...]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == [SegmentWriter.fileName(index: 1)])
+        // Past the end: an ordinary finish.
+        let again = SegmentWriter(directory: dir.file("b"), policy: policy)
+        _ = try again.append(Array(input[..<500]))
+        let (whole, none) = try again.finish(atFrame: 9_999)
+        #expect(whole?.frames == 500 && none.isEmpty)
+    }
+
     @Test func announcesEachSegmentFromTheAppendThatFilledIt() throws {
         let dir = TemporaryDirectory("writer")
         let policy = SegmentPolicy(maxFrames: 1_000, searchFrames: 100, windowFrames: 10)

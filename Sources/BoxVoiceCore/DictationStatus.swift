@@ -1,0 +1,125 @@
+import BoxVoiceKeywords
+import Foundation
+
+/// What the terminal's live status area shows, folded from the session's events. Pure: the CLI draws `render`'s
+/// lines and prints `apply`'s lines above them, so the whole look is tested without a terminal.
+public struct DictationStatus: Sendable {
+    public private(set) var elapsed: Double = 0
+    public private(set) var dBFS: Double = -120
+    /// Segments closed in the message being dictated.
+    public private(set) var segments = 0
+    /// The live transcript of the message being dictated: finished utterances, then the partial one.
+    public private(set) var heard: [String] = []
+    public private(set) var partial = ""
+    /// HQ state per segment number of the latest message that has any.
+    public private(set) var hq: [Int: DictationSession.HQState] = [:]
+    private var hqMessage = ""
+    public private(set) var result = ""
+    /// Spoken commands to remind the user of, as the vocabulary spells them.
+    public let hints: [String]
+
+    /// - Parameter vocabulary: the hints are the first phrase of the send, send-and-close and cancel sections.
+    public init(vocabulary: Vocabulary) {
+        hints = [KeywordAction.send, .sendClose, .cancel].compactMap { action in
+            vocabulary.sections.first { $0.action == action }?.patterns.first?.expansions().first?.joined(separator: " ")
+        }
+    }
+
+    /// Takes in an event; returns the lines that should stay on screen above the status area.
+    public mutating func apply(_ event: DictationSession.Event) -> [String] {
+        switch event {
+        case .level(let elapsed, let dBFS):
+            self.elapsed = elapsed
+            self.dBFS = dBFS
+        case .partial(let text):
+            partial = text
+        case .final(let text):
+            heard.append(text)
+            partial = ""
+        case .keyword(let action, let phrase, let at):
+            return ["[\(Self.clock(at))] \(action.rawValue) (\"\(phrase)\")"]
+        case .segment:
+            segments += 1
+        case .hq(let id, let index, let state):
+            if id != hqMessage {
+                hqMessage = id
+                hq = [:]
+            }
+            hq[index] = state
+        case .fallback(let reason):
+            return ["HQ unavailable, the live text is sent: \(reason)"]
+        case .queued(_, let message):
+            newMessage()
+            return [message]
+        case .delivered(let id):
+            result = "delivered \(id)"
+            return [result]
+        case .postponed(let id, let reason):
+            result = "kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(reason))"
+            return [result]
+        case .failed(let id, let reason):
+            result = "not delivered, kept in the outbox: \(id): \(reason)"
+            return [result]
+        case .draft(let id):
+            newMessage()
+            result = "kept as a draft: \(id)  (boxvoice outbox send \(id) | discard \(id))"
+            return [result]
+        case .discarded:
+            newMessage()
+            result = "discarded"
+            return [result]
+        }
+        return []
+    }
+
+    private mutating func newMessage() {
+        heard = []
+        partial = ""
+        segments = 0
+    }
+
+    /// The status area, each line at most `width` columns. `color` adds ANSI colour (the recording dot, the meter).
+    public func render(width: Int, color: Bool) -> [String] {
+        let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
+        var first = "\(dot) \(Self.clock(elapsed))  \(Self.meter(dBFS))  segments \(segments)"
+        if !hq.isEmpty {
+            first += "  HQ " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
+        }
+        let transcript = (heard + (partial.isEmpty ? [] : [partial])).joined(separator: " ")
+        let hintLine = (hints.map { "\"\($0)\"" } + ["Enter send", "Esc cancel"]).joined(separator: " · ")
+        var lines = [first, "… " + Self.tail(transcript, width: width - 2), hintLine]
+        if !result.isEmpty { lines.append(result) }
+        // Plain text is cut to the width; the colour codes in the first line take no columns.
+        return lines.enumerated().map { index, line in
+            let visible = index == 0 && color ? line.count - 9 : line.count
+            return visible <= width ? line : String(line.prefix(width - 1 + (line.count - visible))) + "…"
+        }
+    }
+
+    /// mm:ss of audio.
+    public static func clock(_ seconds: Double) -> String {
+        let whole = max(0, Int(seconds))
+        return String(format: "%02d:%02d", whole / 60, whole % 60)
+    }
+
+    /// Ten cells from -60 dBFS (empty) to 0 dBFS (full).
+    public static func meter(_ dBFS: Double) -> String {
+        let filled = max(0, min(10, Int(((dBFS + 60) / 6).rounded(.down))))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 10 - filled) + "]"
+    }
+
+    static func symbol(_ state: DictationSession.HQState) -> String {
+        switch state {
+        case .uploading: "↑"
+        case .done: "✓"
+        case .retrying(let attempt): "↻\(attempt)"
+        case .failed: "✗"
+        }
+    }
+
+    /// The end of the transcript that fits: the newest words matter most while talking.
+    static func tail(_ text: String, width: Int) -> String {
+        guard width > 1, text.count > width else { return text }
+        return "…" + text.suffix(width - 1)
+    }
+}

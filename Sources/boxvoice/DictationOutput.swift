@@ -1,0 +1,127 @@
+import BoxVoiceCore
+import BoxVoiceKeywords
+import Foundation
+
+/// Shows a dictation's events: a live status area on a terminal, plain lines otherwise (or with NO_COLOR), one JSON
+/// object per event with --json. Events come from several threads; one lock keeps the screen whole.
+final class DictationOutput: @unchecked Sendable {
+    enum Mode {
+        case json, plain, terminal
+    }
+
+    let mode: Mode
+    private let lock = NSLock()
+    private var status: DictationStatus
+    /// Lines of the status area on screen now (the cursor sits just below them).
+    private var shown = 0
+    private var lastDraw = Date.distantPast
+    private let resultsToStdout: Bool
+
+    init(json: Bool, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        status = DictationStatus(vocabulary: vocabulary)
+        if json {
+            mode = .json
+        } else if isatty(STDERR_FILENO) == 1, environment["NO_COLOR"] == nil, environment["TERM"] != "dumb" {
+            mode = .terminal
+        } else {
+            mode = .plain
+        }
+        resultsToStdout = isatty(STDOUT_FILENO) != 1
+    }
+
+    func notice(_ line: String, json event: String) {
+        switch mode {
+        case .json: Console.json(["event": event, "message": line])
+        case .plain: Console.err(line)
+        case .terminal: lock.withLock { draw(above: [line], force: true) }
+        }
+    }
+
+    func handle(_ event: DictationSession.Event) {
+        switch mode {
+        case .json: Self.json(event)
+        case .plain: Self.plain(event)
+        case .terminal:
+            lock.withLock {
+                let lines = status.apply(event)
+                if resultsToStdout, case .queued(_, let message) = event { Console.out(message) }
+                if resultsToStdout, case .delivered(let id) = event { Console.out("delivered \(id)") }
+                draw(above: lines, force: !lines.isEmpty)
+            }
+        }
+    }
+
+    /// Clears the status area, prints `above` where it was, and draws the area again (at most ten times a second
+    /// unless something permanent was printed).
+    private func draw(above: [String], force: Bool) {
+        let now = Date()
+        guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        var text = shown > 0 ? "\r\u{1B}[\(shown)A\u{1B}[J" : ""
+        for line in above { text += line + "\n" }
+        let area = status.render(width: Self.width(), color: true)
+        for line in area { text += line + "\n" }
+        shown = area.count
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Leaves the final status on screen and moves past it.
+    func finish() {
+        guard mode == .terminal else { return }
+        lock.withLock { draw(above: [], force: true) }
+    }
+
+    private static func width() -> Int {
+        var size = winsize()
+        guard ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    private static func json(_ event: DictationSession.Event) {
+        switch event {
+        case .level: break
+        case .partial(let text): Console.json(["event": "partial", "text": text])
+        case .final(let text): Console.json(["event": "final", "text": text])
+        case .keyword(let action, let phrase, let at): Console.json(["event": "keyword", "action": action.rawValue, "phrase": phrase, "at": at])
+        case .segment(let index, let seconds): Console.json(["event": "segment", "index": index, "seconds": seconds])
+        case .hq(let id, let index, let state):
+            var object: [String: Any] = ["event": "hq", "messageId": id, "segment": index]
+            switch state {
+            case .uploading: object["state"] = "uploading"
+            case .done: object["state"] = "done"
+            case .retrying(let attempt): object["state"] = "retrying"; object["attempt"] = attempt
+            case .failed(let reason): object["state"] = "failed"; object["reason"] = reason
+            }
+            Console.json(object)
+        case .fallback(let reason): Console.json(["event": "fallback", "reason": reason])
+        case .queued(let id, let message): Console.json(["event": "queued", "messageId": id, "message": message])
+        case .delivered(let id): Console.json(["event": "delivered", "messageId": id])
+        case .postponed(let id, let reason): Console.json(["event": "queued", "messageId": id, "reason": reason])
+        case .failed(let id, let reason): Console.json(["event": "failed", "messageId": id, "reason": reason])
+        case .draft(let id): Console.json(["event": "draft", "messageId": id])
+        case .discarded: Console.json(["event": "discarded"])
+        }
+    }
+
+    private static func plain(_ event: DictationSession.Event) {
+        switch event {
+        case .level, .partial, .segment: break
+        case .final(let text): Console.out("… \(text)")
+        case .keyword(let action, let phrase, let at): Console.out("[\(at.formatted(2)) s] \(action.rawValue) (\"\(phrase)\")")
+        case .hq(_, let index, let state):
+            switch state {
+            case .uploading: break
+            case .done: Console.err("HQ segment \(index): done")
+            case .retrying(let attempt): Console.err("HQ segment \(index): retrying (attempt \(attempt))")
+            case .failed(let reason): Console.err("HQ segment \(index): failed: \(reason)")
+            }
+        case .fallback(let reason): Console.err("HQ unavailable, sending the live text: \(reason)")
+        case .queued(_, let message): Console.out(message)
+        case .delivered(let id): Console.out("delivered \(id)")
+        case .postponed(let id, let reason): Console.err("kept in the outbox, will retry: \(id) (\(reason))")
+        case .failed(let id, let reason): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
+        case .draft(let id): Console.out("kept as a draft: \(id)")
+        case .discarded: Console.out("discarded")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import BoxVoiceCore
+import Foundation
+
+/// Enter and Esc from standard input, for a running dictation. On a terminal the line discipline is switched to
+/// byte-at-a-time without echo (signals stay on, so Ctrl-C still stops) and put back by `restore()`; arrow keys and
+/// other escape sequences are swallowed rather than read as Esc. From a pipe, a newline is Enter and an ESC byte is
+/// Esc, so scripts and tests can press keys too.
+final class TerminalKeys: @unchecked Sendable {
+    private let control: DictationControl
+    private var saved: termios?
+
+    init(control: DictationControl) {
+        self.control = control
+    }
+
+    func start() {
+        let terminal = isatty(STDIN_FILENO) == 1
+        if terminal {
+            var settings = termios()
+            if tcgetattr(STDIN_FILENO, &settings) == 0 {
+                saved = settings
+                settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+                withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+                    cc[Int(VMIN)] = 1
+                    cc[Int(VTIME)] = 0
+                }
+                tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+            }
+        }
+        let control = self.control
+        let thread = Thread { Self.read(control: control, terminal: terminal) }
+        thread.name = "boxvoice keys"
+        thread.start()
+    }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        guard var settings = saved else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        saved = nil
+    }
+
+    private static func read(control: DictationControl, terminal: Bool) {
+        var afterEscape = false
+        while let byte = readByte() {
+            switch byte {
+            case 0x0A, 0x0D:
+                // From a pipe, the newline that ends an ESC line is part of that key.
+                if !(afterEscape && !terminal) { control.press(.enter) }
+                afterEscape = false
+            case 0x1B:
+                if terminal, let next = readByte(within: 30), next == UInt8(ascii: "[") || next == UInt8(ascii: "O") {
+                    // An escape sequence (arrow, function key): read to its final byte and ignore it.
+                    while let part = readByte(within: 30), !(0x40...0x7E).contains(part) {}
+                    continue
+                }
+                control.press(.escape)
+                afterEscape = true
+            default:
+                afterEscape = false
+            }
+        }
+    }
+
+    private static func readByte(within milliseconds: Int32? = nil) -> UInt8? {
+        if let milliseconds {
+            var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, milliseconds) == 1 else { return nil }
+        }
+        var byte: UInt8 = 0
+        while true {
+            let got = Foundation.read(STDIN_FILENO, &byte, 1)
+            if got == 1 { return byte }
+            if got < 0 && errno == EINTR { continue }
+            return nil
+        }
+    }
+}
