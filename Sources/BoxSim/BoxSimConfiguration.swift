@@ -19,6 +19,9 @@ public struct BoxSimConfiguration: Sendable {
     public var pingIntervalSeconds: Double = 30
     /// … and drop the connection unless a frame arrives within this long.
     public var pongGraceSeconds: Double = 5
+    /// `chat.send` waits this long before it looks at a message: a POST in flight long enough to kill its sender
+    /// mid-way, as a slow box or network would.
+    public var sendDelaySeconds: Double = 0
 
     public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .pocketsphinx, hqText: String? = nil,
                 defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 50_000_000,

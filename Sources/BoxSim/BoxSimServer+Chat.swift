@@ -23,6 +23,7 @@ extension BoxSimServer {
             }
         }
         let exact = body["exactSession"] as? Bool ?? false
+        if configuration.sendDelaySeconds > 0 { Thread.sleep(forTimeInterval: configuration.sendDelaySeconds) }
         let now = Date()
         return records.withLock { records -> SimResponse in
             if records.messages.contains(where: { $0.messageId == messageId && now.timeIntervalSince($0.receivedAt) < Self.dedupWindow }) {

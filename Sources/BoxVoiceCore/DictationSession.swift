@@ -156,9 +156,14 @@ public final class DictationSession: @unchecked Sendable {
                 try press(trigger, transcriber: transcriber, message: &message)
                 if machine.isStopped { break reading }
             }
-            let chunks = capture.queue.takeAll(minFrames: 4_800, timeout: 0.1)
+            let chunks = capture.queue.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
             if chunks.isEmpty, capture.queue.isClosedAndEmpty || stop.isRequested { break }
             for chunk in chunks {
+                // A key acts before the audio that came after it is heard.
+                for trigger in control.take() {
+                    try press(trigger, transcriber: transcriber, message: &message)
+                    if machine.isStopped { break reading }
+                }
                 framesFed += Int64(chunk.samples.count)
                 for segment in try message.writer.append(chunk.samples) { submit(segment, to: &message) }
                 sinceLevel += chunk.samples.count
@@ -229,7 +234,7 @@ public final class DictationSession: @unchecked Sendable {
                 send(message, spoken: spoken)
             case .discard:
                 let hadContent = hasContent(message)
-                _ = try? endAudio(of: &message)
+                _ = try? endAudio(of: &message, upload: false)
                 try? FileManager.default.removeItem(atPath: message.folder)
                 if hadContent { onEvent(.discarded) }
             case .keepDraft:
@@ -246,10 +251,11 @@ public final class DictationSession: @unchecked Sendable {
     }
 
     /// Closes the message's recording where its last utterance ended; what came after is kept for the next message.
-    private func endAudio(of message: inout Message) throws {
+    /// - Parameter upload: false for audio about to be dropped: nothing of it goes to HQ.
+    private func endAudio(of message: inout Message, upload: Bool = true) throws {
         let end = message.endFrame.map { $0 - message.startFrame } ?? .max
         let (last, tail) = try message.writer.finish(atFrame: end)
-        if let last { submit(last, to: &message) }
+        if let last, upload { submit(last, to: &message) }
         carried = tail
     }
 

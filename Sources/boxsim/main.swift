@@ -7,6 +7,7 @@ import Foundation
 let usage = """
 Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text TEXT]
                     [--default-session ID] [--turn-seconds N] [--ping-interval S] [--pong-grace S]
+                    [--send-delay S]
        boxsim pair-link [--data DIR | --url BASE] [--label NAME] [--session ID]
        boxsim messages [--data DIR | --url BASE]
        boxsim transcriptions [--data DIR | --url BASE]
@@ -18,7 +19,8 @@ serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/
                  describe (says how much audio it heard), fixed:TEXT, fail:CODE (missing_api_key,
                  missing_openrouter_key and http_4xx are permanent), flaky:N (first N calls fail with
                  network_error), slow:SECONDS. The event WebSocket PINGs a client silent for --ping-interval
-                 seconds (30) and drops it when nothing comes within --pong-grace seconds (5).
+                 seconds (30) and drops it when nothing comes within --pong-grace seconds (5). --send-delay
+                 holds each chat/send that long before handling it (a slow box, for kill tests).
 pair-link        mints a single-use pairing link (valid 10 minutes, gone when boxsim restarts).
 messages         lists what the box received through chat/send (JSON).
 transcriptions   lists transcribe-audio calls: fields, audio format as decoded, outcome (JSON).
@@ -69,6 +71,7 @@ func main() {
         if let seconds = option("--turn-seconds") { configuration.turnSeconds = Double(seconds) ?? 0 }
         if let seconds = option("--ping-interval").flatMap(Double.init) { configuration.pingIntervalSeconds = seconds }
         if let seconds = option("--pong-grace").flatMap(Double.init) { configuration.pongGraceSeconds = seconds }
+        if let seconds = option("--send-delay").flatMap(Double.init) { configuration.sendDelaySeconds = seconds }
         if let extra = arguments.first { fail("unexpected argument '\(extra)'\n\n\(usage)", status: 2) }
         guard configuration.port >= 0 else { fail("--port needs a number", status: 2) }
         let server: BoxSimServer

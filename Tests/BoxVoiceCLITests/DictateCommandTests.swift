@@ -186,3 +186,68 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         #expect(result.stderr.contains("no box is paired"))
     }
 }
+
+@Suite struct DictateKeysAndScreenTests {
+    /// Esc from a pipe: the message is dropped and dictation stops at once, long before the clip's spoken send.
+    @Test func escapeFromStdinCancelsAndStops() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("keys-cli")
+        let env = Run.isolatedEnvironment(home)
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let started = Date()
+        let result = try Run.process(Run.boxvoice, ["dictate", "--realtime", "--input", Checkout.sample("send-buy-milk.wav")],
+                                     environment: env, input: Data([0x1B, 0x0A]))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 4, "stopped before the 4.6 s clip played out")
+        #expect(box.server.messages.isEmpty)
+    }
+
+    /// On a terminal (a pseudo-terminal from `script`): the status area with the recording dot, meter, hints and
+    /// the delivery result; with NO_COLOR the same run prints plain lines without escape codes.
+    @Test func aTerminalGetsTheStatusAreaAndNoColorGetsPlainLines() throws {
+        let home = TemporaryDirectory("screen-cli")
+        var env = Run.isolatedEnvironment(home)
+        env["TERM"] = "xterm"
+        env["NO_COLOR"] = nil  // the test runner may set it for its own output
+        let command = "\(Run.boxvoice) dictate --no-keys --input \(Checkout.sample("send-buy-milk.wav"))"
+        let screen = try Run.process("/usr/bin/script", ["-qefc", command, "/dev/null"], environment: env)
+        #expect(screen.status == 0, "\(screen.stdout)")
+        #expect(screen.stdout.contains("\u{1B}[31m●"))
+        #expect(screen.stdout.contains("segments "))
+        #expect(screen.stdout.contains("Enter send · Esc cancel"))
+        #expect(screen.stdout.contains("delivered "))
+        #expect(screen.stdout.contains("\u{1B}[J"), "the area is redrawn in place")
+
+        env["NO_COLOR"] = "1"
+        let plain = try Run.process("/usr/bin/script", ["-qefc", command, "/dev/null"], environment: env)
+        #expect(plain.status == 0)
+        #expect(!plain.stdout.contains("\u{1B}["))
+        #expect(plain.stdout.contains("delivered "))
+    }
+}
+
+@Suite struct KilledDeliveryTests {
+    /// `kill -9` while the POST is in flight (after HQ, the message committed): the next command that talks to the
+    /// box delivers it, and the box holds it exactly once.
+    @Test func aRunKilledDuringThePostIsDeliveredExactlyOnceByTheNextCommand() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1"; $0.sendDelaySeconds = 3 }
+        let home = TemporaryDirectory("killed-cli")
+        let env = Run.isolatedEnvironment(home)
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let dictate = try Spawned(Run.boxvoice, ["dictate", "--json", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        #expect(dictate.waitFor("\"event\":\"queued\""))
+        Thread.sleep(forTimeInterval: 0.5)  // the POST is on its way; the box holds it for 3 s
+        dictate.signal(SIGKILL)
+        dictate.wait()
+        #expect(!dictate.stdout.contains("\"event\":\"delivered\""))
+        let line = try #require(dictate.stdout.split(separator: "\n").first { $0.contains("\"queued\"") })
+        let queued = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let id = try #require(queued["messageId"] as? String)
+
+        let next = try Run.process(Run.boxvoice, ["transcribe", Checkout.sample("none-weather.wav")], environment: env)
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stderr.contains("delivered pending message \(id)"))
+        Thread.sleep(forTimeInterval: 3.5)  // the killed run's POST finishes on the box's side too
+        #expect(box.server.messages.map(\.messageId) == [id])
+    }
+}

@@ -42,6 +42,95 @@ public enum WAV {
     }
 
     public static func samples(_ path: String) throws -> [Float] { try read(path).samples }
+
+    /// Writes samples as a 48 kHz mono Float32 WAV.
+    public static func write(_ samples: [Float], to path: String) throws {
+        let file = try SoundFile.createFloatWAV(path: path)
+        try file.write(samples)
+        try file.close()
+    }
+
+    /// Sample clips played one after another with `gap` seconds of silence between them, as one WAV at `path`;
+    /// returns the frame each clip starts at and the total.
+    @discardableResult
+    public static func concatenate(_ clips: [String], gap: Double = 0.5, to path: String) throws -> (starts: [Int], frames: Int) {
+        var joined: [Float] = []
+        var starts: [Int] = []
+        for (index, clip) in clips.enumerated() {
+            if index > 0 { joined += [Float](repeating: 0, count: Int(gap * 48_000)) }
+            starts.append(joined.count)
+            joined += try samples(Checkout.sample(clip))
+        }
+        try write(joined, to: path)
+        return (starts, joined.count)
+    }
+}
+
+/// A child process left running while a test talks to it: its output is collected as it comes.
+public final class Spawned: @unchecked Sendable {
+    public let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+    private let group = DispatchGroup()
+    public let stdin = Pipe()
+
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = stdin
+        try process.run()
+        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
+            DispatchQueue.global().async(group: group) { [self] in
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { return }
+                    lock.withLock { if isOut { out.append(chunk) } else { err.append(chunk) } }
+                }
+            }
+        }
+    }
+
+    public var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    public var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+    /// Waits until stdout or stderr holds `text`; false on timeout or when the process ended without it.
+    public func waitFor(_ text: String, timeout: TimeInterval = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if stdout.contains(text) || stderr.contains(text) { return true }
+            if !process.isRunning {
+                group.wait()
+                return stdout.contains(text) || stderr.contains(text)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
+    public func signal(_ number: Int32) {
+        if process.isRunning { kill(process.processIdentifier, number) }
+    }
+
+    /// Waits for the exit (SIGKILL after `timeout`) and for the last output; returns the exit status.
+    @discardableResult
+    public func wait(timeout: TimeInterval = 60) -> Int32 {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        group.wait()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
 }
 
 /// Runs a program to completion, capturing its output.
@@ -75,7 +164,10 @@ public enum Run {
         return ((exe as NSString).deletingLastPathComponent as NSString).appendingPathComponent("boxvoice")
     }
 
-    public static func process(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+    /// - Parameter input: what the child reads on stdin (then end of file); nil gives it /dev/null, so a child that
+    ///   reads keys from stdin never inherits the test runner's.
+    public static func process(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                               input: Data? = nil) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -84,7 +176,13 @@ public enum Run {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(input)
+            try? stdin.fileHandleForWriting.close()
+        }
         // Read both pipes before waiting, so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()

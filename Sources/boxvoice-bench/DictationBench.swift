@@ -1,0 +1,111 @@
+import BoxSim
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceCore
+import BoxVoiceKeywords
+import BoxVoiceStore
+import Foundation
+
+/// Keyword-free sample clips, repeated to fill a recording of any length.
+private let fillerClips = ["none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav", "none-rms-coffee.wav",
+                           "none-awb-meeting.wav", "none-slt-books.wav", "none-kal-car.wav"]
+
+/// Writes `seconds` of speech (keyword-free clips with half-second gaps) ending in a spoken send.
+func speechRecording(seconds: Double, samples: String, path: String) throws {
+    let file = try SoundFile.createFloatWAV(path: path)
+    let gap = [Float](repeating: 0, count: 24_000)
+    let closing = try SoundFile.open(path: samples + "/send-buy-milk.wav").readAll()
+    let fillers = try fillerClips.map { try SoundFile.open(path: samples + "/" + $0).readAll() }
+    var written = 0
+    var next = 0
+    while Double(written + closing.count) < seconds * 48_000 {
+        let clip = fillers[next % fillers.count]
+        try file.write(clip)
+        try file.write(gap)
+        written += clip.count + gap.count
+        next += 1
+    }
+    try file.write(closing)
+    try file.close()
+}
+
+private func now() -> Double { Date().timeIntervalSince1970 }
+
+/// `boxvoice-bench dictation`: the latency from the end of the spoken send to the box's 200, for recordings of
+/// several lengths fed at real-time pace, against a box whose HQ takes 2 s per segment — with segments uploaded as
+/// they close (boxvoice) and with every upload held until the send (the baseline), in the same run.
+func benchDictation(models: String, samples: String, lengths: [Double]) throws {
+    let work = NSTemporaryDirectory() + "boxvoice-dictation-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+    var rows: [String] = []
+    for length in lengths {
+        let clip = work + "/recording-\(Int(length)).wav"
+        try speechRecording(seconds: length, samples: samples, path: clip)
+        var latency: [Bool: (seconds: Double, segments: Int)] = [:]
+        for pipelined in [true, false] {
+            let data = work + "/run-\(Int(length))-\(pipelined)"
+            var boxConfiguration = BoxSimConfiguration(dataDirectory: data + "/box", hq: .slow(2), hqText: "Please buy milk and eggs.")
+            boxConfiguration.defaultSession = "s1"
+            let box = try BoxSimServer(configuration: boxConfiguration)
+            defer { box.stop() }
+            let ticket = try PairingLink.parse(box.mintPairingLink()).pairingToken ?? ""
+            let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "bench")
+            let client = BoxClient(baseURL: box.baseURL, token: token)
+            let database = try SQLiteDatabase(path: data + "/boxvoice.sqlite")
+            var configuration = DictationSession.Configuration(box: "bench", client: client, session: "s1",
+                                                               recordingsDirectory: data + "/recordings",
+                                                               spotterPhrases: models + "/command-spotter.en.txt")
+            configuration.uploadWhileRecording = pipelined
+            configuration.once = true
+            let log = EventLog()
+            let session = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),
+                                           retention: try Retention(database: database)) { log.add($0) }
+            try session.run(pcm: WAVCapturePCM(path: clip, realtime: true), stop: StopSignal())
+            guard let measured = log.latency() else { throw BenchFailure(message: "no spoken send was delivered for the \(Int(length)) s recording") }
+            latency[pipelined] = measured
+        }
+        let ours = latency[true]!, base = latency[false]!
+        rows.append("| \(describe(length)) | \(ours.segments) | \(format(ours.seconds)) s | \(format(base.seconds)) s | \(format(base.seconds / ours.seconds))× |")
+    }
+    print("""
+    | recording (real-time pace) | segments | end of spoken send → box's 200, per-segment HQ | same, all HQ at the send (pipelining off) | gain |
+    |---|---|---|---|---|
+    \(rows.joined(separator: "\n"))
+    """)
+}
+
+private func describe(_ seconds: Double) -> String { seconds < 60 ? "\(Int(seconds)) s" : "\(Int(seconds / 60)) min" }
+private func format(_ value: Double) -> String { String(format: "%.2f", value) }
+
+/// Wall times of the events the latency needs.
+private final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    /// The wall time audio position 0 was captured at: the earliest (event time − audio position) seen.
+    private var origin = Double.infinity
+    private var keywordAt: Double?
+    private var deliveredAt: Double?
+    private var segments = 0
+
+    func add(_ event: DictationSession.Event) {
+        let time = now()
+        lock.withLock {
+            switch event {
+            case .level(let elapsed, _): origin = min(origin, time - elapsed)
+            case .keyword(let action, _, let at) where action.isSend: if keywordAt == nil { keywordAt = at }
+            case .segment: segments += 1
+            case .delivered: if deliveredAt == nil { deliveredAt = time }
+            default: break
+            }
+        }
+    }
+
+    func latency() -> (seconds: Double, segments: Int)? {
+        lock.withLock {
+            guard let keywordAt, let deliveredAt, origin.isFinite else { return nil }
+            return (deliveredAt - (origin + keywordAt), segments)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import BoxSim
+import Foundation
+
+/// `boxvoice-bench memory`: the peak resident memory of `boxvoice dictate` over recordings of several lengths fed as
+/// fast as it can take them, into a boxsim with instant HQ. Each run is its own process, measured by `wait4`.
+func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
+    let work = NSTemporaryDirectory() + "boxvoice-memory-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    var rows: [String] = []
+    for length in minutes {
+        let clip = work + "/recording.wav"
+        try speechRecording(seconds: length * 60, samples: samples, path: clip)
+        var configuration = BoxSimConfiguration(dataDirectory: work + "/box-\(Int(length))", hq: .fixed("Text of one segment."))
+        configuration.defaultSession = "s1"
+        let box = try BoxSimServer(configuration: configuration)
+        defer { box.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = work + "/home-\(Int(length))/data"
+        environment["XDG_CONFIG_HOME"] = work + "/home-\(Int(length))/config"
+        _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
+        let started = Date()
+        let (status, peakKB) = try spawnAndMeasure(boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
+        let wall = Date().timeIntervalSince(started)
+        guard status == 0 else { throw BenchFailure(message: "boxvoice dictate exited with \(status) on the \(Int(length)) min recording") }
+        rows.append("| \(Int(length)) min | \(String(format: "%.1f", Double(peakKB) / 1024)) MB | \(String(format: "%.0f", wall)) s | \(box.messages.count) |")
+        try? FileManager.default.removeItem(atPath: clip)
+    }
+    print("""
+    | recording (fed as fast as it is taken) | peak resident memory of `boxvoice dictate` | wall time | messages the box got |
+    |---|---|---|---|
+    \(rows.joined(separator: "\n"))
+    """)
+}
+
+/// Runs a program with its output discarded; returns its exit status and its own peak RSS in KiB.
+private func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    guard rc == 0 else { throw BenchFailure(message: "cannot start \(path): \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return (exited, usage.ru_maxrss)
+}

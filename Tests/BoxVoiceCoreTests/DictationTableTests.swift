@@ -1,0 +1,179 @@
+import BoxSim
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceCore
+import BoxVoiceKeywords
+import BoxVoiceStore
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// One dictation run on real parts: sample clips joined into one WAV and played through the capture path,
+/// pocketsphinx, boxsim over loopback, SQLite on disk.
+final class DictationRun: @unchecked Sendable {
+    let box: SimulatedBox
+    let data = TemporaryDirectory("dictate")
+    let outbox: Outbox
+    let retention: Retention
+    let control = DictationControl()
+    private let lock = NSLock()
+    private var list: [(event: DictationSession.Event, at: Date)] = []
+    /// Called for each event, on the thread that sent it.
+    var onEvent: @Sendable (DictationSession.Event, DictationRun) -> Void = { _, _ in }
+
+    init(box: SimulatedBox) throws {
+        self.box = box
+        let database = try SQLiteDatabase(path: data.file("boxvoice.sqlite"))
+        outbox = try Outbox(database: database)
+        retention = try Retention(database: database)
+    }
+
+    var events: [DictationSession.Event] { lock.withLock { list.map(\.event) } }
+    var timedEvents: [(event: DictationSession.Event, at: Date)] { lock.withLock { list } }
+    var delivered: [SimMessage] { box.server.messages }
+    var fallbacks: Int { events.filter { if case .fallback = $0 { true } else { false } }.count }
+
+    /// Plays `clips` (joined with half a second of silence) and returns the input's total frames.
+    @discardableResult
+    func run(_ clips: [String], configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
+        Secrets.register(token)
+        let input = data.file("input.wav")
+        let frames = try WAV.concatenate(clips, to: input).frames
+        var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
+                                                           recordingsDirectory: data.file("recordings/home"),
+                                                           spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+        configuration.hqRetryDelays = [0.1, 0.2]
+        configure(&configuration)
+        let session = DictationSession(configuration: configuration, detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary),
+                                       outbox: outbox, retention: retention) { [self] event in
+            lock.withLock { list.append((event, Date())) }
+            onEvent(event, self)
+        }
+        try session.run(pcm: WAVCapturePCM(path: input), stop: StopSignal(), control: control)
+        return frames
+    }
+
+    /// The audio retained for a delivered message, its segments joined.
+    func retainedAudio(_ messageId: String) throws -> [Float] {
+        let kept = try #require(try retention.recording(box: "home", messageId: messageId))
+        return try FileManager.default.contentsOfDirectory(atPath: kept.directory).filter { $0.hasSuffix(".wav") }.sorted()
+            .flatMap { try WAV.samples(kept.directory + "/" + $0) }
+    }
+}
+
+@Suite struct DictationTableTests {
+    @Test func aCheckpointDeliversThisPartAndTheNextPartIsANewMessageCutAtTheUtteranceEnd() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let first = try WAV.samples(Checkout.sample("checkpoint-report.wav")).count
+        try run.run(["checkpoint-report.wav", "send-buy-milk.wav"])
+        let input = try WAV.samples(run.data.file("input.wav"))
+        let messages = run.delivered
+        try #require(messages.count == 2)
+        #expect(messages[0].message.contains("<send-checkpoint-message phrase="))
+        #expect(messages[1].message.contains("<send-message phrase="))
+        #expect(messages[0].messageId != messages[1].messageId)
+        // The first message's audio ends where the utterance holding its command ended — past the spoken words,
+        // before the next clip begins — and the next message starts exactly there: no sample lost or doubled.
+        let a = try run.retainedAudio(messages[0].messageId)
+        let b = try run.retainedAudio(messages[1].messageId)
+        #expect(a == Array(input[..<a.count]))
+        #expect(b == Array(input[a.count..<(a.count + b.count)]))
+        #expect(a.count > first - 48_000 && a.count <= first + 24_000, "first message holds \(a.count) frames; its clip has \(first)")
+    }
+
+    @Test func eraseDropsTheMessageAndItsAudioAndKeepsListening() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" })
+        let total = try run.run(["erase-start-over.wav", "send-buy-milk.wav"])
+        let messages = run.delivered
+        try #require(messages.count == 1)
+        #expect(messages[0].message.contains("milk"))
+        #expect(!messages[0].message.contains("start over"))
+        let kept = try run.retainedAudio(messages[0].messageId).count
+        #expect(kept < total - 3 * 48_000, "only the second clip's audio is kept, not the erased one")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: run.data.file("recordings/home"))
+        #expect(folders == [messages[0].messageId])
+    }
+
+    @Test func sendAndCloseDeliversAndStopsListening() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        try run.run(["sendclose-flight.wav", "send-buy-milk.wav"])
+        let messages = run.delivered
+        #expect(messages.count == 1)
+        #expect(messages.first?.message.contains("<send-close-message phrase=") == true)
+    }
+
+    @Test func theEndOfTheInputSendsWithoutASpokenTagOrKeepsADraftWhenAsked() throws {
+        let sent = try DictationRun(box: SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" })
+        try sent.run(["none-weather.wav"])
+        #expect(sent.delivered.map(\.message).first?.hasSuffix(">The weather today is sunny.</speech>") == true)
+
+        let kept = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        try kept.run(["none-weather.wav"]) { $0.endOfInput = .draft }
+        #expect(kept.delivered.isEmpty)
+        #expect(try kept.outbox.all().map(\.state) == [.draft])
+    }
+
+    @Test func enterSendsWhatWasSaidSoFarAndEscapeCancelsAndStops() throws {
+        let entered = try DictationRun(box: SimulatedBox { $0.hq = .fixed("Dinner is at eight."); $0.defaultSession = "s1" })
+        // Enter right after the first words are heard, long before the clip (and its spoken send) ends.
+        entered.onEvent = { event, run in if case .partial = event, run.events.filter({ if case .partial = $0 { true } else { false } }).count == 1 { run.control.press(.enter) } }
+        try entered.run(["none-budget.wav", "none-weather.wav"]) { $0.endOfInput = .discard }
+        let messages = entered.delivered
+        #expect(messages.count == 1)
+        #expect(messages.first?.message.hasSuffix(">Dinner is at eight.</speech>") == true, "Enter sends without a spoken tag")
+
+        let escaped = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        escaped.onEvent = { event, run in if case .final = event { run.control.press(.escape) } }
+        try escaped.run(["none-budget.wav", "send-buy-milk.wav"])
+        #expect(escaped.delivered.isEmpty)
+        #expect(try escaped.outbox.all().isEmpty)
+        #expect(!escaped.events.contains { if case .keyword = $0 { true } else { false } }, "Esc stopped it before the spoken send")
+    }
+
+    @Test func hqThatLosesTheKeywordGetsTheLiveTagMarkedHeardLive() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .fixed("Please buy milk and eggs on the way home."); $0.defaultSession = "s1" })
+        try run.run(["send-buy-milk.wav"])
+        let body = try #require(run.delivered.first?.message)
+        let heard = try #require(run.events.compactMap { if case .keyword(.send, let phrase, _) = $0 { phrase } else { nil } }.first)
+        #expect(body.contains(">Please buy milk and eggs on the way home. <send-message phrase=\"\(heard)\" heard=\"live\" /></speech>"), "\(body)")
+        #expect(body.hasPrefix("<speech stt-service=\"boxsim\" message-id=\""))
+    }
+
+    @Test func aPermanentHQFailureIsReportedOnceForThreeMessagesSentWithTheirLiveText() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" })
+        try run.run(["send-buy-milk.wav", "send-kal-dinner.wav", "send-buy-milk.wav"])
+        let messages = run.delivered
+        #expect(messages.count == 3)
+        #expect(messages.allSatisfy { $0.message.hasPrefix("<speech stt=\"live\" message-id=\"\($0.messageId)\"") })
+        #expect(run.fallbacks == 1)
+        #expect(run.box.server.transcriptions.count == 1, "after the permanent failure no more segments are uploaded")
+    }
+
+    @Test func flakyHQSucceedsAfterRetries() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .flaky(2); $0.hqText = "Buy milk."; $0.defaultSession = "s1" })
+        try run.run(["send-buy-milk.wav"])
+        let body = try #require(run.delivered.first?.message)
+        #expect(body.hasPrefix("<speech stt-service=\"boxsim\""))
+        #expect(body.contains(">Buy milk."))
+        let hq = run.events.filter { if case .hq = $0 { true } else { false } }
+        #expect(hq.contains { if case .hq(_, 1, .retrying(2)) = $0 { true } else { false } }, "\(hq)")
+        #expect(run.fallbacks == 0)
+    }
+
+    /// A three-minute recording: its first 60 s segment reaches the box while the rest is still being heard.
+    @Test func aLongRecordingUploadsSegmentsWhileRecording() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let speech = ["none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav", "none-rms-coffee.wav",
+                      "none-awb-meeting.wav", "none-slt-books.wav", "none-kal-car.wav"]
+        let clips = Array(Array(repeating: speech, count: 5).joined()) + ["send-buy-milk.wav"]
+        let total = try run.run(clips)
+        #expect(total > 175 * 48_000)
+        let lastAudio = try #require(run.timedEvents.last { if case .level(let elapsed, _) = $0.event { elapsed * 48_000 >= Double(total) - 4_800 } else { false } }?.at)
+        let firstUpload = try #require(run.box.server.transcriptions.first?.at)
+        #expect(firstUpload < lastAudio, "the first segment was transcribed before the recording ended")
+        #expect(run.box.server.transcriptions.count >= 3)
+        #expect(run.delivered.count == 1, "\(run.events.filter { if case .keyword = $0 { true } else { false } })")
+    }
+}
