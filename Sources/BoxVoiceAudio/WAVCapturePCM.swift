@@ -7,6 +7,7 @@ public struct CaptureEnded: Error, Sendable, Equatable {
 
 /// A sound file played as a capture PCM, so `--input FILE` runs the same capture path as a microphone.
 /// Delivers 48 kHz mono Float32 in 20 ms periods; paced to real time when asked, else as fast as it is read.
+/// The file is streamed, a period at a time: an hour-long input costs no more memory than a minute.
 public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     public let name: String
     public let format = SampleFormat.float32LE
@@ -14,19 +15,27 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     public let periodFrames = 960
     /// Paced input behaves like a device with a clock (slow consumers drop, as live).
     public var hasDeviceClock: Bool { realtime }
+    /// Length of the input at 48 kHz (estimated to a frame when the file is resampled).
+    public let frames: Int
     private let realtime: Bool
-    private var samples: [Float]
-    private var position = 0
+    private let file: SoundFile
+    private let resampler: Resampler?
+    /// Converted samples not handed out yet.
+    private var pending: [Float] = []
+    private var pendingStart = 0
+    private var fileEnded = false
+    private var delivered = 0
     private var started: Date?
 
-    /// Reads the whole file (first channel), resampled to 48 kHz when needed.
     public init(path: String, realtime: Bool = false) throws {
         name = path
         self.realtime = realtime
-        samples = try Self.load(path)
+        file = try SoundFile.open(path: path)
+        resampler = file.sampleRate == 48_000 ? nil : try Resampler(from: Double(file.sampleRate), to: 48_000)
+        frames = Int((Double(file.frames) * 48_000 / Double(file.sampleRate)).rounded())
     }
 
-    /// A sound file's first channel as 48 kHz Float32.
+    /// A sound file's first channel as 48 kHz Float32, all at once (for short files: clips, retained segments).
     public static func load(_ path: String) throws -> [Float] {
         let file = try SoundFile.open(path: path)
         let interleaved = try file.readAll()
@@ -38,21 +47,42 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
         return mono
     }
 
-    public var frames: Int { samples.count }
+    /// Tops up `pending` to at least `count` samples unless the file has run out.
+    private func fill(_ count: Int) throws {
+        if pendingStart > 0, pendingStart >= pending.count / 2 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        while pending.count - pendingStart < count, !fileEnded {
+            let interleaved = try file.read(maxFrames: 4_800)
+            var mono = file.channels == 1 ? interleaved
+                : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+            if interleaved.isEmpty {
+                fileEnded = true
+                mono = try resampler?.flush() ?? []
+            } else if let resampler {
+                mono = try resampler.process(mono)
+            }
+            pending += mono
+        }
+    }
 
     public func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws -> PCMReadOutcome {
-        guard position < samples.count else { throw CaptureEnded() }
+        try fill(frames)
+        let available = pending.count - pendingStart
+        guard available > 0 else { throw CaptureEnded() }
         if realtime {
             let start = started ?? Date()
             started = start
-            let wait = start.addingTimeInterval(Double(position) / Double(sampleRate)).timeIntervalSinceNow
+            let wait = start.addingTimeInterval(Double(delivered) / Double(sampleRate)).timeIntervalSinceNow
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
         }
-        let count = min(frames, samples.count - position)
-        samples.withUnsafeBufferPointer { source in
-            buffer.copyMemory(from: source.baseAddress! + position, byteCount: count * 4)
+        let count = min(frames, available)
+        pending.withUnsafeBufferPointer { source in
+            buffer.copyMemory(from: source.baseAddress! + pendingStart, byteCount: count * 4)
         }
-        position += count
+        pendingStart += count
+        delivered += count
         return .frames(count)
     }
 
