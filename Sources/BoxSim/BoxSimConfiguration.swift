@@ -22,6 +22,8 @@ public struct BoxSimConfiguration: Sendable {
     /// `chat.send` waits this long before it looks at a message: a POST in flight long enough to kill its sender
     /// mid-way, as a slow box or network would.
     public var sendDelaySeconds: Double = 0
+    /// Sessions the box knows besides the default one (`chat.send` to any other is 410).
+    public var extraSessions: [String] = []
 
     public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .pocketsphinx, hqText: String? = nil,
                 defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 50_000_000,

@@ -31,7 +31,7 @@ public final class BoxSimServer: @unchecked Sendable {
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration
         records = try BoxSimRecords(directory: configuration.dataDirectory)
-        knownSessions = Set(records.messages.map(\.session))
+        knownSessions = Set(records.messages.map(\.session) + configuration.extraSessions)
         if let session = configuration.defaultSession { knownSessions.insert(session) }
         http = try HTTPServer(port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32) { [unowned self] request in
             self.route(request)

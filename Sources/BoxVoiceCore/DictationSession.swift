@@ -129,6 +129,10 @@ public final class DictationSession: @unchecked Sendable {
     /// earlier runs are delivered first, and any that come due while it runs go out too. Returns once every message
     /// it sent has been committed and tried.
     public func run(pcm: CapturePCM, stop: StopSignal, control: DictationControl = DictationControl()) throws {
+        // Capture starts before the recognizer loads (about a second): what is said meanwhile waits in the queue.
+        let capture = AudioCapture(pcm: pcm, queueSeconds: configuration.captureQueueSeconds)
+        capture.start()
+        defer { capture.stop() }
         var options = LiveTranscriber.Options(spotterPhrases: configuration.spotterPhrases)
         let detector = self.detector
         options.sameCommand = { recognized, phrase in
@@ -146,18 +150,21 @@ public final class DictationSession: @unchecked Sendable {
             finishing.sync {}
             worker.finish()
         }
-        let capture = AudioCapture(pcm: pcm, queueSeconds: configuration.captureQueueSeconds)
         var message = try begin()
-        capture.start()
-        defer { capture.stop() }
         var sinceLevel = 0
+        var captureStopped = false
         reading: while !machine.isStopped {
+            if stop.isRequested, !captureStopped {
+                // Stop taking audio, but hear out what was captured up to now: the last words are often in it.
+                capture.stop()
+                captureStopped = true
+            }
             for trigger in control.take() {
                 try press(trigger, transcriber: transcriber, message: &message)
                 if machine.isStopped { break reading }
             }
             let chunks = capture.queue.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
-            if chunks.isEmpty, capture.queue.isClosedAndEmpty || stop.isRequested { break }
+            if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
             for chunk in chunks {
                 // A key acts before the audio that came after it is heard.
                 for trigger in control.take() {

@@ -2,6 +2,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
 
@@ -11,15 +12,23 @@ enum DaemonCommand: Command {
     static let name = "daemon"
     static let summary = "stay connected: answer retranscription requests, deliver the outbox"
     static let usage = """
-    Usage: boxvoice daemon
+    Usage: boxvoice daemon [--box NAME] [--device PCM] [--alsa-config FILE]
 
     For every paired box: keeps the event stream open (reconnecting at once, then backing off up to
     30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on),
     answers each retranscription request from the retained recordings (or with none), and delivers
-    pending outbox messages every 10 s. Logs to stderr. Not yet: the control socket for hotkeys.
+    pending outbox messages every 10 s. Logs to stderr.
+
+    It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one
+    daemon per user) for `boxvoice start | stop | toggle | cancel | send | status`: a turn records from
+    --device (default: ALSA's default) and dictates to --box (default: the selected box), exactly as
+    `boxvoice dictate` does, spoken commands included.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let dictationBox = try arguments.option("--box")
+        let device = try arguments.option("--device") ?? "default"
+        let alsaConfig = try arguments.option("--alsa-config")
         try arguments.finish()
         let registry = BoxRegistry(directory: Paths.configDirectory)
         let boxes = try registry.boxes()
@@ -33,6 +42,44 @@ enum DaemonCommand: Command {
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let work = NSTemporaryDirectory() + "boxvoice-daemon-\(getpid())"
+        // The control socket first: a second daemon must stop here, before it subscribes to any box.
+        // Dictation turns for hotkeys, to one box.
+        guard let target = try registry.box(named: dictationBox ?? registry.selectedName()) ?? boxes.first else {
+            throw CLIError.failed("no paired box is named '\(dictationBox ?? "")'; `boxvoice boxes` lists them")
+        }
+        let (_, targetClient) = try SelectedBox.client(named: target.name, deliverPending: false)
+        let models = try ModelsDirectory.locate()
+        let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+        let control = ControlServerBox()
+        let turns = DictationTurns(begin: {
+            let pcm = try ALSACapturePCM(name: device, configFile: alsaConfig)
+            let session = try? targetClient.defaultSession()
+            var configuration = DictationSession.Configuration(box: target.name, client: targetClient, session: session ?? nil,
+                                                               recordingsDirectory: Paths.dataDirectory + "/recordings/" + target.name,
+                                                               spotterPhrases: models + "/command-spotter.en.txt")
+            configuration.endOfInput = .send
+            let dictation = DictationSession(configuration: configuration, detector: detector, outbox: outbox, retention: retention) { event in
+                if let object = DictationOutput.jsonObject(event) {
+                    control.server?.broadcast(object)
+                    if case .partial = event {} else { log("\(target.name): dictation: \(jsonLine(object))") }
+                }
+            }
+            log("\(target.name): dictation turn started on '\(device)'")
+            return (dictation, pcm)
+        }, onEnd: { error in
+            log("\(target.name): dictation turn ended" + (error.map { ": \($0)" } ?? ""))
+            control.server?.broadcast(["event": "idle"])
+        })
+        do {
+            control.server = try ControlServer(path: Paths.controlSocket) { request in
+                guard request.command == .status else { return turns.handle(request.command) }
+                var reply = turns.status()
+                reply.message += "; serving \(boxes.count) box(es), dictating to '\(target.name)'"
+                return reply
+            }
+        } catch let error as ControlSocketError {
+            throw CLIError.failed(error.description)
+        }
         var streams: [EventStream] = []
         var clients: [(String, BoxClient)] = []
         for box in boxes {
@@ -74,7 +121,7 @@ enum DaemonCommand: Command {
             stream.start()
             streams.append(stream)
         }
-        log("serving \(streams.count) box(es); Ctrl-C to stop")
+        log("serving \(streams.count) box(es); control socket \(Paths.controlSocket); Ctrl-C to stop")
         var nextDelivery = Date()
         while !stop.isRequested {
             if Date() >= nextDelivery {
@@ -87,14 +134,28 @@ enum DaemonCommand: Command {
             }
             Thread.sleep(forTimeInterval: 0.2)
         }
+        turns.finish()
+        control.server?.stop()
         streams.forEach { $0.stop() }
         try? FileManager.default.removeItem(atPath: work)
         log("stopped")
         return 0
     }
 
-    private static func log(_ line: String) {
+    fileprivate static func log(_ line: String) {
         let stamp = ISO8601DateFormatter().string(from: Date())
         Console.err("\(stamp) \(line)")
     }
 }
+
+/// The control server, set once it is listening; dictation events reach its followers through it.
+private final class ControlServerBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: ControlServer?
+    var server: ControlServer? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+private func log(_ line: String) { DaemonCommand.log(line) }

@@ -78,12 +78,17 @@ final class DictationOutput: @unchecked Sendable {
     }
 
     private static func json(_ event: DictationSession.Event) {
+        if let object = jsonObject(event) { Console.json(object) }
+    }
+
+    /// The `--json` (and `status --follow`) form of an event; nil for the level ticks, which only the status area shows.
+    static func jsonObject(_ event: DictationSession.Event) -> [String: Any]? {
         switch event {
-        case .level: break
-        case .partial(let text): Console.json(["event": "partial", "text": text])
-        case .final(let text): Console.json(["event": "final", "text": text])
-        case .keyword(let action, let phrase, let at): Console.json(["event": "keyword", "action": action.rawValue, "phrase": phrase, "at": at])
-        case .segment(let index, let seconds): Console.json(["event": "segment", "index": index, "seconds": seconds])
+        case .level: return nil
+        case .partial(let text): return ["event": "partial", "text": text]
+        case .final(let text): return ["event": "final", "text": text]
+        case .keyword(let action, let phrase, let at): return ["event": "keyword", "action": action.rawValue, "phrase": phrase, "at": at]
+        case .segment(let index, let seconds): return ["event": "segment", "index": index, "seconds": seconds]
         case .hq(let id, let index, let state):
             var object: [String: Any] = ["event": "hq", "messageId": id, "segment": index]
             switch state {
@@ -92,14 +97,14 @@ final class DictationOutput: @unchecked Sendable {
             case .retrying(let attempt): object["state"] = "retrying"; object["attempt"] = attempt
             case .failed(let reason): object["state"] = "failed"; object["reason"] = reason
             }
-            Console.json(object)
-        case .fallback(let reason): Console.json(["event": "fallback", "reason": reason])
-        case .queued(let id, let message): Console.json(["event": "queued", "messageId": id, "message": message])
-        case .delivered(let id): Console.json(["event": "delivered", "messageId": id])
-        case .postponed(let id, let reason): Console.json(["event": "queued", "messageId": id, "reason": reason])
-        case .failed(let id, let reason): Console.json(["event": "failed", "messageId": id, "reason": reason])
-        case .draft(let id): Console.json(["event": "draft", "messageId": id])
-        case .discarded: Console.json(["event": "discarded"])
+            return object
+        case .fallback(let reason): return ["event": "fallback", "reason": reason]
+        case .queued(let id, let message): return ["event": "queued", "messageId": id, "message": message]
+        case .delivered(let id): return ["event": "delivered", "messageId": id]
+        case .postponed(let id, let reason): return ["event": "queued", "messageId": id, "reason": reason]
+        case .failed(let id, let reason): return ["event": "failed", "messageId": id, "reason": reason]
+        case .draft(let id): return ["event": "draft", "messageId": id]
+        case .discarded: return ["event": "discarded"]
         }
     }
 

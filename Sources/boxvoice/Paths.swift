@@ -23,4 +23,13 @@ enum Paths {
 
     /// Recordings made without a box: `recordings/local/<timestamp>`.
     static var localRecordings: String { dataDirectory + "/recordings/local" }
+
+    /// `$XDG_RUNTIME_DIR/boxvoice/`: the daemon's control socket and its lock. Without XDG_RUNTIME_DIR (no login
+    /// session), a per-user folder under /tmp, created 0700.
+    static var runtimeDirectory: String {
+        if let value = environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") { return value + "/boxvoice" }
+        return "/tmp/boxvoice-\(getuid())"
+    }
+
+    static var controlSocket: String { runtimeDirectory + "/control.sock" }
 }

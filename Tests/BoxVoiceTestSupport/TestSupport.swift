@@ -202,11 +202,13 @@ public enum Run {
         return result
     }
 
-    /// This process's environment with XDG data and config under `home`: a user with nothing paired or kept yet.
+    /// This process's environment with XDG data, config and runtime folders under `home`: a user with nothing paired
+    /// or kept yet, and no daemon.
     public static func isolatedEnvironment(_ home: TemporaryDirectory) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = home.file("data")
         environment["XDG_CONFIG_HOME"] = home.file("config")
+        environment["XDG_RUNTIME_DIR"] = home.file("run")
         return environment
     }
 

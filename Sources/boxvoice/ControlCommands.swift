@@ -1,0 +1,72 @@
+import BoxVoiceCore
+import Foundation
+
+/// `boxvoice start | stop | toggle | cancel | send | status`: one request to the running daemon's control socket,
+/// so a desktop hotkey can run a dictation turn without a terminal.
+protocol ControlCommand: Command {
+    static var request: ControlRequest.Command { get }
+}
+
+extension ControlCommand {
+    static var name: String { request.rawValue }
+    static var usage: String {
+        """
+        Usage: boxvoice \(name)\(request == .status ? " [--follow] [--json]" : " [--json]")
+
+        \(summary). Talks to `boxvoice daemon` over \(Paths.controlSocket)\(request == .status ? "; --follow then prints every dictation event (JSON lines) until interrupted" : "").
+        Bind `boxvoice toggle` to a hotkey: README "Hotkeys".
+        """
+    }
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let follow = request == .status && arguments.flag("--follow")
+        let json = arguments.flag("--json")
+        try arguments.finish()
+        var reply: ControlReply?
+        do {
+            try ControlClient.send(ControlRequest(request, follow: follow), path: Paths.controlSocket) { line in
+                if reply == nil {
+                    reply = ControlReply.decode(line)
+                    if json || reply == nil { Console.out(line) } else if let reply { Console.out(reply.message) }
+                    return follow && reply?.ok == true
+                }
+                Console.out(line)
+                return true
+            }
+        } catch let error as ControlSocketError {
+            throw CLIError.failed(error.description)
+        }
+        guard let reply else { throw CLIError.failed("the daemon closed the connection without answering") }
+        return reply.ok ? 0 : 1
+    }
+}
+
+enum StartCommand: ControlCommand {
+    static let request = ControlRequest.Command.start
+    static let summary = "daemon: start a dictation turn (the microphone opens)"
+}
+
+enum StopCommand: ControlCommand {
+    static let request = ControlRequest.Command.stop
+    static let summary = "daemon: end the turn and send what was said"
+}
+
+enum ToggleCommand: ControlCommand {
+    static let request = ControlRequest.Command.toggle
+    static let summary = "daemon: start a turn, or end the one running (bind this to a hotkey)"
+}
+
+enum CancelCommand: ControlCommand {
+    static let request = ControlRequest.Command.cancel
+    static let summary = "daemon: drop the message being dictated and end the turn"
+}
+
+enum SendCommand: ControlCommand {
+    static let request = ControlRequest.Command.send
+    static let summary = "daemon: send what was said so far and keep listening"
+}
+
+enum StatusCommand: ControlCommand {
+    static let request = ControlRequest.Command.status
+    static let summary = "daemon: idle or dictating (--follow: stream the dictation events)"
+}

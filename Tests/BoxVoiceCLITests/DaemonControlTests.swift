@@ -1,0 +1,85 @@
+import BoxSim
+import BoxVoiceAudio
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// The daemon's control socket, end to end: the real socket, a dictation turn recorded from an ALSA `file` PCM,
+/// boxsim over loopback.
+@Suite struct DaemonControlTests {
+    @Test func startAndStopRunADictationTurnFromAnALSAFilePCMAndDeliverIt() throws {
+        let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-control")
+        let env = Run.isolatedEnvironment(home)
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        box.server.devices.map(\.token).forEach(Secrets.register)
+        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-weather.wav")), name: "desk_mic", directory: home.file("alsa"))
+        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
+        #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
+
+        // The socket is the user's alone.
+        let socket = home.file("run/boxvoice/control.sock")
+        let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
+        #expect(follow.waitFor("\"state\":\"idle\""))
+
+        let started = try Run.process(Run.boxvoice, ["start"], environment: env)
+        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        #expect(started.stdout.hasPrefix("dictating"))
+        #expect(try Run.process(Run.boxvoice, ["start"], environment: env).status == 1, "one turn at a time")
+        #expect(follow.waitFor("\"event\":\"final\""), "the turn heard the clip: \(daemon.stderr)")
+        let status = try Run.process(Run.boxvoice, ["status"], environment: env)
+        #expect(status.stdout.hasPrefix("dictating for "))
+
+        let stopped = try Run.process(Run.boxvoice, ["stop"], environment: env)
+        #expect(stopped.status == 0)
+        #expect(follow.waitFor("\"event\":\"delivered\""), "\(daemon.stderr)")
+        #expect(follow.waitFor("\"event\":\"idle\""))
+        #expect(box.server.messages.count == 1)
+        #expect(box.server.messages.first?.message.hasSuffix(">The weather today is sunny.</speech>") == true)
+        #expect(try Run.process(Run.boxvoice, ["stop"], environment: env).stdout == "not dictating\n")
+
+        // A second daemon for the same user is refused and leaves the first one's socket alone.
+        let second = try Run.process(Run.boxvoice, ["daemon"], environment: env)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another boxvoice daemon is already running"))
+        #expect(try Run.process(Run.boxvoice, ["status"], environment: env).stdout.hasPrefix("idle"))
+
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        follow.signal(SIGTERM)
+        follow.wait()
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(Secrets.leaked(in: daemon.stderr + follow.stdout).isEmpty)
+    }
+
+    @Test func cancelDropsTheTurnsMessage() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-cancel")
+        let env = Run.isolatedEnvironment(home)
+        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-budget.wav")), name: "mic", directory: home.file("alsa"))
+        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
+        #expect(daemon.waitFor("control socket"))
+        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
+        #expect(follow.waitFor("\"state\":\"idle\""))
+        #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
+        #expect(follow.waitFor("\"event\":\"final\""))
+        #expect(try Run.process(Run.boxvoice, ["cancel"], environment: env).status == 0)
+        #expect(follow.waitFor("\"event\":\"discarded\""))
+        #expect(follow.waitFor("\"event\":\"idle\""))
+        #expect(box.server.messages.isEmpty)
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
+    @Test func withoutADaemonTheCommandsSayHowToStartOne() throws {
+        let home = TemporaryDirectory("no-daemon")
+        let result = try Run.process(Run.boxvoice, ["toggle"], environment: Run.isolatedEnvironment(home))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no boxvoice daemon is running"))
+        #expect(result.stderr.contains("boxvoice daemon"))
+    }
+}

@@ -1,0 +1,60 @@
+import BoxVoiceCore
+import BoxVoiceKeywords
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+@Suite struct DictationStatusTests {
+    private func status() throws -> DictationStatus {
+        DictationStatus(vocabulary: try Vocabulary.load(path: Checkout.keywordVocabulary))
+    }
+
+    @Test func hintsComeFromTheVocabularyFile() throws {
+        let vocabulary = try Vocabulary.load(path: Checkout.keywordVocabulary)
+        let hints = try status().hints
+        #expect(hints.count == 3)
+        let detector = KeywordDetector(vocabulary: vocabulary)
+        #expect(hints.map { detector.detect($0)?.action } == [.send, .sendClose, .cancel])
+    }
+
+    @Test func theAreaShowsTimeLevelSegmentsTranscriptHintsAndHQ() throws {
+        var view = try status()
+        #expect(view.apply(.level(elapsed: 75.4, dBFS: -24)).isEmpty)
+        _ = view.apply(.final("please buy milk"))
+        _ = view.apply(.partial("and eggs"))
+        _ = view.apply(.segment(index: 1, seconds: 60))
+        _ = view.apply(.hq(messageId: "M", index: 1, state: .done))
+        _ = view.apply(.hq(messageId: "M", index: 2, state: .retrying(attempt: 1)))
+        let lines = view.render(width: 120, color: false)
+        #expect(lines[0] == "● 01:15  [######----]  segments 1  HQ 1✓ 2↻1")
+        #expect(lines[1] == "… please buy milk and eggs")
+        #expect(lines[2].hasSuffix("Enter send · Esc cancel"))
+        #expect(lines.count == 3)
+    }
+
+    @Test func permanentLinesAreReturnedAndAMessageEndResetsTheArea() throws {
+        var view = try status()
+        _ = view.apply(.final("hello"))
+        _ = view.apply(.segment(index: 1, seconds: 3))
+        #expect(view.apply(.keyword(action: .send, phrase: "x", at: 3.2)) == ["[00:03] send (\"x\")"])
+        #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>")) == ["<speech>hello</speech>"])
+        #expect(view.heard.isEmpty && view.segments == 0)
+        #expect(view.apply(.delivered(messageId: "M")) == ["delivered M"])
+        #expect(view.render(width: 80, color: false).last == "delivered M")
+    }
+
+    @Test func longLinesAreCutToTheWidthAndTheTranscriptKeepsItsNewestWords() throws {
+        var view = try status()
+        _ = view.apply(.final(String(repeating: "word ", count: 40) + "newest"))
+        let lines = view.render(width: 40, color: true)
+        #expect(lines[1].hasSuffix("newest"))
+        #expect(lines[1].count <= 40)
+        #expect(lines[2].count <= 40)
+        #expect(lines[0].contains("\u{1B}[31m●\u{1B}[0m"))
+    }
+
+    @Test(arguments: [(-120.0, "[----------]"), (-60.0, "[----------]"), (-30.0, "[#####-----]"), (0.0, "[##########]"), (6.0, "[##########]")])
+    func theMeterSpansSixtyDecibels(_ level: Double, _ drawn: String) {
+        #expect(DictationStatus.meter(level) == drawn)
+    }
+}

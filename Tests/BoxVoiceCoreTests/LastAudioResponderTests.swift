@@ -1,0 +1,51 @@
+import BoxSim
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceCore
+import BoxVoiceStore
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+@Suite struct LastAudioResponderTests {
+    /// Four minutes at 48 kHz Float32 (46 MB, several segments) is over the 45 MB an answer may be: it goes as 16 kHz
+    /// 16-bit, all of it.
+    @Test func aRecordingOver45MBIsAnsweredAs16kHz16Bit() throws {
+        let box = try SimulatedBox { $0.defaultSession = "s1" }
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "answer")
+        Secrets.register(token)
+        let data = TemporaryDirectory("answer-big")
+        let folder = data.file("recordings/home/BIG")
+        let writer = SegmentWriter(directory: folder)
+        let tone = (0..<48_000).map { Float(sin(Double($0) * 2 * .pi * 440 / 48_000)) * 0.25 }
+        var segments: [ClosedSegment] = []
+        for _ in 0..<240 { segments += try writer.append(tone) }
+        if let last = try writer.finish() { segments.append(last) }
+        #expect(segments.count >= 4)  // a steady tone has no quiet point: each cut lands early in its last 5 s
+        let bytes = segments.reduce(0) { $0 + Int($1.frames) * 4 }
+        #expect(bytes > LastAudioResponder.maxAnswerBytes)
+
+        let retention = try Retention(database: SQLiteDatabase(path: data.file("boxvoice.sqlite")))
+        _ = try retention.retain(RetainedRecording(box: "home", messageId: "BIG", recordedAt: Date(), text: "a long one", session: "s1", directory: folder))
+        let responder = LastAudioResponder(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), retention: retention,
+                                           workDirectory: data.file("work"))
+        let ids = LastAudioRequestIds(box.server)
+        let agent = RetranscribeAgent(port: box.server.port, messageId: "BIG", timeoutMs: 20_000)
+        let requestId = try #require(ids.first(within: 5))
+        let answered = try responder.answer(LastAudioRequest(requestId: requestId, messageId: "BIG", sessionId: nil))
+        guard case .audio(.settled, let format, let sent) = answered else {
+            Issue.record("expected audio, got \(answered)")
+            return
+        }
+        #expect(format == "16 kHz 16-bit")
+        #expect(sent < LastAudioResponder.maxAnswerBytes)
+        let response = try #require(agent.wait())
+        #expect(response.status == 200)
+        let path = data.file("answer.wav")
+        try Data(response.body).write(to: URL(fileURLWithPath: path))
+        let file = try SoundFile.open(path: path)
+        #expect(file.sampleRate == 16_000 && file.channels == 1 && !file.isFloat32)
+        #expect(abs(Int(file.frames) - 240 * 16_000) <= 16, "all four minutes, resampled")
+    }
+}
