@@ -25,12 +25,15 @@ do {
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "dictation needs --models DIR --samples DIR") }
         try benchDictation(models: models, samples: samples,
                            lengths: value("--lengths").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [20, 180, 600])
+    case "retranscribe"?:
+        guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "retranscribe needs --boxvoice PATH --samples DIR") }
+        try benchRetranscribe(boxvoice: boxvoice, samples: samples, runs: Int(value("--runs") ?? "10") ?? 10)
     case "memory"?:
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR") }
         try benchMemory(boxvoice: boxvoice, samples: samples,
                         minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
     default:
-        throw BenchFailure(message: "usage: boxvoice-bench dictation --models DIR --samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | boxvoice-bench keywords --models DIR | live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]")
+        throw BenchFailure(message: "usage: boxvoice-bench dictation --models DIR --samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]")
     }
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))
