@@ -20,6 +20,8 @@ public protocol LiveRecognizer: AnyObject {
     func finish() throws -> [RecognizerEvent]
     /// Closes the utterance in progress now (a key was pressed) and keeps listening.
     func endUtterance() throws -> [RecognizerEvent]
+    /// Runs audio through the decoder and forgets what it heard: only the feature normalization it adapted stays.
+    func prime(_ samples: [Int16]) throws
 }
 
 /// pocketsphinx with its language model; utterance ends come from its own speech/silence detection.
@@ -64,6 +66,12 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
         let text = try decoder.end()
         inSpeech = false
         return text.isEmpty ? [] : [.final(text: text, end: seconds)]
+    }
+
+    public func prime(_ samples: [Int16]) throws {
+        for chunk in steps(samples) { try decoder.process(chunk) }
+        _ = try decoder.end()
+        try decoder.start()
     }
 
     public func endUtterance() throws -> [RecognizerEvent] {
@@ -161,6 +169,14 @@ public final class CommandSpotter: LiveRecognizer {
             if !heard.isEmpty { events.append(.final(text: heard, end: seconds)) }
         }
         return events
+    }
+
+    public func prime(_ samples: [Int16]) throws {
+        for decoder in decoders {
+            for chunk in steps(samples) { try decoder.process(chunk) }
+            try decoder.end()
+            try decoder.start()
+        }
     }
 
     /// A spotted phrase is final the moment it fires: nothing is held back.

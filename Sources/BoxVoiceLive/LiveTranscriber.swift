@@ -35,17 +35,23 @@ public final class LiveTranscriber {
             recognized.lowercased().contains(phrase.lowercased())
         }
 
+        /// Seconds of opening audio the decoders are primed with (their feature normalization adapted) before
+        /// decoding starts; the first words appear this much later. 0 decodes cold.
+        public var primeSeconds = 2.0
+
         public init(spotterPhrases: String?) {
             self.spotterPhrases = spotterPhrases
         }
     }
 
-    private let options: Options
+    private var options: Options
     private let language: LiveRecognizer?
     private let spotter: LiveRecognizer?
     private let resampler: Resampler
     private var fed: Int64 = 0
     private var pendingSpots: [String] = []
+    /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
+    private var priming: [Int16]? = []
 
     public init(options: Options) throws {
         self.options = options
@@ -67,6 +73,7 @@ public final class LiveTranscriber {
 
     /// Ends the stream: flushes the resampler and closes the utterance in progress.
     public func finish() throws -> [LiveUpdate] {
+        options.primeSeconds = 0  // whatever was held back for priming is decoded now
         var updates = try feed16k(try resampler.flush())
         let spotted = try spotter?.finish() ?? []
         let heard = try language?.finish() ?? []
@@ -78,13 +85,34 @@ public final class LiveTranscriber {
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.
     public func endUtterance() throws -> [LiveUpdate] {
-        var updates = combine(spotted: [], heard: try language?.endUtterance() ?? [])
+        var updates: [LiveUpdate] = []
+        if priming != nil {
+            // Enter before the priming audio filled up: decode what there is now.
+            let wanted = options.primeSeconds
+            options.primeSeconds = 0
+            updates = try feed16k([])
+            options.primeSeconds = wanted
+        }
+        updates += combine(spotted: [], heard: try language?.endUtterance() ?? [])
         if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
         return updates
     }
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
-        let pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+        var pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+        if let waiting = priming {
+            // The decoders' cepstral mean starts from the model's defaults; a first pass over the opening seconds
+            // adapts it to this microphone and voice before anything is decoded for real.
+            let wanted = Int(options.primeSeconds * Double(PocketSphinxDecoder.sampleRate))
+            priming = waiting + pcm
+            guard priming!.count >= wanted else { return [] }
+            pcm = priming!
+            // Exactly the opening `primeSeconds` (however the audio was chunked), then everything is decoded.
+            let opening = Array(pcm.prefix(max(wanted, 0)))
+            try language?.prime(opening)
+            try spotter?.prime(opening)
+            priming = nil
+        }
         fed += Int64(pcm.count)
         let spotted = try spotter?.feed(pcm) ?? []
         let heard = try language?.feed(pcm) ?? []

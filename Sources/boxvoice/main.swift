@@ -11,7 +11,7 @@ protocol Command: Sendable {
 
 enum Commands {
     static let all: [any Command.Type] = [
-        DictateCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
+        DictateCommand.self, InboxCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
         PairCommand.self, BoxesCommand.self, TranscribeCommand.self, ListenCommand.self, OutboxCommand.self, RecordingsCommand.self, AnswerCommand.self, DaemonCommand.self,
         StartCommand.self, StopCommand.self, ToggleCommand.self, CancelCommand.self, SendCommand.self, StatusCommand.self,
     ]

@@ -14,9 +14,14 @@ import Testing
         #expect(result.stdout.contains("<speech stt-service=\"pocketsphinx\" message-id=\""))
         #expect(result.stdout.contains("<send-message phrase="))
         #expect(result.stdout.contains("delivered "))
-        // The local box kept what it received, like a box would.
+        // The local box kept what it received, like a box would, and `inbox` shows it.
         let received = try String(contentsOfFile: home.file("data/boxvoice/local-box/messages.json"), encoding: .utf8)
         #expect(received.contains("send-message"))
+        let inbox = try Run.process(Run.boxvoice, ["inbox"], environment: Run.isolatedEnvironment(home))
+        #expect(inbox.status == 0)
+        #expect(inbox.stdout.contains("<speech stt-service=\"pocketsphinx\" message-id=\""))
+        let empty = try Run.process(Run.boxvoice, ["inbox"], environment: Run.isolatedEnvironment(TemporaryDirectory("empty-inbox")))
+        #expect(empty.stdout.hasPrefix("The local box has received nothing yet."))
     }
 
     @Test func toAPairedBoxWithJSONEvents() throws {

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func theSpotterCatchesCommandsTheLanguageModelMisses() throws {
-        for clip in ["cancel-forget-it.wav", "micoff-stop-listening.wav"] {
+        for clip in ["sendclose-over-and-out.wav", "checkpoint-rms-draft.wav", "sendclose-flight.wav"] {
             let languageOnly = try utterances(clip, spotter: false).map(\.recognized).joined(separator: " ")
             let combined = try utterances(clip)
             let spotted = combined.flatMap(\.spotted)

@@ -1,0 +1,44 @@
+import BoxSim
+import Foundation
+
+/// `boxvoice inbox`: what the embedded local box received — where `dictate` delivers when no box is paired.
+enum InboxCommand: Command {
+    static let name = "inbox"
+    static let summary = "show the messages the embedded local box received"
+    static let usage = """
+    Usage: boxvoice inbox [--json]
+
+    Lists the messages delivered to the embedded local box (used by `boxvoice dictate` when no box is
+    paired), oldest first, with their message ids. Its data lives in $XDG_DATA_HOME/boxvoice/local-box.
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let json = arguments.flag("--json")
+        try arguments.finish()
+        let path = Paths.dataDirectory + "/local-box/messages.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if !json { Console.out("The local box has received nothing yet. `boxvoice dictate` with no paired box sends there.") }
+            return 0
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let messages: [SimMessage]
+        do {
+            messages = try decoder.decode([SimMessage].self, from: data)
+        } catch {
+            throw CLIError.failed("cannot read the local box's messages in \(path): \(error). The file is left as it is.")
+        }
+        let formatter = ISO8601DateFormatter()
+        for message in messages {
+            if json {
+                Console.json(["messageId": message.messageId, "session": message.session, "receivedAt": formatter.string(from: message.receivedAt),
+                              "message": message.message])
+            } else {
+                Console.out("\(formatter.string(from: message.receivedAt))  \(message.messageId)  (\(message.session))")
+                Console.out("  \(message.message)")
+            }
+        }
+        if messages.isEmpty && !json { Console.out("The local box has received nothing yet.") }
+        return 0
+    }
+}
