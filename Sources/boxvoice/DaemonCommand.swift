@@ -12,12 +12,13 @@ enum DaemonCommand: Command {
     static let name = "daemon"
     static let summary = "stay connected: answer retranscription requests, deliver the outbox"
     static let usage = """
-    Usage: boxvoice daemon [--box NAME] [--device PCM] [--alsa-config FILE]
+    Usage: boxvoice daemon [--box NAME] [--device PCM] [--alsa-config FILE] [--debug]
 
     For every paired box: keeps the event stream open (reconnecting at once, then backing off up to
     30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on),
     answers each retranscription request from the retained recordings (or with none), and delivers
-    pending outbox messages every 10 s. Logs to stderr.
+    pending outbox messages every 10 s. Logs to stderr (--debug adds the normal 404s of requests
+    another client answered first).
 
     It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one
     daemon per user) for `boxvoice start | stop | toggle | cancel | send | status`: a turn records from
@@ -29,6 +30,7 @@ enum DaemonCommand: Command {
         let dictationBox = try arguments.option("--box")
         let device = try arguments.option("--device") ?? "default"
         let alsaConfig = try arguments.option("--alsa-config")
+        let debug = arguments.flag("--debug")
         try arguments.finish()
         let registry = BoxRegistry(directory: Paths.configDirectory)
         let boxes = try registry.boxes()
@@ -105,8 +107,12 @@ enum DaemonCommand: Command {
                             switch try responder.answer(request) {
                             case .audio(.ignored, _, _), .none(.ignored):
                                 log("\(name): ERROR the box ignored our answer to \(request.requestId): echoed messageId \(request.messageId) did not match")
+                            case .audio(.unknownRequest, _, _), .none(.unknownRequest):
+                                // Normal: another client answered first, or the box stopped waiting.
+                                if debug { log("\(name): debug: the box no longer waited for \(request.requestId) (404)") }
                             case .audio(let outcome, let format, let bytes):
-                                log("\(name): answered \(request.requestId) with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(outcome)")
+                                let cut = format.contains("only") ? "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: " : ""
+                                log("\(name): \(cut)answered \(request.requestId) with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(outcome)")
                             case .none(let outcome):
                                 log("\(name): answered \(request.requestId) with none (\(request.messageId) is not kept): \(outcome)")
                             }
