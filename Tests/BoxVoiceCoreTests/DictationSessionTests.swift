@@ -12,35 +12,17 @@ import Testing
 /// The dictation path end to end on real parts: a sample played through the capture path, pocketsphinx, boxsim over
 /// loopback, SQLite on disk.
 @Suite struct DictationSessionTests {
-    final class Events: @unchecked Sendable {
-        private let lock = NSLock()
-        private var list: [DictationSession.Event] = []
-        func add(_ event: DictationSession.Event) { lock.withLock { list.append(event) } }
-        var all: [DictationSession.Event] { lock.withLock { list } }
-    }
-
-    private func dictate(_ clip: String, box: SimulatedBox) throws -> (Events, Outbox, Retention, TemporaryDirectory) {
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
-        Secrets.register(token)
-        let data = TemporaryDirectory("dictate")
-        let database = try SQLiteDatabase(path: data.file("boxvoice.sqlite"))
-        let outbox = try Outbox(database: database)
-        let retention = try Retention(database: database)
-        let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
-        let configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
-                                                           recordingsDirectory: data.file("recordings/home"),
-                                                           spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
-        let events = Events()
-        let session = DictationSession(configuration: configuration, detector: detector, outbox: outbox, retention: retention) { events.add($0) }
-        try session.run(pcm: WAVCapturePCM(path: Checkout.sample(clip)), stop: StopSignal())
-        return (events, outbox, retention, data)
+    private func dictate(_ clip: String, box: SimulatedBox) throws -> (DictationRun, Outbox, Retention, TemporaryDirectory) {
+        let run = try DictationRun(box: box)
+        try run.run([clip])
+        return (run, run.outbox, run.retention, run.data)
     }
 
     @Test func aSpokenSendDeliversTheHQTextWithTheKeywordTagAndRetainsTheRecording() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Please buy milk and eggs on the way home. Send message."); $0.defaultSession = "s1" }
-        let (events, outbox, retention, data) = try dictate("send-buy-milk.wav", box: box)
+        let (run, outbox, retention, data) = try dictate("send-buy-milk.wav", box: box)
         defer { _ = data }  // the recordings live in it
-        #expect(events.all.contains(.keyword(action: .send, phrase: "send message", at: events.all.compactMap {
+        #expect(run.events.contains(.keyword(action: .send, phrase: "send message", at: run.events.compactMap {
             if case .keyword(.send, "send message", let at) = $0 { return at } else { return nil }
         }.first ?? -1)))
         let messages = box.server.messages
@@ -54,22 +36,22 @@ import Testing
         let kept = try #require(try retention.recording(box: "home", messageId: id))
         #expect(kept.text.hasPrefix("Please buy milk"))
         #expect(FileManager.default.fileExists(atPath: kept.directory + "/seg-0001.wav"))
-        #expect(events.all.contains(.delivered(messageId: id)))
+        #expect(run.events.contains(.delivered(messageId: id)))
     }
 
     @Test func aPermanentHQFailureSendsTheLiveTextOnce() throws {
         let box = try SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" }
-        let (events, _, _, _) = try dictate("send-buy-milk.wav", box: box)
+        let (run, _, _, _) = try dictate("send-buy-milk.wav", box: box)
         let body = try #require(box.server.messages.first?.message)
         #expect(body.hasPrefix("<speech stt=\"live\" message-id=\""))
         #expect(body.contains("<send-message phrase=\"send message\" /></speech>"))
-        #expect(events.all.filter { if case .fallback = $0 { return true } else { return false } }.count == 1)
+        #expect(run.events.filter { if case .fallback = $0 { return true } else { return false } }.count == 1)
     }
 
     @Test func aSpokenCancelDiscardsEverything() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
-        let (events, outbox, _, data) = try dictate("cancel-forget-it.wav", box: box)
-        #expect(events.all.contains(.discarded))
+        let (run, outbox, _, data) = try dictate("cancel-forget-it.wav", box: box)
+        #expect(run.events.contains(.discarded))
         #expect(box.server.messages.isEmpty)
         #expect(try outbox.all().isEmpty)
         let left = (try? FileManager.default.contentsOfDirectory(atPath: data.file("recordings/home"))) ?? []
