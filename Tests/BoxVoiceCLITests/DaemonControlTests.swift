@@ -10,8 +10,7 @@ import Testing
     @Test func startAndStopRunADictationTurnFromAnALSAFilePCMAndDeliverIt() throws {
         let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-control")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server)
         box.server.devices.map(\.token).forEach(Secrets.register)
         let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-weather.wav")), name: "desk_mic", directory: home.file("alsa"))
         let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
@@ -58,8 +57,7 @@ import Testing
     @Test func cancelDropsTheTurnsMessage() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-cancel")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server)
         let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-budget.wav")), name: "mic", directory: home.file("alsa"))
         let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
         #expect(daemon.waitFor("control socket"))

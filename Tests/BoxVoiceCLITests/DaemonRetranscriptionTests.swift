@@ -13,8 +13,7 @@ import Testing
     /// long as the returned value.
     private func dictated(_ clips: [(clip: String, session: String?)], into box: BoxSimServer) throws -> (home: TemporaryDirectory, env: [String: String], ids: [String]) {
         let home = TemporaryDirectory("daemon-answers")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box)
         box.devices.map(\.token).forEach(Secrets.register)
         var ids: [String] = []
         for (clip, session) in clips {

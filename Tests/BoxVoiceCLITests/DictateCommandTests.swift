@@ -27,9 +27,8 @@ import Testing
     @Test func toAPairedBoxWithJSONEvents() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Dinner is at eight. Send message."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("dictate-cli")
-        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: Run.isolatedEnvironment(home))
-        #expect(paired.status == 0)
-        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: Run.isolatedEnvironment(home))
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(result.status == 0, "\(result.stderr)")
         let events = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let names = events.compactMap { $0["event"] as? String }
@@ -51,8 +50,7 @@ import Testing
     @Test func aMicOffDraftIsListedThenSentWithItsOwnId() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("outbox-cli")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server)
         let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("micoff-stop-listening.wav")], environment: env)
         #expect(dictated.status == 0, "\(dictated.stderr)")
         #expect(dictated.stdout.contains("kept as a draft: "))
@@ -85,8 +83,7 @@ import Testing
     @Test func theNextRunDeliversWhatAKilledRunLeftPending() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("pending-cli")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Desk")], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server, label: "Desk")
         try FileManager.default.createDirectory(atPath: home.file("data/boxvoice"), withIntermediateDirectories: true)
         let outbox = try Outbox(database: SQLiteDatabase(path: home.file("data/boxvoice/boxvoice.sqlite")))
         let id = "0D5C7A43-4C55-4E57-9E3A-6A7F1E1D2C3B"
@@ -104,8 +101,7 @@ import Testing
 private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: TemporaryDirectory, messageId: String) {
     let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
     let home = TemporaryDirectory("retranscribe-cli")
-    let env = Run.isolatedEnvironment(home)
-    #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+    let env = try Run.pairedEnvironment(home, with: box.server)
     #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
     return (box, home, try #require(box.server.messages.first?.messageId))
 }
@@ -140,8 +136,7 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
     @Test func aMalformedRequestIsRefused() throws {
         let box = try SimulatedBox()
         let home = TemporaryDirectory("answer-cli")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server)
         let result = try Run.process(Run.boxvoice, ["answer", #"{"version":2,"requestId":"r","messageId":"m"}"#], environment: env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("not a valid last-audio request: version must be 1"))
@@ -197,8 +192,7 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
     @Test func escapeFromStdinCancelsAndStops() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("keys-cli")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server)
         let started = Date()
         let result = try Run.process(Run.boxvoice, ["dictate", "--realtime", "--input", Checkout.sample("send-buy-milk.wav")],
                                      environment: env, input: Data([0x1B, 0x0A]))
@@ -237,8 +231,7 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
     @Test func aRunKilledDuringThePostIsDeliveredExactlyOnceByTheNextCommand() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1"; $0.sendDelaySeconds = 3 }
         let home = TemporaryDirectory("killed-cli")
-        let env = Run.isolatedEnvironment(home)
-        #expect(try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env).status == 0)
+        let env = try Run.pairedEnvironment(home, with: box.server)
         let dictate = try Spawned(Run.boxvoice, ["dictate", "--json", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(dictate.waitFor("\"event\":\"queued\""))
         Thread.sleep(forTimeInterval: 0.5)  // the POST is on its way; the box holds it for 3 s

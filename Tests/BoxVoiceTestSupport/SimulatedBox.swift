@@ -72,3 +72,20 @@ public enum RestartableBox {
         throw lastError!
     }
 }
+
+/// `boxvoice pair` failed while a test set up its user.
+public struct PairingFailed: Error, CustomStringConvertible {
+    public let output: String
+    public var description: String { "boxvoice pair failed: \(output)" }
+}
+
+extension Run {
+    /// A user under `home` (the `isolatedEnvironment`) paired with `server` through `boxvoice pair`, as most CLI tests
+    /// start; returns that environment.
+    public static func pairedEnvironment(_ home: TemporaryDirectory, with server: BoxSimServer, label: String = "Bee Box") throws -> [String: String] {
+        let environment = isolatedEnvironment(home)
+        let paired = try process(boxvoice, ["pair", server.mintPairingLink(label: label)], environment: environment)
+        guard paired.status == 0 else { throw PairingFailed(output: paired.stdout + paired.stderr) }
+        return environment
+    }
+}
