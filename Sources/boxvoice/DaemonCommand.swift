@@ -57,7 +57,7 @@ enum DaemonCommand: Command {
             let pcm = try ALSACapturePCM(name: device, configFile: alsaConfig)
             let session = try? targetClient.defaultSession()
             var configuration = DictationSession.Configuration(box: target.name, client: targetClient, session: session ?? nil,
-                                                               recordingsDirectory: Paths.dataDirectory + "/recordings/" + target.name,
+                                                               recordingsDirectory: Paths.recordings(box: target.name),
                                                                spotterPhrases: models + "/command-spotter.en.txt")
             configuration.endOfInput = .send
             let dictation = DictationSession(configuration: configuration, detector: detector, outbox: outbox, retention: retention) { event in

@@ -87,7 +87,7 @@ enum DictateCommand: Command {
         }
         let database = try LocalStore.open()
         var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
-                                                           recordingsDirectory: Paths.dataDirectory + "/recordings/" + boxLabel,
+                                                           recordingsDirectory: Paths.recordings(box: boxLabel),
                                                            spotterPhrases: models + "/command-spotter.en.txt")
         configuration.once = once
         configuration.endOfInput = endOfInput

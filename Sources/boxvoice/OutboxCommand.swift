@@ -82,7 +82,7 @@ enum OutboxCommand: Command {
             guard message.state != .delivered else { throw CLIError.failed("\(id) was delivered; it stays as history") }
             try outbox.discard(id)
             try Retention(database: database).forget(box: message.box, messageId: id)
-            try? FileManager.default.removeItem(atPath: Paths.dataDirectory + "/recordings/\(message.box)/\(id)")
+            try? FileManager.default.removeItem(atPath: Paths.recordings(box: message.box) + "/" + id)
             Console.out("discarded \(id)")
             return 0
         default:

@@ -21,8 +21,11 @@ enum Paths {
     /// `boxes.json` and `credentials.json`.
     static var configDirectory: String { configHome + "/boxvoice" }
 
+    /// `recordings/<box>/`: each dictated message's segments in a folder named by its id (retention).
+    static func recordings(box: String) -> String { dataDirectory + "/recordings/" + box }
+
     /// Recordings made without a box: `recordings/local/<timestamp>`.
-    static var localRecordings: String { dataDirectory + "/recordings/local" }
+    static var localRecordings: String { recordings(box: "local") }
 
     /// `$XDG_RUNTIME_DIR/boxvoice/`: the daemon's control socket and its lock. Without XDG_RUNTIME_DIR (no login
     /// session), a per-user folder under /tmp, created 0700.
