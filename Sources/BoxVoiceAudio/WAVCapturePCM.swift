@@ -6,30 +6,25 @@ public struct CaptureEnded: Error, Sendable, Equatable {
 }
 
 /// A sound file played as a capture PCM, so `--input FILE` runs the same capture path as a microphone.
-/// Delivers 48 kHz mono Float32 in 20 ms periods; paced to real time when asked, else as fast as it is read.
-/// The file is streamed, a period at a time: an hour-long input costs no more memory than a minute.
+/// Delivers 48 kHz mono Float32 in 20 ms periods as fast as it is read (wrap it in `PacedCapturePCM` for real
+/// time). The file is streamed, a period at a time: an hour-long input costs no more memory than a minute.
 public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     public let name: String
     public let format = SampleFormat.float32LE
     public let sampleRate = 48_000
     public let periodFrames = 960
-    /// Paced input behaves like a device with a clock (slow consumers drop, as live).
-    public var hasDeviceClock: Bool { realtime }
+    public let hasDeviceClock = false
     /// Length of the input at 48 kHz (estimated to a frame when the file is resampled).
     public let frames: Int
-    private let realtime: Bool
     private let file: SoundFile
     private let resampler: Resampler?
     /// Converted samples not handed out yet.
     private var pending: [Float] = []
     private var pendingStart = 0
     private var fileEnded = false
-    private var delivered = 0
-    private var started: Date?
 
-    public init(path: String, realtime: Bool = false) throws {
+    public init(path: String) throws {
         name = path
-        self.realtime = realtime
         file = try SoundFile.open(path: path)
         resampler = file.sampleRate == 48_000 ? nil : try Resampler(from: Double(file.sampleRate), to: 48_000)
         frames = Int((Double(file.frames) * 48_000 / Double(file.sampleRate)).rounded())
@@ -71,18 +66,11 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
         try fill(frames)
         let available = pending.count - pendingStart
         guard available > 0 else { throw CaptureEnded() }
-        if realtime {
-            let start = started ?? Date()
-            started = start
-            let wait = start.addingTimeInterval(Double(delivered) / Double(sampleRate)).timeIntervalSinceNow
-            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-        }
         let count = min(frames, available)
         pending.withUnsafeBufferPointer { source in
             buffer.copyMemory(from: source.baseAddress! + pendingStart, byteCount: count * 4)
         }
         pendingStart += count
-        delivered += count
         return .frames(count)
     }
 

@@ -63,7 +63,7 @@ func benchDictation(models: String, samples: String, lengths: [Double]) throws {
             let log = EventLog()
             let session = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),
                                            retention: try Retention(database: database)) { log.add($0) }
-            try session.run(pcm: WAVCapturePCM(path: clip, realtime: true), stop: StopSignal())
+            try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: clip)), stop: StopSignal())
             guard let measured = log.latency() else { throw BenchFailure(message: "no spoken send was delivered for the \(Int(length)) s recording") }
             latency[pipelined] = measured
         }

@@ -23,7 +23,9 @@ enum DaemonCommand: Command {
     It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one
     daemon per user) for `boxvoice start | stop | toggle | cancel | send | status`: a turn records from
     --device (default: ALSA's default) and dictates to --box (default: the selected box), exactly as
-    `boxvoice dictate` does, spoken commands included.
+    `boxvoice dictate` does, spoken commands included. A device without a clock (an ALSA `file`
+    PCM from `boxvoice devices file-pcm`) is paced to real time, so a turn holds as much audio as it
+    lasted.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -54,7 +56,7 @@ enum DaemonCommand: Command {
         let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
         let control = ControlServerBox()
         let turns = DictationTurns(begin: {
-            let pcm = try ALSACapturePCM(name: device, configFile: alsaConfig)
+            let pcm = try ALSACapturePCM(name: device, configFile: alsaConfig).paced()
             let session = try? targetClient.defaultSession()
             var configuration = DictationSession.Configuration(box: target.name, client: targetClient, session: session ?? nil,
                                                                recordingsDirectory: Paths.recordings(box: target.name),

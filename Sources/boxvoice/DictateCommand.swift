@@ -12,7 +12,7 @@ enum DictateCommand: Command {
     static let name = "dictate"
     static let summary = "dictate a message to the box (the main job)"
     static let usage = """
-    Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav [--realtime]] [--alsa-config FILE]
+    Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav] [--realtime] [--alsa-config FILE]
                             [--session ID|new] [--once] [--on-eof send|draft|discard] [--json] [--no-keys]
 
     Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt
@@ -27,6 +27,8 @@ enum DictateCommand: Command {
     is Enter and an ESC byte is Esc; --no-keys leaves standard input alone. On a terminal a status area
     shows the level, segments, the live transcript and HQ progress; NO_COLOR or a non-terminal gives
     plain lines. --no-pipelining holds HQ uploads until the send (only to measure what pipelining gains).
+    --input and clockless devices (ALSA `file` PCMs) are read as fast as they go; --realtime paces them
+    like a microphone.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -78,8 +80,8 @@ enum DictateCommand: Command {
 
         let pcm: CapturePCM
         do {
-            pcm = try input.map { try WAVCapturePCM(path: $0, realtime: realtime) as CapturePCM }
-                ?? ALSACapturePCM(name: device ?? "default", configFile: alsaConfig)
+            pcm = try (input.map { try WAVCapturePCM(path: $0) as CapturePCM } ?? ALSACapturePCM(name: device ?? "default", configFile: alsaConfig))
+                .paced(realtime)
         } catch let error as ALSAError {
             throw CLIError.failed(error.description)
         } catch {

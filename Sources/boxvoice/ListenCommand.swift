@@ -41,7 +41,7 @@ enum ListenCommand: Command {
         let pcm: CapturePCM
         do {
             if let input {
-                pcm = try WAVCapturePCM(path: input, realtime: realtime)
+                pcm = try WAVCapturePCM(path: input).paced(realtime)
             } else {
                 pcm = try ALSACapturePCM(name: device ?? "default", configFile: alsaConfig)
             }

@@ -25,8 +25,9 @@ func printHelp() {
 
     Commands:
     """)
+    let width = (Commands.all.map { $0.name.count }.max() ?? 0) + 2
     for command in Commands.all {
-        Console.out("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary)
+        Console.out("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary)
     }
     Console.out("\nRun `boxvoice <command> --help` for a command's options.")
 }

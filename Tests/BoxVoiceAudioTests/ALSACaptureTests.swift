@@ -129,4 +129,35 @@ import Testing
         #expect(pcm.sampleRate == 48_000)
         #expect(abs(pcm.periodFrames - 960) <= 64)
     }
+
+    @Test func aPacedFilePCMDeliversItsAudioNoFasterThanRealTimeAndUnchanged() throws {
+        let dir = TemporaryDirectory("alsa")
+        let input = try WAV.samples(Checkout.sample("none-weather.wav"))
+        let second = Array(input.prefix(48_000))
+        let made = try FileCapturePCM.make(samples: second, name: "paced", directory: dir.path)
+        let pcm = try ALSACapturePCM(name: made.name, configFile: made.configPath).paced()
+        defer { pcm.close() }
+        #expect(pcm.hasDeviceClock)
+        let writer = SegmentWriter(directory: dir.file("out"), policy: SegmentPolicy())
+        let clock = ContinuousClock()
+        let started = clock.now
+        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: writer, maxFrames: Int64(made.frames)).run(stop: StopSignal())
+        let took = started.duration(to: clock.now)
+        // The last period is due 20 ms before the end of the second; reads never come early.
+        #expect(took >= .milliseconds(970), "1 s of audio took \(took)")
+        #expect(took < .seconds(3), "pacing must not add more than scheduling slack: \(took)")
+        #expect(summary.capture.framesDropped == 0)
+        #expect(try joined(summary) == second)
+    }
+
+    @Test func pacingWrapsOnlyClocklessDevicesAndOnlyOnce() throws {
+        let dir = TemporaryDirectory("alsa")
+        let made = try FileCapturePCM.make(samples: [0.5, 0.25], name: "clockless", directory: dir.path)
+        let pcm = try ALSACapturePCM(name: made.name, configFile: made.configPath)
+        let paced = pcm.paced()
+        #expect(paced !== pcm && paced.hasDeviceClock)
+        #expect(paced.paced() === paced, "already paced: not wrapped twice")
+        #expect(pcm.paced(false) === pcm)
+        paced.close()
+    }
 }

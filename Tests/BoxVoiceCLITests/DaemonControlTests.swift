@@ -37,7 +37,10 @@ import Testing
         #expect(follow.waitFor("\"event\":\"delivered\""), "\(daemon.stderr)")
         #expect(follow.waitFor("\"event\":\"idle\""))
         #expect(box.server.messages.count == 1)
-        #expect(box.server.messages.first?.message.hasSuffix(">The weather today is sunny.</speech>") == true)
+        // The file PCM is paced like a microphone: a turn of a few seconds is one segment, one HQ upload.
+        #expect(box.server.transcriptions.count == 1)
+        #expect(box.server.messages.first?.message.hasSuffix(">The weather today is sunny.</speech>") == true,
+                "\(box.server.messages.map(\.message)) \(box.server.transcriptions.count) HQ uploads; \(daemon.stderr)")
         #expect(try Run.process(Run.boxvoice, ["stop"], environment: env).stdout == "not dictating\n")
 
         // A second daemon for the same user is refused and leaves the first one's socket alone.
