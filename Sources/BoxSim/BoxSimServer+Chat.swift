@@ -133,7 +133,10 @@ extension BoxSimServer {
         var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames)
         if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
             upload.recognized = recognizerLock.withLock { () -> String? in
-                if recognizer == nil { recognizer = try? PocketSphinxDecoder() }
+                if recognizer == nil {
+                    let model = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: configuration.dataDirectory + "/cache")
+                    recognizer = try? PocketSphinxDecoder(model: model)
+                }
                 return try? recognizer?.transcribe(samples)
             }
         }

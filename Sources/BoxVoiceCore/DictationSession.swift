@@ -32,8 +32,10 @@ public final class DictationSession: @unchecked Sendable {
         public var uploadWhileRecording = true
         /// Retry waits for one segment's HQ upload after an uncertain failure.
         public var hqRetryDelays: [Double] = [1, 2]
-        /// How much audio capture may run ahead of this loop (the recognizer catching up, a slow disk).
+        /// How much audio a microphone may run ahead of this loop (the recognizer catching up, a slow disk).
         public var captureQueueSeconds: Double = 30
+        /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
+        public var dictionaryCache: String?
 
         public init(box: String, client: BoxClient, session: String?, recordingsDirectory: String, spotterPhrases: String?) {
             self.box = box
@@ -90,13 +92,13 @@ public final class DictationSession: @unchecked Sendable {
         let startedAt: Date
         /// Where this message's audio starts in the stream (48 kHz frames).
         let startFrame: Int64
-        var live: [String] = []
+        /// The live pass's utterances, joined by spaces.
+        var liveText = ""
         var keyword: KeywordMatch?
         /// Where the utterance that ended this message ended, in stream frames (nil: at the last sample).
         var endFrame: Int64?
         /// Segments not uploaded yet (only when uploads wait for the send).
         var held: [ClosedSegment] = []
-        var liveText: String { live.joined(separator: " ") }
     }
 
     private let configuration: Configuration
@@ -130,10 +132,13 @@ public final class DictationSession: @unchecked Sendable {
     /// it sent has been committed and tried.
     public func run(pcm: CapturePCM, stop: StopSignal, control: DictationControl = DictationControl()) throws {
         // Capture starts before the recognizer loads (about a second): what is said meanwhile waits in the queue.
-        let capture = AudioCapture(pcm: pcm, queueSeconds: configuration.captureQueueSeconds)
+        // A source without a clock (a file) waits for this loop when the queue is full: a deep queue would only hold
+        // memory (30 s of audio is 5.8 MB).
+        let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
         capture.start()
         defer { capture.stop() }
         var options = LiveTranscriber.Options(spotterPhrases: configuration.spotterPhrases)
+        options.dictionaryCache = configuration.dictionaryCache
         let detector = self.detector
         options.sameCommand = { recognized, phrase in
             guard let spotted = detector.detect(phrase)?.action else { return true }
@@ -200,7 +205,7 @@ public final class DictationSession: @unchecked Sendable {
 
     /// Speech was heard: audio alone (silence, noise) is nothing to send.
     private func hasContent(_ message: Message) -> Bool {
-        !message.liveText.trimmingCharacters(in: .whitespaces).isEmpty
+        message.liveText.contains { !$0.isWhitespace }
     }
 
     private func press(_ trigger: DictationTrigger, transcriber: LiveTranscriber, message: inout Message) throws {
@@ -223,9 +228,12 @@ public final class DictationSession: @unchecked Sendable {
             onEvent(.partial(text))
         case .utterance(let utterance):
             guard !utterance.text.isEmpty else { return }
-            message.live.append(utterance.text)
+            // Only the new words can complete a command (the message ends at each one), so this costs the utterance,
+            // not the hour of dictation before it.
+            let found = detector.detect(appending: utterance.text, to: message.liveText)
+            message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
             onEvent(.final(utterance.text))
-            guard let found = detector.detect(message.liveText) else { return }
+            guard let found else { return }
             onEvent(.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end))
             if found.action.isSend { message.keyword = found }
             message.endFrame = Int64((utterance.end * 48_000).rounded())

@@ -24,9 +24,14 @@ public struct KeywordDetector: Sendable {
     public let vocabulary: Vocabulary
     private let matcher: PhraseTrie
 
+    /// The most words any phrase spans.
+    public let longestPhrase: Int
+
     public init(vocabulary: Vocabulary) {
         self.vocabulary = vocabulary
-        matcher = PhraseTrie(sections: vocabulary.sections.map { $0.patterns.flatMap { $0.expansions() } })
+        let sections = vocabulary.sections.map { $0.patterns.flatMap { $0.expansions() } }
+        matcher = PhraseTrie(sections: sections)
+        longestPhrase = sections.joined().map(\.count).max() ?? 0
     }
 
     /// Loads a vocabulary file and compiles it.
@@ -46,6 +51,32 @@ public struct KeywordDetector: Sendable {
         let processed = transcript[..<range.lowerBound] + Self.tag(section.tag, phrase: phrase) + transcript[range.upperBound...]
         return KeywordMatch(action: section.action, tag: section.tag, matchedPhrase: phrase,
                             processedTranscript: processed.trimmedLikeTheBox(), range: range)
+    }
+
+    /// The command in `earlier + " " + addition` (just `addition` when `earlier` is empty), for a live transcript
+    /// checked after every utterance: the same answer as `detect` on the joined text, in time that grows with the
+    /// utterance rather than with everything said before it.
+    ///
+    /// `earlier` must hold no command (the caller acted on each as it appeared). A new one then ends in `addition` and
+    /// starts at most `longestPhrase - 1` words before it, so only that tail is searched; the whole text is searched
+    /// only when the tail holds a command (for its exact place). Markup tags can protect words far apart, so text
+    /// holding `<` is searched whole.
+    public func detect(appending addition: String, to earlier: String) -> KeywordMatch? {
+        let whole = earlier.isEmpty ? addition : earlier + " " + addition
+        guard !earlier.contains("<"), !addition.contains("<") else { return detect(whole) }
+        var tailStart = earlier.endIndex
+        var wordsBefore = 0
+        while wordsBefore < longestPhrase - 1, tailStart > earlier.startIndex {
+            // Back over one whitespace-separated chunk (a word never spans whitespace).
+            var chunkStart = tailStart
+            while chunkStart > earlier.startIndex, earlier[earlier.index(before: chunkStart)].isWhitespace { chunkStart = earlier.index(before: chunkStart) }
+            while chunkStart > earlier.startIndex, !earlier[earlier.index(before: chunkStart)].isWhitespace { chunkStart = earlier.index(before: chunkStart) }
+            wordsBefore += TranscriptTokens(String(earlier[chunkStart..<tailStart])).words.count
+            tailStart = chunkStart
+        }
+        let tail = earlier[tailStart...]
+        guard detect(tail.isEmpty ? addition : tail + " " + addition) != nil else { return nil }
+        return detect(whole)
     }
 
     /// Re-attaches a send keyword the HQ pass did not reproduce: `trim(trim(text) + " " + <tag … heard="live" />)`.

@@ -31,8 +31,13 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     private var inSpeech = false
     private var lastPartial = ""
 
-    public init(model: PocketSphinxModel = .debianEnglish) throws {
-        decoder = try PocketSphinxDecoder(model: model)
+    /// - Parameter dictionaryCache: where the dictionary cut to the language model's words is kept between runs;
+    ///   nil makes it afresh in a temporary folder. If it cannot be made, the full dictionary is used (same
+    ///   hypotheses, more memory).
+    public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil) throws {
+        let folder = dictionaryCache ?? NSTemporaryDirectory() + "boxvoice-lm-dictionary-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { if dictionaryCache == nil { try? FileManager.default.removeItem(atPath: folder) } }
+        decoder = try PocketSphinxDecoder(model: model.limitedToLanguageModelWords(keptIn: folder))
         try decoder.start()
     }
 
@@ -125,20 +130,11 @@ public final class CommandSpotter: LiveRecognizer {
 
     /// The lines of the pronunciation dictionary (alternates included) for the words of `phrases` lines.
     static func dictionary(for phrases: some Sequence<String>, from path: String) throws -> String {
-        guard let full = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw PocketSphinxError(operation: "loading the dictionary", detail: "cannot read \(path)")
-        }
         var words = Set<Substring>()
         for phrase in phrases {
             for word in phrase.prefix(while: { $0 != "/" }).split(separator: " ") { words.insert(Substring(word.lowercased())) }
         }
-        var lines: [Substring] = []
-        for line in full.split(separator: "\n") {
-            guard let head = line.split(separator: " ", maxSplits: 1).first else { continue }
-            let word = head.firstIndex(of: "(").map { head[..<$0] } ?? head
-            if words.contains(word) { lines.append(line) }
-        }
-        return lines.joined(separator: "\n") + "\n"
+        return try PronunciationDictionary.subset(of: path, keeping: words)
     }
 
     private var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }

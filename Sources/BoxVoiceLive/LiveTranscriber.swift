@@ -39,6 +39,10 @@ public final class LiveTranscriber {
         /// decoding starts; the first words appear this much later. 0 decodes cold.
         public var primeSeconds = 2.0
 
+        /// Where the language-model decoder keeps its dictionary cut to the model's words between runs (nil: made
+        /// afresh each time, a fraction of a second).
+        public var dictionaryCache: String?
+
         public init(spotterPhrases: String?) {
             self.spotterPhrases = spotterPhrases
         }
@@ -55,7 +59,7 @@ public final class LiveTranscriber {
 
     public init(options: Options) throws {
         self.options = options
-        language = options.useLanguageModel ? try PocketSphinxRecognizer(model: options.model) : nil
+        language = options.useLanguageModel ? try PocketSphinxRecognizer(model: options.model, dictionaryCache: options.dictionaryCache) : nil
         spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
         guard language != nil || spotter != nil else {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")

@@ -20,6 +20,27 @@ public struct PocketSphinxModel: Sendable, Equatable {
         dictionary: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict")
 }
 
+extension PocketSphinxModel {
+    /// The words the language model can produce (its unigrams). A dictionary word outside them is never part of a
+    /// hypothesis, so a decoder needs no pronunciation for it.
+    public func languageModelWords() throws -> [String] {
+        guard FileManager.default.fileExists(atPath: languageModel) else {
+            throw PocketSphinxError(operation: "loading the language model", detail: "\(languageModel) is missing; install the Debian package pocketsphinx-en-us")
+        }
+        err_set_logfp(nil)  // sphinxbase logs to stderr unless told otherwise; decoders send theirs to /dev/null too
+        guard let logmath = logmath_init(1.0001, 0, 0) else {
+            throw PocketSphinxError(operation: "loading the language model", detail: "logmath_init failed")
+        }
+        defer { logmath_free(logmath) }
+        guard let model = ngram_model_read(nil, languageModel, NGRAM_AUTO, logmath) else {
+            throw PocketSphinxError(operation: "loading the language model", detail: "\(languageModel) is not a language model sphinxbase can read")
+        }
+        defer { ngram_model_free(model) }
+        guard let counts = ngram_model_get_counts(model) else { return [] }
+        return (0..<Int32(counts[0])).compactMap { ngram_word(model, $0).map { String(cString: $0) } }
+    }
+}
+
 /// A failure reported by pocketsphinx.
 public struct PocketSphinxError: Error, Sendable, Equatable, CustomStringConvertible {
     public let operation: String

@@ -1,1 +1,3 @@
 #include <pocketsphinx.h>
+#include <sphinxbase/ngram_model.h>
+#include <sphinxbase/err.h>

@@ -62,6 +62,7 @@ enum DaemonCommand: Command {
                                                                recordingsDirectory: Paths.recordings(box: target.name),
                                                                spotterPhrases: models + "/command-spotter.en.txt")
             configuration.endOfInput = .send
+            configuration.dictionaryCache = Paths.cacheDirectory
             let dictation = DictationSession(configuration: configuration, detector: detector, outbox: outbox, retention: retention) { event in
                 if let object = DictationOutput.jsonObject(event) {
                     control.server?.broadcast(object)

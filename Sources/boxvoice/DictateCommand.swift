@@ -93,6 +93,7 @@ enum DictateCommand: Command {
                                                            spotterPhrases: models + "/command-spotter.en.txt")
         configuration.once = once
         configuration.endOfInput = endOfInput
+        configuration.dictionaryCache = Paths.cacheDirectory
         configuration.uploadWhileRecording = !noPipelining
         // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
         let dictation = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),

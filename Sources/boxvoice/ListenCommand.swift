@@ -52,6 +52,7 @@ enum ListenCommand: Command {
         }
         var options = LiveTranscriber.Options(spotterPhrases: noSpotter ? nil : try ModelsDirectory.locate() + "/command-spotter.en.txt")
         options.useLanguageModel = !noLanguageModel
+        options.dictionaryCache = Paths.cacheDirectory
         options.sameCommand = { recognized, phrase in
             guard let spotted = detector.detect(phrase)?.action else { return true }
             return detector.detect(recognized)?.action == spotted

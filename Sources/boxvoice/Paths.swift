@@ -21,6 +21,14 @@ enum Paths {
     /// `boxes.json` and `credentials.json`.
     static var configDirectory: String { configHome + "/boxvoice" }
 
+    static var cacheHome: String {
+        if let value = environment["XDG_CACHE_HOME"], value.hasPrefix("/") { return value }
+        return home + "/.cache"
+    }
+
+    /// Files boxvoice can make again: the live recognizer's dictionary cut to its language model's words.
+    static var cacheDirectory: String { cacheHome + "/boxvoice" }
+
     /// `recordings/<box>/`: each dictated message's segments in a folder named by its id (retention).
     static func recordings(box: String) -> String { dataDirectory + "/recordings/" + box }
 

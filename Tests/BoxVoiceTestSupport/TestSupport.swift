@@ -209,6 +209,7 @@ public enum Run {
         environment["XDG_DATA_HOME"] = home.file("data")
         environment["XDG_CONFIG_HOME"] = home.file("config")
         environment["XDG_RUNTIME_DIR"] = home.file("run")
+        environment["XDG_CACHE_HOME"] = home.file("cache")
         return environment
     }
 
