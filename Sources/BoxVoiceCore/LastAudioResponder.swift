@@ -44,22 +44,6 @@ public struct LastAudioResponder: Sendable {
     /// Joins `seg-*.wav` in order into one WAV; returns the format written.
     static func join(segmentsIn directory: String, into path: String) throws -> String {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("seg-") && $0.hasSuffix(".wav") }.sorted()
-        var samples: [Float] = []
-        for name in names { samples += try WAVCapturePCM.load(directory + "/" + name) }
-        if samples.count * 4 + 80 <= maxAnswerBytes {
-            let file = try SoundFile.createFloatWAV(path: path)
-            try file.write(samples)
-            try file.close()
-            return "48 kHz Float32"
-        }
-        let resampler = try Resampler(from: 48_000, to: 16_000)
-        var compact = try resampler.process(samples) + resampler.flush()
-        let limit = (maxAnswerBytes - 80) / 2
-        let format = compact.count <= limit ? "16 kHz 16-bit" : "16 kHz 16-bit, last \(limit / 16_000) s only"
-        if compact.count > limit { compact.removeFirst(compact.count - limit) }
-        let file = try SoundFile.createPCM16WAV(path: path, sampleRate: 16_000)
-        try file.write(compact)
-        try file.close()
-        return format
+        return try SegmentJoin.join(names.map { directory + "/" + $0 }, into: path, maxBytes: maxAnswerBytes).description
     }
 }

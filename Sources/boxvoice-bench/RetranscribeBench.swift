@@ -54,12 +54,14 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     let deadline = Date(timeIntervalSinceNow: 15)
     while box.eventConnections == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
     guard box.eventConnections == 1 else { throw BenchFailure(message: "the daemon did not connect") }
+    let idlePeak = peakResidentKB(of: daemon.processIdentifier)
     var ours: [Double] = []
     for _ in 0..<runs {
         let (status, answeredAt, requestId) = try ask(box, messageId: message.messageId, emitted: emitted, answer: nil)
         guard status == 200, let at = emitted.time(requestId) else { throw BenchFailure(message: "the daemon's answer failed: HTTP \(status)") }
         ours.append(answeredAt - at)
     }
+    let answeringPeak = peakResidentKB(of: daemon.processIdentifier)
     daemon.terminate()
     daemon.waitUntilExit()
 
@@ -102,6 +104,16 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     print(String(format: "| `boxvoice daemon` | %.3f | %.3f | %.3f |", median(ours), ours.min()!, ours.max()!))
     print(String(format: "| baseline: `curl -F` with the WAV ready | %.3f | %.3f | %.3f |", median(theirs), theirs.min()!, theirs.max()!))
     print(String(format: "| **ratio boxvoice / curl** | **%.2f×** (aim: boxvoice under 1 s) | | |", median(ours) / median(theirs)))
+    print()
+    print(String(format: "Peak resident memory of the daemon (VmHWM): %.1f MB connected and idle, %.1f MB after the %d answers (%.2f×):", Double(idlePeak) / 1024, Double(answeringPeak) / 1024, runs, Double(answeringPeak) / Double(max(idlePeak, 1))))
+    print("segments are joined a second at a time, so an answer costs the same memory for a minute or an hour of audio.")
+}
+
+/// The kernel's record of a process's peak resident set (VmHWM), in KiB; 0 if it cannot be read.
+private func peakResidentKB(of pid: Int32) -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
 
 private final class EmitTimes: @unchecked Sendable {
