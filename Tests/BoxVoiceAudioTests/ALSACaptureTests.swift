@@ -145,7 +145,7 @@ import Testing
         let took = started.duration(to: clock.now)
         // The last period is due 20 ms before the end of the second; reads never come early.
         #expect(took >= .milliseconds(970), "1 s of audio took \(took)")
-        #expect(took < .seconds(3), "pacing must not add more than scheduling slack: \(took)")
+        #expect(took < .seconds(10), "pacing must not add more than scheduling slack: \(took)")
         #expect(summary.capture.framesDropped == 0)
         #expect(try joined(summary) == second)
     }
