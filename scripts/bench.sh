@@ -122,9 +122,11 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
         echo
         echo "\`boxvoice dictate --input\` over recordings of keyword-free sample speech (a spoken send at the end), fed as fast as the"
         echo "live recognizer takes them, into boxsim with instant HQ; peak resident set of the process from \`wait4\`. Aim: ≤ 100 MB,"
-        echo "flat in length. Where it goes (measured with \`boxvoice listen\`): pocketsphinx with Debian's en-us language model"
-        echo "and 134,000-word dictionary ≈ 100 MB, the command spotter's two decoders ≈ 16 MB (63 MB before they were given only"
-        echo "their phrases' pronunciations), the Swift runtime and Foundation ≈ 26 MB, then the capture queue, SQLite and libcurl."
+        echo "flat in length. Where it goes (pocketsphinx measured in C right after \`ps_init\`; Models/README.md): the live decoder with"
+        echo "Debian's en-us language model 81 MB (94 MB before its dictionary was cut to the model's own words; the model and its"
+        echo "search alone take ≈ 45 MB whatever the vocabulary), each of the command spotter's two decoders ≈ 7 MB (the acoustic"
+        echo "model, mapped once per decoder), the Swift runtime, Foundation and the C libraries ≈ 30 MB, then SQLite, libcurl and"
+        echo "buffers (a file input gets a 1 s capture queue: it waits for the recognizer rather than dropping, so more would only hold memory)."
         echo
         echo "$memory_table"
     fi

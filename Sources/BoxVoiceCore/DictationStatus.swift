@@ -85,7 +85,14 @@ public struct DictationStatus: Sendable {
         if !hq.isEmpty {
             first += "  HQ " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
         }
-        let transcript = (heard + (partial.isEmpty ? [] : [partial])).joined(separator: " ")
+        // Only the newest utterances can show: an hour of dictation is not joined ten times a second.
+        var newest: [String] = partial.isEmpty ? [] : [partial]
+        var length = partial.count
+        for utterance in heard.reversed() where length <= width {
+            newest.append(utterance)
+            length += utterance.count + 1
+        }
+        let transcript = newest.reversed().joined(separator: " ")
         let hintLine = (hints.map { "\"\($0)\"" } + ["Enter send", "Esc cancel"]).joined(separator: " · ")
         var lines = [first, "… " + Self.tail(transcript, width: width - 2), hintLine]
         if !result.isEmpty { lines.append(result) }

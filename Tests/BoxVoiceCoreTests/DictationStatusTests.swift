@@ -17,6 +17,17 @@ import Testing
         #expect(hints.map { detector.detect($0)?.action } == [.send, .sendClose, .cancel])
     }
 
+    @Test func aLongTranscriptShowsItsNewestWordsCutToTheWidth() throws {
+        var view = try status()
+        let said = (0..<2_000).map { "utterance \($0)" }
+        for text in said { _ = view.apply(.final(text)) }
+        _ = view.apply(.partial("and then"))
+        let full = (said + ["and then"]).joined(separator: " ")
+        let line = view.render(width: 40, color: false)[1]
+        #expect(line == "… …" + full.suffix(37))
+        #expect(line.count == 40)
+    }
+
     @Test func theAreaShowsTimeLevelSegmentsTranscriptHintsAndHQ() throws {
         var view = try status()
         #expect(view.apply(.level(elapsed: 75.4, dBFS: -24)).isEmpty)
