@@ -6,6 +6,8 @@ DEB_PACKAGES := libasound2-dev libsndfile1-dev libopus-dev libcurl4-openssl-dev 
 	libsqlite3-dev libpocketsphinx-dev pocketsphinx-en-us libwebsockets-dev libcivetweb-dev alsa-utils
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
 SAMPLE_TOOLS := flite sox
+# Only `make bench` needs this: GNU time measures a command's own peak memory (see MemoryBench.swift).
+BENCH_TOOLS := time
 
 SWIFT_BUILD_FLAGS ?=
 BIN_DEBUG = $$(swift build --show-bin-path)/boxvoice
@@ -32,6 +34,7 @@ test: setup
 ## statically as a shipped binary would be: it starts in ~5 ms instead of ~15 ms)
 RELEASE_FLAGS := -c release --static-swift-stdlib
 bench: setup
+	@scripts/apt-ensure.sh $(BENCH_TOOLS)
 	swift build $(RELEASE_FLAGS)
 	@scripts/bench.sh "$$(swift build $(RELEASE_FLAGS) --show-bin-path)"
 

@@ -121,7 +121,7 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
         echo "## Dictation: peak memory (issue: dictation)"
         echo
         echo "\`boxvoice dictate --input\` over recordings of keyword-free sample speech (a spoken send at the end), fed as fast as the"
-        echo "live recognizer takes them, into boxsim with instant HQ; peak resident set of the process from \`wait4\`. Aim: ≤ 100 MB,"
+        echo "live recognizer takes them, into boxsim with instant HQ; peak resident set of the process alone, from GNU \`time\`. Aim: ≤ 100 MB,"
         echo "flat in length. Where it goes (pocketsphinx measured in C right after \`ps_init\`; Models/README.md): the live decoder with"
         echo "Debian's en-us language model 81 MB (94 MB before its dictionary was cut to the model's own words; the model and its"
         echo "search alone take ≈ 45 MB whatever the vocabulary), each of the command spotter's two decoders ≈ 7 MB (the acoustic"

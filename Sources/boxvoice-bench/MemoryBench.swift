@@ -44,7 +44,23 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
 }
 
 /// Runs a program with its output discarded; returns its exit status and its own peak RSS in KiB.
+///
+/// Through GNU time, not `posix_spawn` + `wait4` from here: a spawned child borrows this process's memory until it
+/// execs, and the kernel records that memory's high-water mark as the child's own `ru_maxrss`. After the long
+/// recordings this process is ~240 MB, which then showed up as the 60 min "peak" of `boxvoice dictate` (while the
+/// dictation's own VmHWM stayed at ~140 MB). `time` is small, forks the program afresh and reports its peak alone.
 private func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
+    let report = NSTemporaryDirectory() + "boxvoice-bench-peak-\(getpid()).txt"
+    defer { try? FileManager.default.removeItem(atPath: report) }
+    let (status, _) = try spawn("/usr/bin/time", ["-f", "%M", "-o", report, path] + arguments, environment: environment)
+    guard let text = try? String(contentsOfFile: report, encoding: .utf8),
+          let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+        throw BenchFailure(message: "/usr/bin/time reported no peak for \(path) (is the Debian package `time` installed?)")
+    }
+    return (status, kilobytes)
+}
+
+private func spawn(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
