@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // Durable state on disk: the outbox and the retention index (SQLite).
-        .target(name: "BoxVoiceStore", dependencies: ["CSQLite"]),
+        .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio"]),
         // Local speech recognition (pocketsphinx with Debian's en-us model).
         .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.

@@ -147,7 +147,7 @@ public final class SegmentWriter {
         if let file { return file }
         if !FileManager.default.fileExists(atPath: directory) {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw SoundFileError(path: directory, operation: "create folder", libraryMessage: error.localizedDescription)
             }

@@ -144,10 +144,12 @@ public struct BoxRegistry: Sendable {
     /// Written to a temporary file created with `mode` from the start (never briefly wider), then renamed.
     private func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw Failure(description: "cannot create \(directory): \(error.localizedDescription)")
         }
+        // A config folder an earlier version made 0755 becomes private.
+        chmod(directory, 0o700)
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }

@@ -5,23 +5,22 @@ import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore
 import Foundation
+import Synchronization
 
-/// One dictation: microphone (or a file played as one) → segmented recording with each segment uploaded for HQ as
-/// it closes → live transcript and spoken commands (or keys) → the dictation table → resolver and `<speech>`
-/// framing → durable outbox → delivery → retention.
+/// Hearing a dictation: microphone (or a file played as one) → segmented recording, each segment uploaded for HQ as
+/// it closes → live transcript and spoken commands (or keys) → the dictation table. Each message is a row of the
+/// store from its first sample; the command that ends it commits it at once, before any network call, and
+/// `MessageFinisher` finishes it (HQ text, framing) and `DeliveryWorker` posts it, off this loop.
 ///
 /// Three threads share the work so that none waits on another's slow part: capture has its own (it never touches
-/// disk or network), this loop writes segments and runs the recognizer, and a message that is sent is finished —
-/// waiting for its last HQ text, committing, posting — on a serial queue, so the next message is already being
-/// heard while the box answers. Events arrive from any of them.
-public final class DictationSession: @unchecked Sendable {
+/// disk or network), this loop writes segments, runs the recognizer and commits, and finishing and delivery run on
+/// queues of their own, so the next message is already being heard while the box answers. Events arrive from any.
+public final class DictationSession: Sendable {
     public struct Configuration: Sendable {
         public var box: String
         public var client: BoxClient
         /// The session dictated into; nil means "new".
         public var session: String?
-        /// `recordings/<box>/`: each message's segments go to a folder named by its id.
-        public var recordingsDirectory: String
         public var spotterPhrases: String?
         public var once = false
         public var endOfInput: DictationStateMachine.EndOfInputPolicy = .send
@@ -37,23 +36,33 @@ public final class DictationSession: @unchecked Sendable {
         /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
         public var dictionaryCache: String?
 
-        public init(box: String, client: BoxClient, session: String?, recordingsDirectory: String, spotterPhrases: String?) {
+        public init(box: String, client: BoxClient, session: String?, spotterPhrases: String?) {
             self.box = box
             self.client = client
             self.session = session
-            self.recordingsDirectory = recordingsDirectory
             self.spotterPhrases = spotterPhrases
         }
     }
 
     public enum DictationError: Error, CustomStringConvertible {
-        case captureFailed(Error)
+        /// The microphone went away; what was said is the draft (nil: nothing had been said).
+        case captureFailed(Error, draft: MessageID?)
+        /// The recording or the store could not be written (a full disk, most often).
+        case storageFailed(Error, draft: MessageID?, diskFull: Bool)
 
         public var description: String {
             switch self {
-            case .captureFailed(let error):
-                "the audio input failed: \(error). What was said so far is kept as a draft (`boxvoice outbox`)."
+            case .captureFailed(let error, let draft):
+                "the audio input failed: \(error). " + Self.kept(draft)
+            case .storageFailed(let error, let draft, let diskFull):
+                (diskFull ? "the disk is full, so recording stopped (\(error)). " : "recording stopped: \(error). ") + Self.kept(draft)
+                    + (diskFull ? " Free some space first." : "")
             }
+        }
+
+        private static func kept(_ draft: MessageID?) -> String {
+            guard let draft else { return "Nothing had been said yet, so nothing was kept." }
+            return "What was said so far (text and audio) is kept as draft \(draft): send it with `boxvoice outbox send \(draft)`."
         }
     }
 
@@ -75,21 +84,23 @@ public final class DictationSession: @unchecked Sendable {
         case hq(messageId: String, index: Int, state: HQState)
         /// HQ failed for this message: it goes out with its live text.
         case fallback(reason: String)
-        /// Committed to the outbox (before any POST).
+        /// A command ended the message and it is durable (before HQ and before any POST): it will reach the box.
+        case committed(messageId: String)
+        /// Its final text is framed and waiting for the POST.
         case queued(messageId: String, message: String)
         case delivered(messageId: String)
         case postponed(messageId: String, reason: String)
         case failed(messageId: String, reason: String)
         case draft(messageId: String)
         case discarded
+        /// What a killed earlier run left was put right at start (drafts adopted, headers repaired).
+        case recovered(RecoveryReport)
     }
 
     private struct Message {
-        let id: String
-        let folder: String
+        let recording: MessageStore.Recording
         let writer: SegmentWriter
         let uploader: HQUploader
-        let startedAt: Date
         /// Where this message's audio starts in the stream (48 kHz frames).
         let startFrame: Int64
         /// The live pass's utterances, joined by spaces.
@@ -99,38 +110,45 @@ public final class DictationSession: @unchecked Sendable {
         var endFrame: Int64?
         /// Segments not uploaded yet (only when uploads wait for the send).
         var held: [ClosedSegment] = []
+
+        var id: MessageID { recording.id }
+    }
+
+    /// What the hearing loop alone touches; the loop runs on one thread at a time.
+    private struct Hearing {
+        var machine: DictationStateMachine
+        /// Stream frames handed to message writers so far.
+        var framesFed: Int64 = 0
+        /// Audio after the end of the last message, for the next one.
+        var carried: [Float] = []
     }
 
     private let configuration: Configuration
     private let detector: KeywordDetector
-    private let outbox: Outbox
-    private let retention: Retention
+    private let store: MessageStore
+    private let finisher: MessageFinisher
     private let onEvent: @Sendable (Event) -> Void
-    private var machine: DictationStateMachine
-    private let finishing = DispatchQueue(label: "boxvoice.dictation.finish")
-    private let lock = NSLock()
-    /// A permanent HQ failure is reported once per run; later messages skip HQ.
-    private var hqUnavailable: BoxFailure?
-    private var delivery: DeliveryWorker?
-    /// Stream frames handed to message writers so far.
-    private var framesFed: Int64 = 0
-    /// Audio after the end of the last message, for the next one.
-    private var carried: [Float] = []
+    private let hearing: Mutex<Hearing>
 
-    public init(configuration: Configuration, detector: KeywordDetector, outbox: Outbox, retention: Retention,
+    public init(configuration: Configuration, detector: KeywordDetector, store: MessageStore,
                 onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
         self.configuration = configuration
         self.detector = detector
-        self.outbox = outbox
-        self.retention = retention
+        self.store = store
         self.onEvent = onEvent
-        machine = DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput)
+        finisher = MessageFinisher(store: store, box: configuration.box, client: configuration.client, detector: detector,
+                                   hqRetryDelays: configuration.hqRetryDelays, onEvent: onEvent)
+        hearing = Mutex(Hearing(machine: DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput)))
     }
 
-    /// Dictates until the state machine stops (or `stop` is requested, which ends the input). Messages left pending by
-    /// earlier runs are delivered first, and any that come due while it runs go out too. Returns once every message
-    /// it sent has been committed and tried.
+    /// Dictates until the state machine stops (or `stop` is requested, which ends the input). What killed earlier runs
+    /// left is put right first (drafts adopted, messages awaiting HQ finished, pending ones delivered), and messages
+    /// that come due while it runs go out too. Returns once every message it committed has been framed and tried.
     public func run(pcm: CapturePCM, stop: StopSignal, control: DictationControl = DictationControl()) throws {
+        try hearing.withLock { state in try hear(pcm: pcm, stop: stop, control: control, state: &state) }
+    }
+
+    private func hear(pcm: CapturePCM, stop: StopSignal, control: DictationControl, state: inout Hearing) throws {
         // Capture starts before the recognizer loads (about a second): what is said meanwhile waits in the queue.
         // A source without a clock (a file) waits for this loop when the queue is full: a deep queue would only hold
         // memory (30 s of audio is 5.8 MB).
@@ -146,61 +164,97 @@ public final class DictationSession: @unchecked Sendable {
         }
         let transcriber = try LiveTranscriber(options: options)
         let onEvent = self.onEvent
-        let worker = DeliveryWorker(delivery: OutboxDelivery(outbox: outbox, box: configuration.box, client: configuration.client)) {
-            onEvent(Self.event(for: $0))
+        let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
+            if let event = Self.event(for: $0) { onEvent(event) }
         }
-        delivery = worker
-        worker.deliverNow()
+        if let report = try? store.recover(), !report.isEmpty { onEvent(.recovered(report)) }
+        finisher.resumeAbandoned { worker.deliverNow(everything: true) }
         defer {
-            finishing.sync {}
+            finisher.waitUntilIdle()
             worker.finish()
         }
-        var message = try begin()
+        let loop = Loop(session: self, transcriber: transcriber, worker: worker)
+        var message: Message
+        do {
+            message = try begin(&state)
+        } catch {
+            throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
+        }
         var sinceLevel = 0
         var captureStopped = false
-        reading: while !machine.isStopped {
-            if stop.isRequested, !captureStopped {
-                // Stop taking audio, but hear out what was captured up to now: the last words are often in it.
-                capture.stop()
-                captureStopped = true
-            }
-            for trigger in control.take() {
-                try press(trigger, transcriber: transcriber, message: &message)
-                if machine.isStopped { break reading }
-            }
-            let chunks = capture.queue.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
-            if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
-            for chunk in chunks {
-                // A key acts before the audio that came after it is heard.
+        do {
+            reading: while !state.machine.isStopped {
+                if stop.isRequested, !captureStopped {
+                    // Stop taking audio, but hear out what was captured up to now: the last words are often in it.
+                    capture.stop()
+                    captureStopped = true
+                }
                 for trigger in control.take() {
-                    try press(trigger, transcriber: transcriber, message: &message)
-                    if machine.isStopped { break reading }
+                    try loop.press(trigger, message: &message, state: &state)
+                    if state.machine.isStopped { break reading }
                 }
-                framesFed += Int64(chunk.samples.count)
-                for segment in try message.writer.append(chunk.samples) { submit(segment, to: &message) }
-                sinceLevel += chunk.samples.count
-                if sinceLevel >= 4_800 {
-                    sinceLevel = 0
-                    onEvent(.level(elapsed: Double(framesFed) / 48_000, dBFS: Self.loudness(chunk.samples)))
-                }
-                for update in try transcriber.feed(chunk.samples) {
-                    try handle(update, message: &message)
-                    if machine.isStopped { break reading }
+                let chunks = capture.queue.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
+                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
+                for chunk in chunks {
+                    // A key acts before the audio that came after it is heard.
+                    for trigger in control.take() {
+                        try loop.press(trigger, message: &message, state: &state)
+                        if state.machine.isStopped { break reading }
+                    }
+                    state.framesFed += Int64(chunk.samples.count)
+                    for segment in try message.writer.append(chunk.samples) { submit(segment, to: &message) }
+                    sinceLevel += chunk.samples.count
+                    if sinceLevel >= 4_800 {
+                        sinceLevel = 0
+                        onEvent(.level(elapsed: Double(state.framesFed) / 48_000, dBFS: Self.loudness(chunk.samples)))
+                    }
+                    for update in try transcriber.feed(chunk.samples) {
+                        try loop.handle(update, message: &message, state: &state)
+                        if state.machine.isStopped { break reading }
+                    }
                 }
             }
-        }
-        if let error = capture.error, !(error is CaptureEnded), !machine.isStopped {
-            // The microphone went away mid-message: keep what was said as a draft, then say why.
-            try apply(machine.handle(.keyword(.micOff), hasContent: hasContent(message)), to: &message)
-            throw DictationError.captureFailed(error)
-        }
-        if !machine.isStopped {
-            for update in try transcriber.finish() {
-                try handle(update, message: &message)
-                if machine.isStopped { return }
+            if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
+                // The microphone went away mid-message: keep what was said as a draft, then say why.
+                let had = hasContent(message)
+                try apply(state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state, transcriber: transcriber, worker: worker)
+                throw DictationError.captureFailed(error, draft: had ? message.id : nil)
             }
-            try apply(machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message)
+            if !state.machine.isStopped {
+                for update in try transcriber.finish() {
+                    try loop.handle(update, message: &message, state: &state)
+                    if state.machine.isStopped { return }
+                }
+                try apply(state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
+                          transcriber: transcriber, worker: worker)
+            }
+        } catch let error as DictationError {
+            throw error
+        } catch let error where error is SoundFileError || error is StoreError {
+            throw keepAfterFault(error, message: &message)
         }
+    }
+
+    /// Writing failed (a full disk, a read-only or vanished folder): stop, and keep what was said so far — its text
+    /// and the audio that reached the disk — as a draft, using the space held back for this.
+    private func keepAfterFault(_ error: Error, message: inout Message) -> DictationError {
+        let diskFull = (error as? StoreError)?.isDiskFull == true || (error as? SoundFileError).map(Self.isDiskFull) == true
+        store.releaseReserve()
+        _ = try? message.writer.finish()
+        let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
+                                        liveText: VoiceTextResolver(detector: detector).liveText(heard: message.liveText, command: nil,
+                                                                                                typedPrefix: configuration.typedPrefix))
+        if (try? store.keepDraft(message.id, ending)) != nil {
+            onEvent(.draft(messageId: message.id.rawValue))
+            return .storageFailed(error, draft: message.id, diskFull: diskFull)
+        }
+        // Not even the draft could be written: the row stays `recording`, and the next run adopts it with its audio.
+        return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
+    }
+
+    private static func isDiskFull(_ error: SoundFileError) -> Bool {
+        let words = error.libraryMessage.lowercased()
+        return words.contains("no space") || words.contains("disk full") || words.contains("quota")
     }
 
     /// Speech was heard: audio alone (silence, noise) is nothing to send.
@@ -208,89 +262,125 @@ public final class DictationSession: @unchecked Sendable {
         message.liveText.contains { !$0.isWhitespace }
     }
 
-    private func press(_ trigger: DictationTrigger, transcriber: LiveTranscriber, message: inout Message) throws {
-        if trigger == .enter {
-            // What was said just before the key counts: close the utterance without waiting for silence.
-            let number = machine.messageNumber
-            for update in try transcriber.endUtterance() {
-                try handle(update, message: &message)
-                if machine.isStopped { return }
+    /// The loop's handlers, with what they need from the run.
+    private struct Loop {
+        let session: DictationSession
+        let transcriber: LiveTranscriber
+        let worker: DeliveryWorker
+
+        func press(_ trigger: DictationTrigger, message: inout Message, state: inout Hearing) throws {
+            if trigger == .enter {
+                // What was said just before the key counts: close the utterance without waiting for silence.
+                let number = state.machine.messageNumber
+                for update in try transcriber.endUtterance() {
+                    try handle(update, message: &message, state: &state)
+                    if state.machine.isStopped { return }
+                }
+                // The flushed words already held a spoken send: Enter has nothing left to send.
+                if state.machine.messageNumber != number { return }
             }
-            // The flushed words already held a spoken send: Enter has nothing left to send.
-            if machine.messageNumber != number { return }
+            try session.apply(state.machine.handle(trigger, hasContent: session.hasContent(message)), to: &message, state: &state,
+                              transcriber: transcriber, worker: worker)
         }
-        try apply(machine.handle(trigger, hasContent: hasContent(message)), to: &message)
+
+        func handle(_ update: LiveUpdate, message: inout Message, state: inout Hearing) throws {
+            switch update {
+            case .partial(let text):
+                session.onEvent(.partial(text))
+            case .utterance(let utterance):
+                guard !utterance.text.isEmpty else { return }
+                // Only the new words can complete a command (the message ends at each one), so this costs the
+                // utterance, not the hour of dictation before it.
+                let found = session.detector.detect(appending: utterance.text, to: message.liveText)
+                message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
+                session.onEvent(.final(utterance.text))
+                guard let found else {
+                    // Kept as it is heard: a crash mid-message leaves a draft with these words.
+                    try session.store.noteHeard(message.id, text: message.liveText)
+                    return
+                }
+                message.keyword = found
+                message.endFrame = Int64((utterance.end * 48_000).rounded())
+                // The command is announced once what it did is durable: whoever sees it can rely on it.
+                let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
+                try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
+                                  state: &state, transcriber: transcriber, worker: worker, announcing: heard)
+            }
+        }
     }
 
-    private func handle(_ update: LiveUpdate, message: inout Message) throws {
-        switch update {
-        case .partial(let text):
-            onEvent(.partial(text))
-        case .utterance(let utterance):
-            guard !utterance.text.isEmpty else { return }
-            // Only the new words can complete a command (the message ends at each one), so this costs the utterance,
-            // not the hour of dictation before it.
-            let found = detector.detect(appending: utterance.text, to: message.liveText)
-            message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
-            onEvent(.final(utterance.text))
-            guard let found else { return }
-            onEvent(.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end))
-            if found.action.isSend { message.keyword = found }
-            message.endFrame = Int64((utterance.end * 48_000).rounded())
-            try apply(machine.handle(.keyword(found.action), hasContent: hasContent(message)), to: &message)
+    private func apply(_ effects: [DictationEffect], to message: inout Message, state: inout Hearing, transcriber: LiveTranscriber,
+                       worker: DeliveryWorker, announcing heard: Event? = nil) throws {
+        var heard = heard
+        func announce() {
+            if let event = heard { onEvent(event) }
+            heard = nil
         }
-    }
-
-    private func apply(_ effects: [DictationEffect], to message: inout Message) throws {
+        let resolver = VoiceTextResolver(detector: detector)
         for effect in effects {
             switch effect {
             case .deliver(let spoken):
-                try endAudio(of: &message)
-                send(message, spoken: spoken)
+                try endAudio(of: &message, state: &state)
+                let command = spoken == nil ? nil : message.keyword.map(HeardCommand.init)
+                let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
+                                                liveText: resolver.liveText(heard: message.liveText, command: command,
+                                                                            typedPrefix: configuration.typedPrefix))
+                message.held.forEach(message.uploader.submit)
+                if finisher.hqIsUnavailable {
+                    let body = MessageFinisher.frame(ending.liveText, origin: .live, id: message.id, at: ending.at)
+                    try store.commitSend(message.id, ending, liveBody: body)
+                    announce()
+                    onEvent(.committed(messageId: message.id.rawValue))
+                    onEvent(.queued(messageId: message.id.rawValue, message: body))
+                    worker.deliverNow()
+                } else {
+                    try store.commitSend(message.id, ending, liveBody: nil)
+                    announce()
+                    onEvent(.committed(messageId: message.id.rawValue))
+                    finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) { worker.deliverNow() }
+                }
             case .discard:
                 let hadContent = hasContent(message)
-                _ = try? endAudio(of: &message, upload: false)
-                try? FileManager.default.removeItem(atPath: message.folder)
+                _ = try? endAudio(of: &message, state: &state, upload: false)
+                try store.discard(message.id)
+                announce()
                 if hadContent { onEvent(.discarded) }
             case .keepDraft:
-                try endAudio(of: &message)
-                let body = frame(message.keyword?.processedTranscript ?? message.liveText, origin: .live, id: message.id)
-                try outbox.add(messageId: message.id, box: configuration.box, session: configuration.session, body: body, state: .draft)
-                onEvent(.draft(messageId: message.id))
+                try endAudio(of: &message, state: &state)
+                // A mic-off's words (and anything after them) never reach the message.
+                let command = message.keyword.map(HeardCommand.init)
+                let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
+                                                liveText: resolver.liveText(heard: message.liveText, command: command,
+                                                                            typedPrefix: configuration.typedPrefix))
+                try store.keepDraft(message.id, ending)
+                announce()
+                onEvent(.draft(messageId: message.id.rawValue))
             case .beginNextMessage:
-                message = try begin()
+                message = try begin(&state)
             case .stop:
                 break
             }
         }
+        announce()
     }
 
     /// Closes the message's recording where its last utterance ended; what came after is kept for the next message.
     /// - Parameter upload: false for audio about to be dropped: nothing of it goes to HQ.
-    private func endAudio(of message: inout Message, upload: Bool = true) throws {
+    private func endAudio(of message: inout Message, state: inout Hearing, upload: Bool = true) throws {
         let end = message.endFrame.map { $0 - message.startFrame } ?? .max
         let (last, tail) = try message.writer.finish(atFrame: end)
         if let last, upload { submit(last, to: &message) }
-        carried = tail
+        state.carried = tail
     }
 
-    private func begin() throws -> Message {
-        let id = SpeechFraming.newMessageId()
-        let folder = (configuration.recordingsDirectory as NSString).appendingPathComponent(id)
-        let onEvent = self.onEvent
-        let uploader = HQUploader(client: configuration.client, session: configuration.session, retryDelays: configuration.hqRetryDelays) { event in
-            switch event {
-            case .started(let index, _): onEvent(.hq(messageId: id, index: index + 1, state: .uploading))
-            case .uploaded(let result):
-                onEvent(.hq(messageId: id, index: result.index + 1, state: result.transcription != nil ? .done : .failed(result.failure.map(String.init(describing:)) ?? "no text")))
-            case .retrying(let index, let attempt, _): onEvent(.hq(messageId: id, index: index + 1, state: .retrying(attempt: attempt)))
-            case .stopped: break
-            }
-        }
-        let tail = carried
-        carried = []
-        var message = Message(id: id, folder: folder, writer: SegmentWriter(directory: folder, policy: configuration.segmentPolicy),
-                              uploader: uploader, startedAt: Date(), startFrame: framesFed - Int64(tail.count))
+    /// Starts the next message: its row and folder first, so its very first sample belongs to a message.
+    private func begin(_ state: inout Hearing) throws -> Message {
+        let recording = try store.beginRecording(box: configuration.box, session: configuration.session)
+        let uploader = finisher.uploader(for: recording.id, session: configuration.session)
+        let tail = state.carried
+        state.carried = []
+        var message = Message(recording: recording, writer: SegmentWriter(directory: recording.folder, policy: configuration.segmentPolicy),
+                              uploader: uploader, startFrame: state.framesFed - Int64(tail.count))
         if !tail.isEmpty {
             for segment in try message.writer.append(tail) { submit(segment, to: &message) }
         }
@@ -299,59 +389,16 @@ public final class DictationSession: @unchecked Sendable {
 
     private func submit(_ segment: ClosedSegment, to message: inout Message) {
         onEvent(.segment(index: segment.index, seconds: segment.duration))
-        guard lock.withLock({ hqUnavailable == nil }) else { return }
+        guard !finisher.hqIsUnavailable else { return }
         if configuration.uploadWhileRecording { message.uploader.submit(segment) } else { message.held.append(segment) }
     }
 
-    /// Finishes a sent message off this thread: its last HQ text, resolution, framing, the outbox commit, the POST.
-    private func send(_ message: Message, spoken: KeywordAction?) {
-        message.held.forEach(message.uploader.submit)
-        let keyword = spoken == nil ? nil : message.keyword
-        let message = (id: message.id, folder: message.folder, uploader: message.uploader, startedAt: message.startedAt,
-                       liveText: message.liveText)
-        finishing.async { [self] in
-            let (results, stoppedBy) = message.uploader.finish()
-            let unavailable: BoxFailure? = lock.withLock {
-                if case .permanentHQ? = stoppedBy, hqUnavailable == nil {
-                    hqUnavailable = stoppedBy
-                    return nil  // this message reports it; later ones skip HQ silently
-                }
-                return hqUnavailable
-            }
-            var hq: (text: String, service: String?, diarized: Bool)?
-            if unavailable == nil, stoppedBy == nil, !results.isEmpty, results.allSatisfy({ $0.transcription != nil }) {
-                let texts = results.compactMap { $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-                hq = (texts.joined(separator: " "), results.first?.transcription?.service, results.contains { $0.transcription?.diarized == true })
-            } else if unavailable == nil {
-                onEvent(.fallback(reason: stoppedBy.map(String.init(describing:)) ?? "no HQ text"))
-            }
-            let send = VoiceSend(typedPrefix: configuration.typedPrefix, liveTranscript: message.liveText, keyword: keyword)
-            let resolved = VoiceTextResolver(detector: detector).resolve(send, hqText: hq?.text)
-            let origin: SpeechFraming.Origin = resolved.source == .hq ? .hq(service: hq?.service, diarized: hq?.diarized ?? false) : .live
-            let body = frame(resolved.text, origin: origin, id: message.id)
-            do {
-                try outbox.add(messageId: message.id, box: configuration.box, session: configuration.session, body: body)
-            } catch {
-                onEvent(.failed(messageId: message.id, reason: "could not commit it to the outbox (\(error)); its audio is kept in \(message.folder)"))
-                return
-            }
-            onEvent(.queued(messageId: message.id, message: body))
-            delivery?.deliverNow()
-            // A retention failure never fails a send.
-            _ = try? retention.retain(RetainedRecording(box: configuration.box, messageId: message.id, recordedAt: message.startedAt,
-                                                        text: resolved.text, session: configuration.session, directory: message.folder))
-        }
-    }
-
-    private func frame(_ text: String, origin: SpeechFraming.Origin, id: String) -> String {
-        SpeechFraming.frame(text, origin: origin, messageId: id, localTime: SpeechFraming.localTime(of: Date()))
-    }
-
-    private static func event(for report: OutboxDelivery.Report) -> Event {
+    private static func event(for report: OutboxDelivery.Report) -> Event? {
         switch report {
-        case .delivered(let id, _): .delivered(messageId: id)
-        case .postponed(let id, let reason, _): .postponed(messageId: id, reason: reason)
-        case .failed(let id, let reason): .failed(messageId: id, reason: reason)
+        case .delivered(let id, _): .delivered(messageId: id.rawValue)
+        case .postponed(let id, let failure, _): .postponed(messageId: id.rawValue, reason: failure.description)
+        case .refused(let id, _, _): .failed(messageId: id.rawValue, reason: report.summary)
+        case .storeFailed: .failed(messageId: "", reason: report.summary)
         }
     }
 

@@ -48,9 +48,12 @@ public struct DictationStatus: Sendable {
             hq[index] = state
         case .fallback(let reason):
             return ["HQ unavailable, the live text is sent: \(reason)"]
-        case .queued(_, let message):
+        case .committed:
             newMessage()
+        case .queued(_, let message):
             return [message]
+        case .recovered(let report):
+            return [report.summary]
         case .delivered(let id):
             result = "delivered \(id)"
             return [result]

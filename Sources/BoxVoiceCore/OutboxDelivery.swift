@@ -1,53 +1,77 @@
 import BoxVoiceBox
 import BoxVoiceContract
+import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
 
-/// Delivers what the outbox holds for one box: each due message is posted with its own `messageId`, so a retry
-/// after an unknown outcome (or after a killed process) is deduplicated by the box and delivered exactly once.
+/// Delivers what the store holds for one box: each due message is posted with its own id, so a retry after an
+/// unknown outcome (or after a killed process) is deduplicated by the box and delivered exactly once.
 public struct OutboxDelivery: Sendable {
     public enum Report: Sendable, Equatable {
-        case delivered(messageId: String, acceptance: Wire.SendAcceptance)
+        case delivered(MessageID, acceptance: Wire.SendAcceptance)
         /// Unknown outcome; tried again at `retryAt` with the same id.
-        case postponed(messageId: String, reason: String, retryAt: Date?)
-        /// Refused for good (or the device must re-pair); the text stays in the outbox for the user.
-        case failed(messageId: String, reason: String)
+        case postponed(MessageID, failure: BoxFailure, retryAt: Date?)
+        /// Refused for good (or the device must re-pair): `failed`, or `possiblyDelivered` when an earlier attempt's
+        /// answer was lost. The text stays for the user.
+        case refused(MessageID, failure: BoxFailure, now: MessageState)
+        /// The store could not be read or written (disk, database): nothing was lost, nothing was sent.
+        case storeFailed(StoreError)
+
+        /// Words for the user.
+        public var summary: String {
+            switch self {
+            case .delivered(let id, _): "delivered \(id)"
+            case .postponed(let id, let failure, _): "\(id) is still pending: \(failure)"
+            case .refused(let id, let failure, let state):
+                state == .possiblyDelivered
+                    ? "\(id) may already have reached the box (an earlier attempt's answer was lost), and a retry was refused: \(failure)"
+                    : "\(id) was not delivered and is kept with its text: \(failure)"
+            case .storeFailed(let error): "the outbox could not be read (\(error)); pending messages stay there"
+            }
+        }
     }
 
-    public let outbox: Outbox
+    public let store: MessageStore
     public let box: String
     public let client: BoxClient
 
-    public init(outbox: Outbox, box: String, client: BoxClient) {
-        self.outbox = outbox
+    public init(store: MessageStore, box: String, client: BoxClient) {
+        self.store = store
         self.box = box
         self.client = client
     }
 
-    /// Posts every due message of this box, oldest first. After an uncertain failure the rest wait too: the box is
-    /// probably unreachable, and order is kept.
-    /// - Parameter everything: also the messages still waiting out their backoff — a new command run starts them
-    ///   afresh (the user is here now; the box may be back).
-    public func deliverDue(now: Date = Date(), everything: Bool = false) throws -> [Report] {
+    /// Posts every due message of this box, oldest command first. After an uncertain failure the rest wait too: the
+    /// box is probably unreachable, and order is kept.
+    /// - Parameter everything: also the messages still waiting out their backoff (the user asked now, or a new
+    ///   command started: the box may be back).
+    public func deliverDue(now: Date = Date(), everything: Bool = false) -> [Report] {
         var reports: [Report] = []
-        for message in try outbox.due(box: box, now: everything ? .distantFuture : now) {
-            let sent = Result { () throws(BoxFailure) in
-                try client.send(message: message.body, messageId: message.messageId, session: message.session)
+        do {
+            for message in try store.due(box: box, now: now, ignoringBackoff: everything) {
+                guard let body = message.body else { continue }
+                let sent = Result { () throws(BoxFailure) in
+                    try client.send(message: body, messageId: message.id.rawValue, session: message.session)
+                }
+                switch sent {
+                case .success(let acceptance):
+                    try store.recordAccepted(message.id, outcome: Self.describe(acceptance))
+                    reports.append(.delivered(message.id, acceptance: acceptance))
+                case .failure(let failure) where failure.isRetryable:
+                    try store.recordUncertain(message.id, reason: failure.description, now: now)
+                    reports.append(.postponed(message.id, failure: failure, retryAt: try store.message(message.id)?.nextAttemptAt))
+                    return reports
+                case .failure(let failure):
+                    let kind: DeliveryFailureKind = if case .unauthorized = failure { .unauthorized } else { .refused }
+                    let state = try store.recordRefused(message.id, kind: kind, reason: failure.description,
+                                                        afterUncertainAttempt: message.failure == .uncertain)
+                    reports.append(.refused(message.id, failure: failure, now: state))
+                }
             }
-            switch sent {
-            case .success(let acceptance):
-                try outbox.markDelivered(message.messageId, outcome: Self.describe(acceptance))
-                reports.append(.delivered(messageId: message.messageId, acceptance: acceptance))
-            case .failure(.uncertain(let operation, let reason)):
-                let failure = BoxFailure.uncertain(operation: operation, reason: reason)
-                try outbox.markUncertain(message.messageId, error: failure.description, now: now)
-                reports.append(.postponed(messageId: message.messageId, reason: failure.description,
-                                          retryAt: try outbox.message(message.messageId)?.nextAttemptAt))
-                return reports
-            case .failure(let failure):
-                try outbox.markFailed(message.messageId, error: failure.description)
-                reports.append(.failed(messageId: message.messageId, reason: failure.description))
-            }
+        } catch let error as StoreError {
+            reports.append(.storeFailed(error))
+        } catch {
+            reports.append(.storeFailed(.io(path: store.databasePath, errno: EIO, doing: "read the outbox (\(error))")))
         }
         return reports
     }
@@ -58,5 +82,25 @@ public struct OutboxDelivery: Sendable {
         case .queued: "queued"
         case .deduplicated: "deduplicated"
         }
+    }
+}
+
+/// Everything owed to one box, in order: messages a killed run left awaiting HQ get their HQ text (or go out with
+/// their live text), then every due message is posted. Every command that talks to a box runs this first, and the
+/// daemon runs it continuously.
+public struct BoxCourier: Sendable {
+    public let finisher: MessageFinisher
+    public let delivery: OutboxDelivery
+
+    public init(store: MessageStore, box: String, client: BoxClient, detector: KeywordDetector,
+                onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
+        finisher = MessageFinisher(store: store, box: box, client: client, detector: detector, onEvent: onEvent)
+        delivery = OutboxDelivery(store: store, box: box, client: client)
+    }
+
+    /// - Parameter everything: ignore the backoff of postponed messages.
+    public func run(everything: Bool = true) -> [OutboxDelivery.Report] {
+        finisher.resumeAbandoned()
+        return delivery.deliverDue(everything: everything)
     }
 }

@@ -17,6 +17,23 @@ public struct VoiceSend: Sendable, Equatable {
     }
 }
 
+/// The command that ended a message, as the live pass heard it: all the resolver needs of it, so a message can be
+/// resolved again after a restart from what was stored.
+public struct HeardCommand: Sendable, Equatable {
+    public var action: KeywordAction
+    /// The captured words as written (the tag's `phrase` attribute).
+    public var matchedPhrase: String
+
+    public init(action: KeywordAction, matchedPhrase: String) {
+        self.action = action
+        self.matchedPhrase = matchedPhrase
+    }
+
+    public init(_ match: KeywordMatch) {
+        self.init(action: match.action, matchedPhrase: match.matchedPhrase)
+    }
+}
+
 /// The text a voice send delivers, and whether it is the HQ transcript.
 public struct ResolvedVoiceText: Sendable, Equatable {
     public enum Source: Sendable, Equatable {
@@ -60,6 +77,39 @@ public struct VoiceTextResolver: Sendable {
             body = detector.appendSendKeywordTag(hqText, action: keyword.action, matchedPhrase: keyword.matchedPhrase)
         }
         return ResolvedVoiceText(text: Self.join(send.typedPrefix, body), source: .hq)
+    }
+
+    /// The live text of a message ended by `command` (nil: a key, end of input, a crash), from the whole transcript
+    /// it holds: a send's words become its tag; the words of a mic-off (or any command that is not a send) and
+    /// everything after them are dropped, since only send-type tags stay in a message (contract §4).
+    public func liveText(heard: String, command: HeardCommand?, typedPrefix: String = "") -> String {
+        Self.join(typedPrefix, body(of: heard, endedBy: command))
+    }
+
+    /// What a message ended by `command` delivers, from stored values: the HQ text reconciled with the command when
+    /// there is HQ text, else `liveText(…)`.
+    public func resolve(heard: String, command: HeardCommand?, typedPrefix: String = "", hqText: String?) -> ResolvedVoiceText {
+        guard let hqText, !hqText.trimmedLikeTheBox().isEmpty else {
+            return ResolvedVoiceText(text: liveText(heard: heard, command: command, typedPrefix: typedPrefix), source: .live)
+        }
+        guard let command else { return ResolvedVoiceText(text: Self.join(typedPrefix, hqText), source: .hq) }
+        guard command.action.isSend else {
+            return ResolvedVoiceText(text: Self.join(typedPrefix, body(of: hqText, endedBy: command)), source: .hq)
+        }
+        let body: String
+        if let heard = detector.detect(hqText), detector.writeSameTag(heard.action, command.action) {
+            body = heard.processedTranscript
+        } else {
+            body = detector.appendSendKeywordTag(hqText, action: command.action, matchedPhrase: command.matchedPhrase)
+        }
+        return ResolvedVoiceText(text: Self.join(typedPrefix, body), source: .hq)
+    }
+
+    private func body(of text: String, endedBy command: HeardCommand?) -> String {
+        guard let command, let found = detector.detect(text) else { return text.trimmedLikeTheBox() }
+        if command.action.isSend { return detector.writeSameTag(found.action, command.action) ? found.processedTranscript : text.trimmedLikeTheBox() }
+        guard found.action == command.action else { return text.trimmedLikeTheBox() }
+        return String(text[..<found.range.lowerBound]).trimmedLikeTheBox()
     }
 
     /// Each part trimmed, joined by one space; an empty part adds nothing.

@@ -29,8 +29,8 @@ public enum SQLiteValue: Sendable, Equatable {
 }
 
 /// One SQLite connection. This file is the only place that imports the SQLite C module.
-/// Not thread-safe: callers serialize access (the stores hold a lock).
-public final class SQLiteDatabase {
+/// Not thread-safe by itself; `@unchecked Sendable` is safe because `MessageStore` only touches it inside its `Mutex`.
+public final class SQLiteDatabase: @unchecked Sendable {
     public let path: String
     private var handle: OpaquePointer?
 

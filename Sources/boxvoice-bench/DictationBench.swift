@@ -54,15 +54,13 @@ func benchDictation(models: String, samples: String, lengths: [Double]) throws {
             let ticket = try PairingLink.parse(box.mintPairingLink()).pairingToken ?? ""
             let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "bench")
             let client = BoxClient(baseURL: box.baseURL, token: token)
-            let database = try SQLiteDatabase(path: data + "/boxvoice.sqlite")
+            let store = try MessageStore(directory: data + "/store")
             var configuration = DictationSession.Configuration(box: "bench", client: client, session: "s1",
-                                                               recordingsDirectory: data + "/recordings",
                                                                spotterPhrases: models + "/command-spotter.en.txt")
             configuration.uploadWhileRecording = pipelined
             configuration.once = true
             let log = EventLog()
-            let session = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),
-                                           retention: try Retention(database: database)) { log.add($0) }
+            let session = DictationSession(configuration: configuration, detector: detector, store: store) { log.add($0) }
             try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: clip)), stop: StopSignal())
             guard let measured = log.latency() else { throw BenchFailure(message: "no spoken send was delivered for the \(Int(length)) s recording") }
             latency[pipelined] = measured

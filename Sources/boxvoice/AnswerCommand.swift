@@ -20,8 +20,9 @@ enum AnswerCommand: Command {
         guard let source = arguments.positional() else { throw CLIError.usage("give the request JSON, a file, or -") }
         try arguments.finish()
         let (box, client) = try SelectedBox.client(named: boxName)
-        let responder = LastAudioResponder(box: box.name, client: client, retention: try Retention(database: LocalStore.open()),
-                                           workDirectory: NSTemporaryDirectory() + "boxvoice-answer-\(getpid())")
+        let work = try ScratchDirectory(purpose: "answer", fallback: Paths.cacheDirectory)
+        defer { work.remove() }
+        let responder = LastAudioResponder(box: box.name, client: client, store: try LocalStore.open(), workDirectory: work.path)
         var lines: [String]
         if source == "-" {
             lines = []

@@ -1,5 +1,6 @@
 import BoxVoiceBox
 import BoxVoiceCore
+import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
 
@@ -49,12 +50,7 @@ enum BoxesCommand: Command {
             try registry.remove(name)
             // Its retained recordings go too (contract §8: unpairing deletes them at once).
             var dropped = 0
-            let database = Paths.dataDirectory + "/boxvoice.sqlite"
-            if FileManager.default.fileExists(atPath: database) {
-                let retention = try Retention(database: SQLiteDatabase(path: database))
-                dropped = try retention.recordings(box: name).count
-                try retention.forgetBox(name)
-            }
+            if LocalStore.exists { dropped = try LocalStore.open().forgetBox(name) }
             Console.out("forgot '\(name)', its device token and \(dropped) retained recording(s); revoke the device on the box too")
         default:
             throw CLIError.usage("unknown boxes verb '\(verb)'")
@@ -85,24 +81,21 @@ enum SelectedBox {
 
 /// What earlier runs committed but could not deliver.
 enum PendingMessages {
-    /// Tries every pending message of `box` once, now, and says what happened on stderr. Never fails the command
-    /// that asked: the messages stay in the outbox either way.
+    /// Puts right what a killed run left (drafts adopted, messages awaiting HQ finished) and tries every pending
+    /// message of `box` once, now; says what happened on stderr. Never fails the command that asked: the messages
+    /// stay in the store either way.
     static func deliver(box: String, client: BoxClient) {
-        guard FileManager.default.fileExists(atPath: LocalStore.databasePath),
-              let outbox = try? Outbox(database: LocalStore.open()) else { return }
-        let reports: [OutboxDelivery.Report]
+        guard LocalStore.exists else { return }
         do {
-            reports = try OutboxDelivery(outbox: outbox, box: box, client: client).deliverDue(everything: true)
+            let store = try LocalStore.open()
+            let detector = try KeywordDetector(contentsOf: ModelsDirectory.locate() + "/speech-keywords.en.txt")
+            let report = try store.recover()
+            if !report.isEmpty { Console.err("boxvoice: \(report.summary)") }
+            for report in BoxCourier(store: store, box: box, client: client, detector: detector).run() {
+                Console.err("boxvoice: pending message: \(report.summary)")
+            }
         } catch {
             Console.err("boxvoice: could not read the outbox (\(error)); pending messages stay there")
-            return
-        }
-        for report in reports {
-            switch report {
-            case .delivered(let id, _): Console.err("delivered pending message \(id)")
-            case .postponed(let id, let reason, _): Console.err("pending message \(id) still not delivered (\(reason)); it stays in the outbox")
-            case .failed(let id, let reason): Console.err("pending message \(id) was refused: \(reason); its text stays in `boxvoice outbox`")
-            }
         }
     }
 }

@@ -39,13 +39,12 @@ enum DaemonCommand: Command {
         guard !boxes.isEmpty else {
             throw CLIError.failed("no box is paired; the daemon serves paired boxes. Pair one with `boxvoice pair LINK`.")
         }
-        let database = try LocalStore.open()
-        let retention = try Retention(database: database)
-        let outbox = try Outbox(database: database)
+        let store = try LocalStore.open()
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
-        let work = NSTemporaryDirectory() + "boxvoice-daemon-\(getpid())"
+        let work = try ScratchDirectory(purpose: "daemon", fallback: Paths.cacheDirectory)
+        defer { work.remove() }
         // The control socket first: a second daemon must stop here, before it subscribes to any box.
         // Dictation turns for hotkeys, to one box.
         guard let target = try registry.box(named: dictationBox ?? registry.selectedName()) ?? boxes.first else {
@@ -59,11 +58,10 @@ enum DaemonCommand: Command {
             let pcm = try ALSACapturePCM(name: device, configFile: alsaConfig).paced()
             let session = try? targetClient.defaultSession()
             var configuration = DictationSession.Configuration(box: target.name, client: targetClient, session: session ?? nil,
-                                                               recordingsDirectory: Paths.recordings(box: target.name),
                                                                spotterPhrases: models + "/command-spotter.en.txt")
             configuration.endOfInput = .send
             configuration.dictionaryCache = Paths.cacheDirectory
-            let dictation = DictationSession(configuration: configuration, detector: detector, outbox: outbox, retention: retention) { event in
+            let dictation = DictationSession(configuration: configuration, detector: detector, store: store) { event in
                 if let object = DictationOutput.jsonObject(event) {
                     control.server?.broadcast(object)
                     if case .partial = event {} else { log("\(target.name): dictation: \(jsonLine(object))") }
@@ -93,7 +91,7 @@ enum DaemonCommand: Command {
                 continue
             }
             clients.append((box.name, client))
-            let responder = LastAudioResponder(box: box.name, client: client, retention: retention, workDirectory: work)
+            let responder = LastAudioResponder(box: box.name, client: client, store: store, workDirectory: work.path)
             let name = box.name
             let stream = EventStream(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure) { update in
                 switch update {
@@ -114,7 +112,8 @@ enum DaemonCommand: Command {
                                 // Normal: another client answered first, or the box stopped waiting.
                                 if debug { log("\(name): debug: the box no longer waited for \(request.requestId) (404)") }
                             case .audio(let outcome, let format, let bytes):
-                                let cut = format.contains("only") ? "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: " : ""
+                                var cut = ""
+                                if case .pcm16kTail = format { cut = "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: " }
                                 log("\(name): \(cut)answered \(request.requestId) with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(outcome)")
                             case .none(let outcome):
                                 log("\(name): answered \(request.requestId) with none (\(request.messageId) is not kept): \(outcome)")
@@ -134,10 +133,18 @@ enum DaemonCommand: Command {
         var nextDelivery = Date()
         while !stop.isRequested {
             if Date() >= nextDelivery {
+                // What killed runs left (a message awaiting HQ, a recording cut off) is put right continuously.
+                do {
+                    let report = try store.recover()
+                    if !report.isEmpty { log("recovered: \(report.summary)") }
+                } catch {
+                    log("could not check for interrupted recordings: \(error)")
+                }
                 for (name, client) in clients {
-                    for report in (try? OutboxDelivery(outbox: outbox, box: name, client: client).deliverDue()) ?? [] {
-                        log("\(name): outbox: \(report)")
+                    let courier = BoxCourier(store: store, box: name, client: client, detector: detector) { event in
+                        if case .queued(let id, _) = event { log("\(name): finished \(id), left awaiting HQ by an interrupted run") }
                     }
+                    for report in courier.run(everything: false) { log("\(name): outbox: \(report.summary)") }
                 }
                 nextDelivery = Date().addingTimeInterval(10)
             }
@@ -146,7 +153,6 @@ enum DaemonCommand: Command {
         turns.finish()
         control.server?.stop()
         streams.forEach { $0.stop() }
-        try? FileManager.default.removeItem(atPath: work)
         log("stopped")
         return 0
     }

@@ -87,17 +87,14 @@ enum DictateCommand: Command {
         } catch {
             throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
         }
-        let database = try LocalStore.open()
         var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
-                                                           recordingsDirectory: Paths.recordings(box: boxLabel),
                                                            spotterPhrases: models + "/command-spotter.en.txt")
         configuration.once = once
         configuration.endOfInput = endOfInput
         configuration.dictionaryCache = Paths.cacheDirectory
         configuration.uploadWhileRecording = !noPipelining
         // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
-        let dictation = DictationSession(configuration: configuration, detector: detector, outbox: try Outbox(database: database),
-                                        retention: try Retention(database: database)) { output.handle($0) }
+        let dictation = DictationSession(configuration: configuration, detector: detector, store: try LocalStore.open()) { output.handle($0) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

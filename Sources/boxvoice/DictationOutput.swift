@@ -99,7 +99,11 @@ final class DictationOutput: @unchecked Sendable {
             }
             return object
         case .fallback(let reason): return ["event": "fallback", "reason": reason]
+        case .committed(let id): return ["event": "committed", "messageId": id]
         case .queued(let id, let message): return ["event": "queued", "messageId": id, "message": message]
+        case .recovered(let report):
+            return ["event": "recovered", "adoptedDrafts": report.adoptedDrafts.map(\.rawValue), "repairedFiles": report.repairedFiles,
+                    "removedFolders": report.removedFolders, "message": report.summary]
         case .delivered(let id): return ["event": "delivered", "messageId": id]
         case .postponed(let id, let reason): return ["event": "queued", "messageId": id, "reason": reason]
         case .failed(let id, let reason): return ["event": "failed", "messageId": id, "reason": reason]
@@ -121,7 +125,9 @@ final class DictationOutput: @unchecked Sendable {
             case .failed(let reason): Console.err("HQ segment \(index): failed: \(reason)")
             }
         case .fallback(let reason): Console.err("HQ unavailable, sending the live text: \(reason)")
+        case .committed: break
         case .queued(_, let message): Console.out(message)
+        case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
         case .postponed(let id, let reason): Console.err("kept in the outbox, will retry: \(id) (\(reason))")
         case .failed(let id, let reason): Console.err("not delivered (kept in the outbox): \(id): \(reason)")

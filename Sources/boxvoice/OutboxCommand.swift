@@ -2,16 +2,26 @@ import BoxSim
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
 
-/// The store both `outbox` and `recordings` read.
+/// The message store every command shares (`$XDG_DATA_HOME/boxvoice`).
 enum LocalStore {
-    static var databasePath: String { Paths.dataDirectory + "/boxvoice.sqlite" }
+    static var exists: Bool { FileManager.default.fileExists(atPath: Paths.dataDirectory + "/boxvoice.sqlite") }
 
-    static func open() throws -> SQLiteDatabase {
-        try FileManager.default.createDirectory(atPath: Paths.dataDirectory, withIntermediateDirectories: true)
-        return try SQLiteDatabase(path: databasePath)
+    static func open() throws -> MessageStore {
+        do {
+            return try MessageStore(directory: Paths.dataDirectory)
+        } catch let error as StoreError {
+            throw CLIError.failed("cannot open boxvoice's message store: \(error)")
+        }
+    }
+
+    /// A message id as the user typed it (any case).
+    static func id(_ text: String) throws -> MessageID {
+        guard let id = MessageID(parsing: text) else { throw CLIError.usage("'\(text)' is not a message id (a UUID, as `boxvoice outbox` lists them)") }
+        return id
     }
 }
 
@@ -21,68 +31,81 @@ enum OutboxCommand: Command {
     static let summary = "list, send, retry or discard messages in the durable outbox"
     static let usage = """
     Usage: boxvoice outbox [list] [--json]
-           boxvoice outbox send ID       send a draft or a failed message now (same message id)
-           boxvoice outbox retry         deliver every pending message that is due, now
-           boxvoice outbox discard ID    forget a draft or failed message (and its recording)
+           boxvoice outbox send ID       send a draft (HQ-transcribed from its audio first) or a failed message now
+           boxvoice outbox retry         deliver every pending message now, whatever its backoff
+           boxvoice outbox discard ID    forget a draft, failed or pending message (and its recording)
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
         let json = arguments.flag("--json")
         let verb = arguments.positional() ?? "list"
-        let database = try LocalStore.open()
-        let outbox = try Outbox(database: database)
+        let store = try LocalStore.open()
         switch verb {
         case "list":
             try arguments.finish()
-            let messages = try outbox.all()
+            let messages = try store.messages().filter { $0.state != .recording }
             if messages.isEmpty && !json { Console.out("The outbox is empty.") }
             for message in messages {
                 if json {
-                    Console.json(["messageId": message.messageId, "box": message.box, "state": message.state.rawValue,
-                                  "attempts": message.attempts, "lastError": message.lastError ?? NSNull(), "message": message.body])
+                    Console.json(["messageId": message.id.rawValue, "box": message.box, "state": message.state.rawValue,
+                                  "attempts": message.attempts, "lastError": message.lastError ?? NSNull(),
+                                  "message": message.body ?? NSNull(), "text": message.text ?? NSNull(), "audio": message.hasAudio])
                 } else {
-                    Console.out("\(message.messageId)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
+                    Console.out("\(message.id)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
                                 + (message.lastError.map { "  (\($0))" } ?? ""))
                 }
             }
             return 0
         case "send", "retry":
-            var boxes: Set<String>
+            var boxes: [String]
             if verb == "send" {
-                guard let id = arguments.positional() else { throw CLIError.usage("send needs a message id") }
+                guard let text = arguments.positional() else { throw CLIError.usage("send needs a message id") }
                 try arguments.finish()
-                guard let message = try outbox.message(id) else { throw CLIError.failed("no message \(id) in the outbox") }
+                let id = try LocalStore.id(text)
+                guard let message = try store.message(id), message.state != .discarded else { throw CLIError.failed("no message \(id) is in the outbox") }
                 guard message.state != .delivered else { throw CLIError.failed("\(id) was already delivered") }
-                try outbox.requeue(id)
+                do {
+                    try store.requestSend(id)
+                } catch let error as StoreError {
+                    throw CLIError.failed("\(error)")
+                }
                 boxes = [message.box]
             } else {
                 try arguments.finish()
-                boxes = Set(try outbox.due(now: Date()).map(\.box))
+                boxes = try store.boxesWithWork()
             }
+            let report = try store.recover()
+            if !report.isEmpty { Console.err(report.summary) }
+            let detector = try KeywordDetector(contentsOf: ModelsDirectory.locate() + "/speech-keywords.en.txt")
             var failed = false
-            for box in boxes.sorted() {
+            for box in boxes {
                 let (client, embedded) = try clientFor(box: box)
                 defer { embedded?.stop() }
-                for report in try OutboxDelivery(outbox: outbox, box: box, client: client).deliverDue() {
+                let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
+                    if case .fallback(let reason) = event { Console.err("HQ unavailable, sending the live text: \(reason)") }
+                }
+                for report in courier.run(everything: true) {
                     switch report {
-                    case .delivered(let id, _): Console.out("delivered \(id)")
-                    case .postponed(let id, let reason, _): Console.err("still pending \(id): \(reason)")
-                    case .failed(let id, let reason):
-                        Console.err("not delivered (kept): \(id): \(reason)")
+                    case .delivered: Console.out(report.summary)
+                    case .postponed: Console.err(report.summary)
+                    case .refused, .storeFailed:
+                        Console.err(report.summary)
                         failed = true
                     }
                 }
             }
-            if boxes.isEmpty { Console.out("Nothing is due.") }
+            if boxes.isEmpty { Console.out("Nothing is pending.") }
             return failed ? 1 : 0
         case "discard":
-            guard let id = arguments.positional() else { throw CLIError.usage("discard needs a message id") }
+            guard let text = arguments.positional() else { throw CLIError.usage("discard needs a message id") }
             try arguments.finish()
-            guard let message = try outbox.message(id) else { throw CLIError.failed("no message \(id) in the outbox") }
-            guard message.state != .delivered else { throw CLIError.failed("\(id) was delivered; it stays as history") }
-            try outbox.discard(id)
-            try Retention(database: database).forget(box: message.box, messageId: id)
-            try? FileManager.default.removeItem(atPath: Paths.recordings(box: message.box) + "/" + id)
+            let id = try LocalStore.id(text)
+            guard let message = try store.message(id), message.state != .discarded else { throw CLIError.failed("no message \(id) is in the outbox") }
+            do {
+                try store.discard(id)
+            } catch StoreError.notAllowed(_, let state, _) {
+                throw CLIError.failed(state == .delivered ? "\(id) was delivered; it stays as history" : "\(id) is \(state.rawValue) and cannot be discarded now")
+            }
             Console.out("discarded \(id)")
             return 0
         default:
@@ -115,27 +138,28 @@ enum RecordingsCommand: Command {
         let json = arguments.flag("--json")
         let boxOption = try arguments.option("--box")
         let verb = arguments.positional() ?? "list"
-        let retention = try Retention(database: LocalStore.open())
-        let box = try boxOption ?? BoxRegistry(directory: Paths.configDirectory).selectedName() ?? "local"
+        let store = try LocalStore.open()
+        let box = try boxOption ?? BoxRegistry(directory: Paths.configDirectory).selectedName() ?? EmbeddedBox.name
         switch verb {
         case "list":
             try arguments.finish()
-            let held = try retention.recordings(box: box)
+            let held = try store.retainedRecordings(box: box)
             if held.isEmpty && !json { Console.out("No recordings are kept for '\(box)'.") }
             let formatter = ISO8601DateFormatter()
             for recording in held {
                 if json {
-                    Console.json(["messageId": recording.messageId, "box": recording.box, "recordedAt": formatter.string(from: recording.recordedAt),
-                                  "text": recording.text, "session": recording.session ?? NSNull(), "directory": recording.directory])
+                    Console.json(["messageId": recording.messageId.rawValue, "box": recording.box, "recordedAt": formatter.string(from: recording.recordedAt),
+                                  "text": recording.text, "session": recording.session ?? NSNull(), "segments": recording.segments])
                 } else {
                     Console.out("\(recording.messageId)  \(formatter.string(from: recording.recordedAt))  \(recording.text.prefix(60))")
                 }
             }
         case "forget":
-            guard let id = arguments.positional() else { throw CLIError.usage("forget needs a message id") }
+            guard let text = arguments.positional() else { throw CLIError.usage("forget needs a message id") }
             try arguments.finish()
-            guard try retention.recording(box: box, messageId: id) != nil else { throw CLIError.failed("no recording \(id) is kept for '\(box)'") }
-            try retention.forget(box: box, messageId: id)
+            let id = try LocalStore.id(text)
+            guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else { throw CLIError.failed("no recording \(id) is kept for '\(box)'") }
+            try store.forgetRecording(box: box, id: id)
             Console.out("forgot the recording of \(id)")
         default:
             throw CLIError.usage("unknown recordings verb '\(verb)'")

@@ -1,4 +1,5 @@
 import BoxVoiceBox
+import BoxVoiceStore
 import BoxVoiceContract
 import BoxVoiceCore
 import Foundation
@@ -30,8 +31,9 @@ enum TranscribeCommand: Command {
         } catch {
             throw CLIError.failed("\(error) Nothing was uploaded.")
         }
-        let work = NSTemporaryDirectory() + "boxvoice-transcribe-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: work) }
+        let scratch = try ScratchDirectory(purpose: "transcribe", fallback: Paths.cacheDirectory)
+        defer { scratch.remove() }
+        let work = scratch.path
         let transcription = FileTranscription(client: client, session: session)
         let result: FileTranscription.Result
         do {

@@ -1,0 +1,129 @@
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceKeywords
+import BoxVoiceStore
+import Foundation
+import Synchronization
+
+/// Finishes messages that a command has already committed (`awaitingHQ`): waits for (or runs) their HQ uploads,
+/// resolves the HQ text against the command the live pass heard, frames it, and makes it pending in the same row —
+/// or frames the live text when HQ fails. One serial queue, so the dictation that committed a message is already
+/// hearing the next one; the same code finishes a message a killed run left, from its retained segments.
+public final class MessageFinisher: Sendable {
+    public let store: MessageStore
+    public let box: String
+    public let client: BoxClient
+    public let detector: KeywordDetector
+    public let hqRetryDelays: [Double]
+    private let onEvent: @Sendable (DictationSession.Event) -> Void
+    private let queue = DispatchQueue(label: "boxvoice.finish")
+    /// A permanent HQ failure is reported once; later messages skip HQ.
+    private let unavailable = Mutex<BoxFailure?>(nil)
+
+    public init(store: MessageStore, box: String, client: BoxClient, detector: KeywordDetector, hqRetryDelays: [Double] = [1, 2],
+                onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
+        self.store = store
+        self.box = box
+        self.client = client
+        self.detector = detector
+        self.hqRetryDelays = hqRetryDelays
+        self.onEvent = onEvent
+    }
+
+    /// HQ was found permanently unavailable: new messages skip it.
+    public var hqIsUnavailable: Bool { unavailable.withLock { $0 != nil } }
+
+    /// A new uploader for one message's segments, reporting its progress as that message's `hq` events.
+    public func uploader(for id: MessageID, session: String?) -> HQUploader {
+        let onEvent = self.onEvent
+        let key = id.rawValue
+        return HQUploader(client: client, session: session, retryDelays: hqRetryDelays) { event in
+            switch event {
+            case .started(let index, _): onEvent(.hq(messageId: key, index: index + 1, state: .uploading))
+            case .uploaded(let result):
+                onEvent(.hq(messageId: key, index: result.index + 1,
+                            state: result.transcription != nil ? .done : .failed(result.failure.map(String.init(describing:)) ?? "no text")))
+            case .retrying(let index, let attempt, _): onEvent(.hq(messageId: key, index: index + 1, state: .retrying(attempt: attempt)))
+            case .stopped: break
+            }
+        }
+    }
+
+    /// Finishes a committed message in the background. `uploads` holds the uploads already made while it was
+    /// recorded (nil: upload its retained segments now). The lease is held until it is framed.
+    public func finish(_ id: MessageID, uploads: HQUploader?, lease: RecordingLease?, then: @escaping @Sendable () -> Void = {}) {
+        queue.async { [self] in
+            finishNow(id, uploads: uploads, lease: lease)
+            then()
+        }
+    }
+
+    /// Finishes, in order, every message of this box a killed run left awaiting HQ. Returns once they are framed.
+    public func resumeAbandoned() {
+        queue.sync { resumeNow() }
+    }
+
+    /// The same in the background, then `then`.
+    public func resumeAbandoned(then: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            resumeNow()
+            then()
+        }
+    }
+
+    private func resumeNow() {
+        guard let claimed = try? store.claimAwaitingHQ(box: box) else { return }
+        for (message, lease) in claimed { finishNow(message.id, uploads: nil, lease: lease) }
+    }
+
+    /// Waits for every message handed over so far.
+    public func waitUntilIdle() { queue.sync {} }
+
+    private func finishNow(_ id: MessageID, uploads: HQUploader?, lease: RecordingLease?) {
+        guard let message = try? store.message(id), message.state == .awaitingHQ else { return }
+        var hq: (text: String, service: String?, diarized: Bool)?
+        var uploader = uploads
+        if uploader == nil, !hqIsUnavailable {
+            let fresh = self.uploader(for: id, session: message.session)
+            for (index, path) in store.segmentFiles(of: message).enumerated() {
+                guard let frames = try? SoundFile.open(path: path).frames else { continue }
+                fresh.submit(ClosedSegment(index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: 48_000, levels: AudioLevels()))
+            }
+            uploader = fresh
+        }
+        if let uploader {
+            let (results, stoppedBy) = uploader.finish()
+            let reported: BoxFailure? = unavailable.withLock { current in
+                if case .permanentHQ? = stoppedBy, current == nil {
+                    current = stoppedBy
+                    return nil  // this message reports it; later ones skip HQ silently
+                }
+                return current
+            }
+            if reported == nil, stoppedBy == nil, !results.isEmpty, results.allSatisfy({ $0.transcription != nil }) {
+                let texts = results.compactMap { $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+                hq = (texts.joined(separator: " "), results.first?.transcription?.service, results.contains { $0.transcription?.diarized == true })
+            } else if reported == nil {
+                onEvent(.fallback(reason: stoppedBy.map(String.init(describing:)) ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text")))
+            }
+        }
+        let resolved = VoiceTextResolver(detector: detector).resolve(heard: message.heardText, command: message.command,
+                                                                    typedPrefix: message.typedPrefix, hqText: hq?.text)
+        let origin: SpeechFraming.Origin = resolved.source == .hq ? .hq(service: hq?.service, diarized: hq?.diarized ?? false) : .live
+        let body = Self.frame(resolved.text, origin: origin, id: id, at: message.commandAt ?? Date())
+        do {
+            try store.frame(id, body: body, text: resolved.text)
+            onEvent(.queued(messageId: id.rawValue, message: body))
+        } catch {
+            // The row stays `awaitingHQ` with its live text: the next run (or the daemon) finishes it.
+            onEvent(.failed(messageId: id.rawValue, reason: "could not store its final text (\(error)); it stays committed and is finished by the next run"))
+        }
+        withExtendedLifetime(lease) {}
+    }
+
+    /// The `<speech>` frame, stamped with the time of the command (not of the POST).
+    static func frame(_ text: String, origin: SpeechFraming.Origin, id: MessageID, at date: Date) -> String {
+        SpeechFraming.frame(text, origin: origin, messageId: id.rawValue, localTime: SpeechFraming.localTime(of: date))
+    }
+}

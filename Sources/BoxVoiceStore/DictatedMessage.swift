@@ -1,0 +1,66 @@
+import BoxVoiceKeywords
+import Foundation
+
+/// A message id in its one canonical spelling: an uppercase UUID, as the iOS app writes it. The box deduplicates
+/// and answers retranscription requests by byte-identical id, so no other spelling is ever stored or sent.
+public struct MessageID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Accepts any UUID spelling a user may type (lowercase included) and keeps the canonical one.
+    public init?(parsing text: String) {
+        guard let uuid = UUID(uuidString: text.trimmingCharacters(in: .whitespaces)) else { return nil }
+        rawValue = uuid.uuidString.uppercased()
+    }
+
+    /// The id exactly as given, only if it already is canonical (a box's request must match byte for byte).
+    public init?(exactly text: String) {
+        guard let parsed = MessageID(parsing: text), parsed.rawValue == text else { return nil }
+        self = parsed
+    }
+
+    public static func new() -> MessageID { MessageID(parsing: UUID().uuidString)! }
+
+    public var description: String { rawValue }
+    public static func < (a: MessageID, b: MessageID) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Why the box did not take a message, as a caller can switch on it.
+public enum DeliveryFailureKind: String, Sendable, Equatable, CaseIterable {
+    /// The device token is no longer accepted (401): re-pair.
+    case unauthorized
+    /// A 4xx: the box refused this request for good.
+    case refused
+    /// No usable answer (network, timeout, 5xx): retried.
+    case uncertain
+}
+
+/// One dictated message: its row in the store. A value: reading it never changes it.
+public struct DictatedMessage: Sendable, Equatable {
+    public var id: MessageID
+    public var box: String
+    /// The session dictated into; nil means "new".
+    public var session: String?
+    public var state: MessageState
+    /// The live recognizer's transcript as heard (no keyword substitution): what the resolver starts from.
+    public var heardText: String
+    /// Text typed before dictation started.
+    public var typedPrefix: String
+    /// The command that ended it (a send, or mic-off for a draft); nil for a key, end of input or a crash.
+    public var command: HeardCommand?
+    /// When the command was heard: the message's `local-time`.
+    public var commandAt: Date?
+    /// The framed `<speech …>` message exactly as posted; set from `pending` on.
+    public var body: String?
+    /// The committed text: resolved live text, replaced by the HQ text when it comes. Retranscription answers carry it.
+    public var text: String?
+    /// When its audio began.
+    public var recordedAt: Date
+    /// Its segments are kept on disk (bounded per box).
+    public var hasAudio: Bool
+    public var attempts: Int
+    public var nextAttemptAt: Date?
+    public var lastError: String?
+    public var failure: DeliveryFailureKind?
+    /// How the box accepted it (`started:<turn>`, `queued`, `deduplicated`).
+    public var outcome: String?
+}

@@ -1,0 +1,124 @@
+import BoxVoiceAudio
+import Foundation
+
+/// What `recover()` found a killed or older run had left, reported once.
+public struct RecoveryReport: Sendable, Equatable {
+    /// Messages cut off before their command (a crash mid-recording) or folders no row described: now drafts.
+    public var adoptedDrafts: [MessageID] = []
+    /// Segment files whose headers a killed writer left stale, now playable.
+    public var repairedFiles = 0
+    /// Folders of discarded or evicted messages that a crash left behind, now removed.
+    public var removedFolders = 0
+
+    public var isEmpty: Bool { adoptedDrafts.isEmpty && repairedFiles == 0 && removedFolders == 0 }
+
+    /// Said once to the user.
+    public var summary: String {
+        var parts: [String] = []
+        if !adoptedDrafts.isEmpty {
+            parts.append("kept \(adoptedDrafts.count) recording(s) an interrupted run left as draft(s): "
+                         + adoptedDrafts.map(\.rawValue).joined(separator: ", ") + " (`boxvoice outbox send ID` or `discard ID`)")
+        }
+        if repairedFiles > 0 { parts.append("repaired \(repairedFiles) recording file(s) a killed run left") }
+        if removedFolders > 0 { parts.append("removed \(removedFolders) leftover folder(s) of discarded or evicted recordings") }
+        return parts.joined(separator: "; ")
+    }
+}
+
+extension MessageStore {
+    /// Puts right what killed runs left: a message still `recording` whose process is gone becomes a draft (its WAVs
+    /// repaired; nothing said → discarded), a message folder with no row is adopted as a draft, and folders no row
+    /// needs are removed. Messages a live process holds (its lease) are left alone, so the daemon may call this
+    /// while `dictate` runs.
+    @discardableResult
+    public func recover() throws -> RecoveryReport {
+        var report = RecoveryReport()
+        for message in try read({ db in try select("WHERE state = 'recording'", [], in: db) }) {
+            let folder = folder(of: message)
+            var lease: RecordingLease?
+            switch RecordingLease.take(id: message.id, folder: folder) {
+            case .busy: continue
+            case .taken(let taken): lease = taken
+            case .missing: lease = nil
+            }
+            let (repaired, frames) = Self.repair(folder)
+            report.repairedFiles += repaired
+            if frames == 0, message.heardText.trimmingCharacters(in: .whitespaces).isEmpty {
+                try discard(message.id)
+            } else {
+                try write { db in
+                    try change(message.id, .keptAsDraft, [("text", .text(message.heardText)), ("has_audio", .integer(frames > 0 ? 1 : 0))], in: db)
+                }
+                report.adoptedDrafts.append(message.id)
+            }
+            withExtendedLifetime(lease) {}
+        }
+        let boxes = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot)) ?? []
+        for box in boxes.sorted() {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot + "/" + box)) ?? []
+            for name in names.sorted() {
+                // Only folders named by a message id are messages (`boxvoice record` keeps its own timestamped ones).
+                guard let id = MessageID(exactly: name) else { continue }
+                let folder = recordingsRoot + "/" + box + "/" + name
+                let row = try message(id)
+                if let row, row.hasAudio, row.state != .discarded { continue }
+                guard case .taken(let lease) = RecordingLease.take(id: id, folder: folder) else { continue }
+                if row != nil {
+                    removeFolders([folder])
+                    report.removedFolders += 1
+                    continue
+                }
+                let (repaired, frames) = Self.repair(folder)
+                report.repairedFiles += repaired
+                guard frames > 0 else {
+                    removeFolders([folder])
+                    report.removedFolders += 1
+                    continue
+                }
+                let made = ((try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date) ?? Date()
+                try write { db in
+                    try db.execute("""
+                        INSERT INTO messages (id, box, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, 'draft', ?, 1, '', ?)
+                        """, [.text(id.rawValue), .text(box), .real(made.timeIntervalSince1970), .real(Date().timeIntervalSince1970)])
+                    _ = try evictBeyondLimit(box: box, in: db)
+                }
+                report.adoptedDrafts.append(id)
+                withExtendedLifetime(lease) {}
+            }
+        }
+        return report
+    }
+
+    /// Messages of `box` awaiting HQ that no live process is finishing, each with the lease that makes this process
+    /// the one to finish it (nil for a message without audio: nothing to upload, and framing it twice is refused).
+    public func claimAwaitingHQ(box: String) throws -> [(message: DictatedMessage, lease: RecordingLease?)] {
+        var claimed: [(DictatedMessage, RecordingLease?)] = []
+        for message in try read({ db in try select("WHERE state = 'awaiting-hq' AND box = ? ORDER BY command_at, id", [.text(box)], in: db) }) {
+            switch RecordingLease.take(id: message.id, folder: folder(of: message)) {
+            case .busy: continue
+            case .taken(let lease): claimed.append((message, lease))
+            case .missing: claimed.append((message, nil))
+            }
+        }
+        return claimed
+    }
+
+    /// Repairs the segment headers in `folder` (a file without even a header is removed); returns how many were
+    /// repaired and the frames it holds in all.
+    private static func repair(_ folder: String) -> (repaired: Int, frames: Int64) {
+        var repaired = 0
+        var frames: Int64 = 0
+        for (path, result) in WAVRepair.repairSegments(under: folder) {
+            switch result {
+            case .success(.intact(let count)): frames += count
+            case .success(.repaired(_, let count)):
+                repaired += 1
+                frames += count
+            case .failure:
+                // Not even a header reached the disk: nothing in it can be played or recovered.
+                unlink(path)
+            }
+        }
+        return (repaired, frames)
+    }
+}
