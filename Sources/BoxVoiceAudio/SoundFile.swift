@@ -51,12 +51,12 @@ public final class SoundFile {
         info.channels = Int32(channels)
         info.format = format
         // Recordings are private (mode 0600), and a symlink planted in the file's place is never followed.
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw SoundFileError(path: path, operation: "create", libraryMessage: String(cString: strerror(errno)))
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
-            close(fd)
+            Glibc.close(fd)
             throw SoundFileError(path: path, operation: "create", libraryMessage: String(cString: sf_strerror(nil)))
         }
         // A PEAK chunk would be rewritten on close only; without it the header is just fmt/fact/data,

@@ -37,14 +37,15 @@ enum MessageSchema {
                 """)
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_box_state ON messages (box, state)")
             let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text })
-            if tables.contains("outbox") { try migrateOutbox(db) }
+            if tables.contains("outbox") { try migrateOutbox(db, recordingsRoot: recordingsRoot) }
             if tables.contains("recordings") { try migrateRecordings(db, recordingsRoot: recordingsRoot) }
             try db.execute("PRAGMA user_version = \(version)")
         }
     }
 
-    /// Each outbox row becomes a message in the same state, keeping its framed body and delivery history.
-    private static func migrateOutbox(_ db: SQLiteDatabase) throws {
+    /// Each outbox row becomes a message in the same state, keeping its framed body and delivery history; audio left
+    /// in its folder (a version-1 draft's was never retained) is kept with it.
+    private static func migrateOutbox(_ db: SQLiteDatabase, recordingsRoot: String) throws {
         let rows = try db.query("""
             SELECT message_id, box, session, body, state, attempts, next_attempt_at, last_error, created_at, outcome FROM outbox
             """)
@@ -54,15 +55,17 @@ enum MessageSchema {
             let state: MessageState = ["pending": .pending, "delivered": .delivered, "draft": .draft][old] ?? .failed
             let body = row[3].text ?? ""
             let text = SpeechBody.inner(body)
+            let box = row[1].text ?? ""
+            let hasAudio = FileManager.default.fileExists(atPath: recordingsRoot + "/" + box + "/" + id.rawValue)
             // A version-1 draft was framed with the live text, its mic-off words still in it: kept as heard text so
             // sending it strips them and runs HQ.
             try db.execute("""
                 INSERT OR IGNORE INTO messages (id, box, session, state, heard_text, command_action, command_phrase, command_at, body, text,
                     recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
-                """, [.text(id.rawValue), .text(row[1].text ?? ""), row[2], .text(state.rawValue),
+                VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(id.rawValue), .text(box), row[2], .text(state.rawValue),
                       .text(state == .draft ? text : ""), state == .draft ? .text("micOff") : .null, row[8],
-                      state == .draft ? .null : .text(body), .text(text), row[8], row[5], row[6], row[7],
+                      state == .draft ? .null : .text(body), .text(text), row[8], .integer(hasAudio ? 1 : 0), row[5], row[6], row[7],
                       state == .failed ? .text(DeliveryFailureKind.refused.rawValue) : .null, row[9], .real(Date().timeIntervalSince1970)])
         }
         try db.execute("DROP TABLE outbox")

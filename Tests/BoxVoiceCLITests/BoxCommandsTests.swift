@@ -124,19 +124,22 @@ import Testing
         try desk.pair(link: desk.box.server.mintPairingLink(label: "Work"))
         try desk.pair(link: desk.box.server.mintPairingLink(label: "Home"))
         let data = desk.home.file("data/boxvoice")
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let retention = try Retention(database: SQLiteDatabase(path: data + "/boxvoice.sqlite"))
-        for (box, id) in [("work", "W1"), ("work", "W2"), ("home", "H1")] {
-            let folder = data + "/recordings/\(box)/\(id)"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try retention.retain(RetainedRecording(box: box, messageId: id, recordedAt: Date(), text: "t", session: nil, directory: folder))
+        let store = try MessageStore(directory: data)
+        var folders: [String: String] = [:]
+        var ids: [String: MessageID] = [:]
+        for (box, name) in [("work", "W1"), ("work", "W2"), ("home", "H1")] {
+            let recording = try store.beginRecording(box: box, session: nil)
+            try WAV.write([0.1, 0.2], to: recording.folder + "/seg-0001.wav")
+            try store.commitSend(recording.id, MessageStore.Ending(heardText: "t", command: nil, liveText: "t"), liveBody: "<speech>t</speech>")
+            folders[name] = recording.folder
+            ids[name] = recording.id
         }
         let result = try desk.run("boxes", "unpair", "work")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("2 retained recording(s)"))
-        #expect(try retention.recordings(box: "work").isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: data + "/recordings/work/W1"))
-        #expect(try retention.recordings(box: "home").map(\.messageId) == ["H1"])
+        #expect(try store.retainedRecordings(box: "work").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folders["W1"]!))
+        #expect(try store.retainedRecordings(box: "home").map(\.messageId) == [ids["H1"]!])
     }
 
     @Test func transcribeWithoutAPairedBoxSaysHowToPair() throws {

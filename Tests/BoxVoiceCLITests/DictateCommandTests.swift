@@ -73,7 +73,7 @@ import Testing
         let home = TemporaryDirectory("outbox-cli")
         let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["outbox"], environment: env).stdout == "The outbox is empty.\n")
-        #expect(try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env).stdout == "Nothing is due.\n")
+        #expect(try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env).stdout == "Nothing is pending.\n")
         #expect(try Run.process(Run.boxvoice, ["recordings"], environment: env).stdout == "No recordings are kept for 'local'.\n")
     }
 }
@@ -84,15 +84,19 @@ import Testing
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("pending-cli")
         let env = try Run.pairedEnvironment(home, with: box.server, label: "Desk")
-        try FileManager.default.createDirectory(atPath: home.file("data/boxvoice"), withIntermediateDirectories: true)
-        let outbox = try Outbox(database: SQLiteDatabase(path: home.file("data/boxvoice/boxvoice.sqlite")))
-        let id = "0D5C7A43-4C55-4E57-9E3A-6A7F1E1D2C3B"
-        try outbox.add(messageId: id, box: "desk", session: "s1", body: "<speech stt=\"live\" message-id=\"\(id)\" local-time=\"09:00\">left behind</speech>")
+        let outbox = try MessageStore(directory: home.file("data/boxvoice"))
+        let id: MessageID
+        do {
+            let recording = try outbox.beginRecording(box: "desk", session: "s1")
+            id = recording.id
+            try outbox.commitSend(id, MessageStore.Ending(heardText: "left behind", command: nil, liveText: "left behind"),
+                                  liveBody: "<speech stt=\"live\" message-id=\"\(id)\" local-time=\"09:00\">left behind</speech>")
+        }
         for _ in 0..<2 {
             let run = try Run.process(Run.boxvoice, ["dictate", "--on-eof", "discard", "--input", Checkout.sample("none-weather.wav")], environment: env)
             #expect(run.status == 0, "\(run.stderr)")
         }
-        #expect(box.server.messages.map(\.messageId) == [id])
+        #expect(box.server.messages.map(\.messageId) == [id.rawValue])
         #expect(try outbox.message(id)?.state == .delivered)
     }
 }

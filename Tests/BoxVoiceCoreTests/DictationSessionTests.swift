@@ -12,15 +12,15 @@ import Testing
 /// The dictation path end to end on real parts: a sample played through the capture path, pocketsphinx, boxsim over
 /// loopback, SQLite on disk.
 @Suite struct DictationSessionTests {
-    private func dictate(_ clip: String, box: SimulatedBox) throws -> (DictationRun, Outbox, Retention, TemporaryDirectory) {
+    private func dictate(_ clip: String, box: SimulatedBox) throws -> (DictationRun, MessageStore, TemporaryDirectory) {
         let run = try DictationRun(box: box)
         try run.run([clip])
-        return (run, run.outbox, run.retention, run.data)
+        return (run, run.store, run.data)
     }
 
     @Test func aSpokenSendDeliversTheHQTextWithTheKeywordTagAndRetainsTheRecording() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Please buy milk and eggs on the way home. Send message."); $0.defaultSession = "s1" }
-        let (run, outbox, retention, data) = try dictate("send-buy-milk.wav", box: box)
+        let (run, store, data) = try dictate("send-buy-milk.wav", box: box)
         defer { _ = data }  // the recordings live in it
         #expect(run.events.contains(.keyword(action: .send, phrase: "send message", at: run.events.compactMap {
             if case .keyword(.send, "send message", let at) = $0 { return at } else { return nil }
@@ -32,16 +32,27 @@ import Testing
         #expect(body.hasPrefix("<speech stt-service=\"boxsim\" message-id=\"\(id)\" local-time=\""))
         #expect(body.hasSuffix(">Please buy milk and eggs on the way home. <send-message phrase=\"Send message\" />.</speech>"))
         #expect(id == id.uppercased() && UUID(uuidString: id) != nil)
-        #expect(try outbox.message(id)?.state == .delivered)
-        let kept = try #require(try retention.recording(box: "home", messageId: id))
+        #expect(try store.message(try #require(MessageID(exactly: id)))?.state == .delivered)
+        let kept = try #require(try store.retainedRecording(box: "home", messageId: id))
         #expect(kept.text.hasPrefix("Please buy milk"))
-        #expect(FileManager.default.fileExists(atPath: kept.directory + "/seg-0001.wav"))
+        #expect(kept.segments.map { ($0 as NSString).lastPathComponent } == ["seg-0001.wav"])
         #expect(run.events.contains(.delivered(messageId: id)))
+        // The command was announced only once the message was durable, and before any HQ or POST.
+        let order = run.events.compactMap { event -> String? in
+            switch event {
+            case .keyword: "keyword"
+            case .committed: "committed"
+            case .queued: "queued"
+            case .delivered: "delivered"
+            default: nil
+            }
+        }
+        #expect(order == ["keyword", "committed", "queued", "delivered"])
     }
 
     @Test func aPermanentHQFailureSendsTheLiveTextOnce() throws {
         let box = try SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" }
-        let (run, _, _, _) = try dictate("send-buy-milk.wav", box: box)
+        let (run, _, _) = try dictate("send-buy-milk.wav", box: box)
         let body = try #require(box.server.messages.first?.message)
         #expect(body.hasPrefix("<speech stt=\"live\" message-id=\""))
         #expect(body.contains("<send-message phrase=\"send message\" /></speech>"))
@@ -50,11 +61,11 @@ import Testing
 
     @Test func aSpokenCancelDiscardsEverything() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
-        let (run, outbox, _, data) = try dictate("cancel-forget-it.wav", box: box)
+        let (run, store, data) = try dictate("cancel-forget-it.wav", box: box)
         #expect(run.events.contains(.discarded))
         #expect(box.server.messages.isEmpty)
-        #expect(try outbox.all().isEmpty)
-        let left = (try? FileManager.default.contentsOfDirectory(atPath: data.file("recordings/home"))) ?? []
+        #expect(try store.messages().isEmpty)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: data.file("store/recordings/home"))) ?? []
         #expect(left.isEmpty)
     }
 }

@@ -14,8 +14,7 @@ import Testing
 final class DictationRun: @unchecked Sendable {
     let box: SimulatedBox
     let data = TemporaryDirectory("dictate")
-    let outbox: Outbox
-    let retention: Retention
+    let store: MessageStore
     let control = DictationControl()
     private let lock = NSLock()
     private var list: [(event: DictationSession.Event, at: Date)] = []
@@ -24,9 +23,7 @@ final class DictationRun: @unchecked Sendable {
 
     init(box: SimulatedBox) throws {
         self.box = box
-        let database = try SQLiteDatabase(path: data.file("boxvoice.sqlite"))
-        outbox = try Outbox(database: database)
-        retention = try Retention(database: database)
+        store = try MessageStore(directory: data.file("store"))
     }
 
     var events: [DictationSession.Event] { lock.withLock { list.map(\.event) } }
@@ -42,12 +39,11 @@ final class DictationRun: @unchecked Sendable {
         let input = data.file("input.wav")
         let frames = try WAV.concatenate(clips, to: input).frames
         var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
-                                                           recordingsDirectory: data.file("recordings/home"),
                                                            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         configuration.hqRetryDelays = [0.1, 0.2]
         configure(&configuration)
         let session = DictationSession(configuration: configuration, detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary),
-                                       outbox: outbox, retention: retention) { [self] event in
+                                       store: store) { [self] event in
             lock.withLock { list.append((event, Date())) }
             onEvent(event, self)
         }
@@ -57,9 +53,8 @@ final class DictationRun: @unchecked Sendable {
 
     /// The audio retained for a delivered message, its segments joined.
     func retainedAudio(_ messageId: String) throws -> [Float] {
-        let kept = try #require(try retention.recording(box: "home", messageId: messageId))
-        return try FileManager.default.contentsOfDirectory(atPath: kept.directory).filter { $0.hasSuffix(".wav") }.sorted()
-            .flatMap { try WAV.samples(kept.directory + "/" + $0) }
+        let kept = try #require(try store.retainedRecording(box: "home", messageId: messageId))
+        return try kept.segments.flatMap { try WAV.samples($0) }
     }
 }
 
@@ -112,7 +107,7 @@ final class DictationRun: @unchecked Sendable {
         let kept = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
         try kept.run(["none-weather.wav"]) { $0.endOfInput = .draft }
         #expect(kept.delivered.isEmpty)
-        #expect(try kept.outbox.all().map(\.state) == [.draft])
+        #expect(try kept.store.messages().map(\.state) == [.draft])
     }
 
     @Test func enterSendsWhatWasSaidSoFarAndEscapeCancelsAndStops() throws {
@@ -128,7 +123,7 @@ final class DictationRun: @unchecked Sendable {
         escaped.onEvent = { event, run in if case .final = event { run.control.press(.escape) } }
         try escaped.run(["none-budget.wav", "send-buy-milk.wav"])
         #expect(escaped.delivered.isEmpty)
-        #expect(try escaped.outbox.all().isEmpty)
+        #expect(try escaped.store.messages().isEmpty)
         #expect(!escaped.events.contains { if case .keyword = $0 { true } else { false } }, "Esc stopped it before the spoken send")
     }
 

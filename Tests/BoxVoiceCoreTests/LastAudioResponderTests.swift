@@ -16,8 +16,9 @@ import Testing
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "answer")
         Secrets.register(token)
         let data = TemporaryDirectory("answer-big")
-        let folder = data.file("recordings/home/BIG")
-        let writer = SegmentWriter(directory: folder)
+        let store = try MessageStore(directory: data.file("store"))
+        let recording = try store.beginRecording(box: "home", session: "s1")
+        let writer = SegmentWriter(directory: recording.folder)
         let tone = (0..<48_000).map { Float(sin(Double($0) * 2 * .pi * 440 / 48_000)) * 0.25 }
         var segments: [ClosedSegment] = []
         for _ in 0..<240 { segments += try writer.append(tone) }
@@ -26,19 +27,21 @@ import Testing
         let bytes = segments.reduce(0) { $0 + Int($1.frames) * 4 }
         #expect(bytes > LastAudioResponder.maxAnswerBytes)
 
-        let retention = try Retention(database: SQLiteDatabase(path: data.file("boxvoice.sqlite")))
-        _ = try retention.retain(RetainedRecording(box: "home", messageId: "BIG", recordedAt: Date(), text: "a long one", session: "s1", directory: folder))
-        let responder = LastAudioResponder(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), retention: retention,
+        try store.commitSend(recording.id, MessageStore.Ending(heardText: "a long one", command: nil, liveText: "a long one"),
+                             liveBody: "<speech>a long one</speech>")
+        try FileManager.default.createDirectory(atPath: data.file("work"), withIntermediateDirectories: true)
+        let responder = LastAudioResponder(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), store: store,
                                            workDirectory: data.file("work"))
         let ids = LastAudioRequestIds(box.server)
-        let agent = RetranscribeAgent(port: box.server.port, messageId: "BIG", timeoutMs: 20_000)
+        let big = recording.id.rawValue
+        let agent = RetranscribeAgent(port: box.server.port, messageId: big, timeoutMs: 20_000)
         let requestId = try #require(ids.first(within: 5))
-        let answered = try responder.answer(LastAudioRequest(requestId: requestId, messageId: "BIG", sessionId: nil))
+        let answered = try responder.answer(LastAudioRequest(requestId: requestId, messageId: big, sessionId: nil))
         guard case .audio(.settled, let format, let sent) = answered else {
             Issue.record("expected audio, got \(answered)")
             return
         }
-        #expect(format == "16 kHz 16-bit")
+        #expect(format == .pcm16k)
         #expect(sent < LastAudioResponder.maxAnswerBytes)
         let response = try #require(agent.wait())
         #expect(response.status == 200)

@@ -8,9 +8,16 @@ import Foundation
 import Testing
 
 @Suite struct OutboxDeliveryTests {
-    let store = TemporaryDirectory("delivery")
+    let data = TemporaryDirectory("delivery")
 
-    private func outbox() throws -> Outbox { try Outbox(database: SQLiteDatabase(path: store.file("boxvoice.sqlite"))) }
+    private func outbox() throws -> MessageStore { try MessageStore(directory: data.file("store")) }
+
+    /// A message committed with its live text as `body`, pending.
+    private func commit(_ store: MessageStore, session: String?, body: (MessageID) -> String) throws -> MessageID {
+        let recording = try store.beginRecording(box: "home", session: session)
+        try store.commitSend(recording.id, MessageStore.Ending(heardText: "x", command: nil, liveText: "x"), liveBody: body(recording.id))
+        return recording.id
+    }
 
     private func token(for server: BoxSimServer) throws -> String {
         let ticket = try #require(try PairingLink.parse(server.mintPairingLink()).pairingToken)
@@ -29,26 +36,28 @@ import Testing
         first.stop()
 
         let box = try outbox()
-        let id = SpeechFraming.newMessageId()
-        let body = SpeechFraming.frame("Buy milk", origin: .live, messageId: id, localTime: (9, 30))
-        try box.add(messageId: id, box: "home", session: "s1", body: body)
-        let delivery = OutboxDelivery(outbox: box, box: "home", client: BoxClient(baseURL: baseURL, token: token))
+        var body = ""
+        let id = try commit(box, session: "s1") { id in
+            body = SpeechFraming.frame("Buy milk", origin: .live, messageId: id.rawValue, localTime: (9, 30))
+            return body
+        }
+        let delivery = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: baseURL, token: token))
         let start = Date()
-        guard case .postponed(id, _, let retryAt)? = try delivery.deliverDue(now: start).first else {
+        guard case .postponed(id, _, let retryAt)? = delivery.deliverDue(now: start).first else {
             Issue.record("expected a postponed delivery while the box is down")
             return
         }
         #expect(abs((retryAt?.timeIntervalSince(start) ?? 0) - 10) < 0.001)  // the first backoff step
-        #expect(try delivery.deliverDue(now: start.addingTimeInterval(5)).isEmpty)  // not due yet
+        #expect(delivery.deliverDue(now: start.addingTimeInterval(5)).isEmpty)  // not due yet
 
         let second = try RestartableBox.restart(configuration, port: port)
         defer { DispatchQueue.global().async { second.stop() } }
-        let reports = try delivery.deliverDue(now: start.addingTimeInterval(10))
+        let reports = delivery.deliverDue(now: start.addingTimeInterval(10))
         #expect(reports.count == 1)
-        #expect(second.messages.map(\.messageId) == [id])
+        #expect(second.messages.map(\.messageId) == [id.rawValue])
         #expect(second.messages.first?.message == body)
         #expect(try box.message(id)?.state == .delivered)
-        #expect(try delivery.deliverDue(now: start.addingTimeInterval(1_000)).isEmpty)
+        #expect(delivery.deliverDue(now: start.addingTimeInterval(1_000)).isEmpty)
     }
 
     @Test func aRetryAfterAnUnknownOutcomeIsDeduplicatedByTheBox() throws {
@@ -56,12 +65,11 @@ import Testing
         let sim = try SimulatedBox { $0.defaultSession = "s1" }
         let token = try token(for: sim.server)
         let client = BoxClient(baseURL: sim.baseURL, token: token)
-        let id = SpeechFraming.newMessageId()
         let box = try outbox()
-        try box.add(messageId: id, box: "home", session: "s1", body: "<speech stt=\"live\">hi</speech>")
-        _ = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1")  // the lost attempt
-        let reports = try OutboxDelivery(outbox: try outbox(), box: "home", client: client).deliverDue()
-        #expect(reports == [.delivered(messageId: id, acceptance: .deduplicated)])
+        let id = try commit(box, session: "s1") { _ in "<speech stt=\"live\">hi</speech>" }
+        _ = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id.rawValue, session: "s1")  // the lost attempt
+        let reports = OutboxDelivery(store: try outbox(), box: "home", client: client).deliverDue()
+        #expect(reports == [.delivered(id, acceptance: .deduplicated)])
         #expect(sim.server.messages.count == 1)
         #expect(try box.message(id)?.outcome == "deduplicated")
     }
@@ -70,26 +78,41 @@ import Testing
         let sim = try SimulatedBox()
         let token = try token(for: sim.server)
         let box = try outbox()
-        try box.add(messageId: "GONE-1", box: "home", session: "no-such-session", body: "keep me")
-        let reports = try OutboxDelivery(outbox: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token)).deliverDue()
-        guard case .failed("GONE-1", let reason)? = reports.first else {
-            Issue.record("expected a failure")
+        let id = try commit(box, session: "no-such-session") { _ in "keep me" }
+        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token)).deliverDue()
+        guard case .refused(id, .definitive(_, let status, _, _), .failed)? = reports.first else {
+            Issue.record("expected a refusal, got \(reports)")
             return
         }
-        #expect(reason.contains("410"))
-        #expect(try box.message("GONE-1")?.state == .failed)
-        #expect(try box.message("GONE-1")?.body == "keep me")
+        #expect(status == 410)
+        #expect(try box.message(id)?.state == .failed)
+        #expect(try box.message(id)?.body == "keep me")
+    }
+
+    @Test func aRefusalAfterALostAnswerIsReportedAsPossiblyDelivered() throws {
+        let sim = try SimulatedBox()
+        let token = try token(for: sim.server)
+        let box = try outbox()
+        let id = try commit(box, session: "no-such-session") { _ in "maybe there" }
+        try box.recordUncertain(id, reason: "timeout")
+        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token)).deliverDue(everything: true)
+        guard case .refused(id, _, .possiblyDelivered)? = reports.first else {
+            Issue.record("expected possibly delivered, got \(reports)")
+            return
+        }
+        #expect(reports.first?.summary.contains("may already have reached the box") == true)
     }
 
     @Test func a401FailsWithRePair() throws {
         let sim = try SimulatedBox()
         let box = try outbox()
-        try box.add(messageId: "AUTH-1", box: "home", session: nil, body: "x")
-        let reports = try OutboxDelivery(outbox: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: "revoked-token")).deliverDue()
-        guard case .failed(_, let reason)? = reports.first else {
+        let id = try commit(box, session: nil) { _ in "x" }
+        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: "revoked-token")).deliverDue()
+        guard case .refused(id, .unauthorized, .failed)? = reports.first else {
             Issue.record("expected a failure")
             return
         }
-        #expect(reason.contains("boxvoice pair"))
+        #expect(reports.first?.summary.contains("boxvoice pair") == true)
+        #expect(try box.message(id)?.failure == .unauthorized)
     }
 }

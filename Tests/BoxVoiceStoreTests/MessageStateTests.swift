@@ -1,0 +1,51 @@
+import BoxVoiceStore
+import Testing
+
+@Suite struct MessageStateTests {
+    /// The whole table, written out independently of `MessageState.after`: every (state, transition) pair not listed
+    /// here must be refused.
+    static let allowed: [MessageState: [MessageTransition: MessageState]] = [
+        .recording: [.commandAwaitingHQ: .awaitingHQ, .commandLiveOnly: .pending, .keptAsDraft: .draft, .discard: .discarded],
+        .awaitingHQ: [.framed: .pending],
+        .pending: [.accepted: .delivered, .uncertain: .pending, .refused: .failed, .refusedAfterUncertain: .possiblyDelivered,
+                   .retry: .pending, .discard: .discarded],
+        .delivered: [:],
+        .failed: [.retry: .pending, .discard: .discarded],
+        .possiblyDelivered: [.retry: .pending, .discard: .discarded],
+        .draft: [.sendDraft: .awaitingHQ, .discard: .discarded],
+        .discarded: [:],
+    ]
+
+    @Test(arguments: MessageState.allCases)
+    func everyTransitionFromAStateIsTheTablesOrRefused(_ state: MessageState) {
+        for transition in MessageTransition.allCases {
+            #expect(state.after(transition) == Self.allowed[state]?[transition], "\(state) on \(transition)")
+        }
+    }
+
+    @Test func deliveredAndDiscardedAreFinal() {
+        for transition in MessageTransition.allCases {
+            #expect(MessageState.delivered.after(transition) == nil)
+            #expect(MessageState.discarded.after(transition) == nil)
+        }
+    }
+
+    @Test func nothingLeavesAwaitingHQButItsFraming() {
+        // A committed send can never be dropped or turned into a draft: it will reach the box.
+        #expect(MessageTransition.allCases.filter { MessageState.awaitingHQ.after($0) != nil } == [.framed])
+    }
+
+    @Test func stateSpellingsAreTheSchemas() {
+        #expect(MessageState.allCases.map(\.rawValue) == ["recording", "awaiting-hq", "pending", "delivered", "failed", "possibly-delivered", "draft", "discarded"])
+    }
+
+    @Test func messageIdsHaveOneCanonicalSpelling() throws {
+        let lower = "0f8fad5b-d9cb-469f-a165-70867728950e"
+        let id = try #require(MessageID(parsing: lower))
+        #expect(id.rawValue == lower.uppercased())
+        #expect(MessageID(exactly: lower) == nil)
+        #expect(MessageID(exactly: lower.uppercased()) == id)
+        #expect(MessageID(parsing: "not-a-uuid") == nil)
+        #expect(MessageID.new().rawValue == MessageID.new().rawValue.uppercased())
+    }
+}

@@ -1,0 +1,146 @@
+import BoxVoiceStore
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+@Suite struct UpgradeTests {
+    let fixture = StoreFixture()
+
+    /// A database as the previous release wrote it (its `outbox` and `recordings` tables, verbatim), with a pending
+    /// message, a delivered one whose recording is retained, a failed one and a mic-off draft.
+    private func writeVersion1Database() throws -> (pending: String, delivered: String, failed: String, draft: String) {
+        try FileManager.default.createDirectory(atPath: fixture.data, withIntermediateDirectories: true)
+        let db = try SQLiteDatabase(path: fixture.data + "/boxvoice.sqlite")
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS outbox (
+                message_id TEXT PRIMARY KEY, box TEXT NOT NULL, session TEXT, body TEXT NOT NULL, state TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL, last_error TEXT, created_at REAL NOT NULL, outcome TEXT)
+            """)
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS recordings (
+                box TEXT NOT NULL, message_id TEXT NOT NULL, recorded_at REAL NOT NULL, text TEXT NOT NULL, session TEXT,
+                directory TEXT NOT NULL, PRIMARY KEY (box, message_id))
+            """)
+        let ids = (0..<4).map { _ in UUID().uuidString.uppercased() }
+        let rows: [(String, String, String, Double?)] = [
+            (ids[0], "<speech stt=\"live\" message-id=\"\(ids[0])\" local-time=\"09:00\">pending one</speech>", "pending", 100),
+            (ids[1], "<speech message-id=\"\(ids[1])\" local-time=\"09:01\">delivered one</speech>", "delivered", nil),
+            (ids[2], "<speech message-id=\"\(ids[2])\" local-time=\"09:02\">failed one</speech>", "failed", nil),
+            (ids[3], "<speech stt=\"live\" message-id=\"\(ids[3])\" local-time=\"09:03\">a draft stop listening</speech>", "draft", nil),
+        ]
+        for (index, row) in rows.enumerated() {
+            try db.execute("INSERT INTO outbox (message_id, box, session, body, state, attempts, next_attempt_at, created_at) VALUES (?, 'home', 's1', ?, ?, 1, ?, ?)",
+                           [.text(row.0), .text(row.1), .text(row.2), row.3.map { .real($0) } ?? .null, .real(Double(index))])
+        }
+        let folder = fixture.data + "/recordings/home/" + ids[1]
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try WAV.write([0.25, 0.5], to: folder + "/seg-0001.wav")
+        try db.execute("INSERT INTO recordings VALUES ('home', ?, 1.0, 'delivered one (HQ)', 's1', ?)", [.text(ids[1]), .text(folder)])
+        // The draft's audio was left on disk unretained by that version.
+        let draftFolder = fixture.data + "/recordings/home/" + ids[3]
+        try FileManager.default.createDirectory(atPath: draftFolder, withIntermediateDirectories: true)
+        try WAV.write([0.1, 0.1], to: draftFolder + "/seg-0001.wav")
+        return (ids[0], ids[1], ids[2], ids[3])
+    }
+
+    @Test func anUpgradeKeepsEveryPendingMessageAndRetainedRecording() throws {
+        let old = try writeVersion1Database()
+        let store = try fixture.open()
+        let pending = try #require(try store.due(now: Date(timeIntervalSince1970: 200)).first)
+        #expect(pending.id.rawValue == old.pending)
+        #expect(pending.body?.contains(">pending one</speech>") == true)
+        #expect(pending.attempts == 1)
+        let retained = try #require(try store.retainedRecording(box: "home", messageId: old.delivered))
+        #expect(retained.text == "delivered one (HQ)")
+        #expect(retained.session == "s1")
+        #expect(try WAV.samples(retained.segments[0]) == [0.25, 0.5])
+        #expect(try store.message(try #require(MessageID(exactly: old.failed)))?.state == .failed)
+        let draftId = try #require(MessageID(exactly: old.draft))
+        let draft = try #require(try store.message(draftId))
+        #expect(draft.state == .draft)
+        #expect(draft.heardText == "a draft stop listening")
+        #expect(draft.command?.action == .micOff)
+        // Its audio, which the old version left unretained, is now kept with it and survives recovery.
+        _ = try store.recover()
+        #expect(try store.retainedRecording(box: "home", messageId: old.draft)?.segments.count == 1)
+        // Opening again changes nothing.
+        #expect(try fixture.open().messages().count == 4)
+    }
+}
+
+@Suite struct PrivacyTests {
+    let fixture = StoreFixture()
+
+    private func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+    }
+
+    @Test func foldersAre0700AndTheDatabaseItsLogAndEveryRecording0600() throws {
+        let store = try fixture.open()
+        let recording = try store.beginRecording(box: "home", session: nil)
+        try store.noteHeard(recording.id, text: "private words")
+        #expect(try mode(fixture.data) == 0o700)
+        #expect(try mode(fixture.data + "/recordings") == 0o700)
+        #expect(try mode(fixture.data + "/recordings/home") == 0o700)
+        #expect(try mode(recording.folder) == 0o700)
+        #expect(try mode(store.databasePath) == 0o600)
+        #expect(try mode(store.databasePath + "-wal") == 0o600)
+        #expect(try mode(store.databasePath + "-shm") == 0o600)
+    }
+
+    @Test func anEarlierVersionsOpenFoldersAreMadePrivate() throws {
+        try FileManager.default.createDirectory(atPath: fixture.data + "/recordings", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        chmod(fixture.data, 0o755)
+        _ = try fixture.open()
+        #expect(try mode(fixture.data) == 0o700)
+        #expect(try mode(fixture.data + "/recordings") == 0o700)
+    }
+
+    @Test func aSymlinkPlantedWhereRecordingsGoIsRefused() throws {
+        try FileManager.default.createDirectory(atPath: fixture.data, withIntermediateDirectories: true)
+        let elsewhere = fixture.dir.file("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: fixture.data + "/recordings", withDestinationPath: elsewhere)
+        #expect(throws: StoreError.self) { _ = try fixture.open() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+    }
+
+    @Test func scratchFoldersAreUnpredictablePrivateAndRemoved() throws {
+        let runtime = fixture.dir.file("runtime")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        setenv("XDG_RUNTIME_DIR", runtime, 1)
+        defer { unsetenv("XDG_RUNTIME_DIR") }
+        let first = try ScratchDirectory(purpose: "answer", fallback: fixture.dir.file("cache"))
+        let second = try ScratchDirectory(purpose: "answer", fallback: fixture.dir.file("cache"))
+        #expect(first.path.hasPrefix(runtime + "/boxvoice-answer-"))
+        #expect(first.path != second.path)
+        #expect(try mode(first.path) == 0o700)
+        first.remove()
+        second.remove()
+        #expect(!FileManager.default.fileExists(atPath: first.path))
+    }
+
+    @Test func aFullDiskFailsACommitLoudlyAndTheReserveMakesRoomForTheDraft() throws {
+        let disk = fixture.dir.file("tiny")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mounted = try Run.process("/bin/mount", ["-t", "tmpfs", "-o", "size=1536k", "tmpfs", disk])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
+        defer { _ = try? Run.process("/bin/umount", [disk]) }
+        let store = try MessageStore(directory: disk + "/data")
+        let recording = try store.beginRecording(box: "home", session: nil)
+        // Fill the disk with audio, as a long recording would.
+        let filler = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: recording.folder + "/seg-0001.wav", contents: nil); return recording.folder + "/seg-0001.wav" }())!
+        var full = false
+        while !full {
+            do { try filler.write(contentsOf: Data(count: 64 * 1024)) } catch { full = true }
+        }
+        try? filler.close()
+        let big = String(repeating: "words ", count: 50_000)
+        #expect { try store.noteHeard(recording.id, text: big) } throws: { ($0 as? StoreError)?.isDiskFull == true }
+        store.releaseReserve()
+        try store.keepDraft(recording.id, MessageStore.Ending(heardText: "what was said", command: nil, liveText: "what was said"))
+        #expect(try store.message(recording.id)?.state == .draft)
+        #expect(try store.message(recording.id)?.text == "what was said")
+    }
+}
