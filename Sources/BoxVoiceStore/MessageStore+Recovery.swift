@@ -108,8 +108,10 @@ extension MessageStore {
     private static func repair(_ folder: String) -> (repaired: Int, frames: Int64) {
         var repaired = 0
         var frames: Int64 = 0
-        for (path, result) in WAVRepair.repairSegments(under: folder) {
-            switch result {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for name in names where name.hasPrefix("seg-") && name.hasSuffix(".wav") {
+            let path = folder + "/" + name
+            switch Result(catching: { try WAVRepair.repair(path: path) }) {
             case .success(.intact(let count)): frames += count
             case .success(.repaired(_, let count)):
                 repaired += 1

@@ -48,8 +48,9 @@ import Testing
         _ = view.apply(.final("hello"))
         _ = view.apply(.segment(index: 1, seconds: 3))
         #expect(view.apply(.keyword(action: .send, phrase: "x", at: 3.2)) == ["[00:03] send (\"x\")"])
-        #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>")) == ["<speech>hello</speech>"])
+        #expect(view.apply(.committed(messageId: "M")).isEmpty)
         #expect(view.heard.isEmpty && view.segments == 0)
+        #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>")) == ["<speech>hello</speech>"])
         #expect(view.apply(.delivered(messageId: "M")) == ["delivered M"])
         #expect(view.render(width: 80, color: false).last == "delivered M")
     }

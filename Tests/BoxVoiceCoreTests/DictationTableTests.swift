@@ -87,7 +87,7 @@ final class DictationRun: @unchecked Sendable {
         #expect(!messages[0].message.contains("start over"))
         let kept = try run.retainedAudio(messages[0].messageId).count
         #expect(kept < total - 3 * 48_000, "only the second clip's audio is kept, not the erased one")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: run.data.file("recordings/home"))
+        let folders = try FileManager.default.contentsOfDirectory(atPath: run.data.file("store/recordings/home"))
         #expect(folders == [messages[0].messageId])
     }
 

@@ -46,6 +46,8 @@ import Testing
         #expect(MessageID(exactly: lower) == nil)
         #expect(MessageID(exactly: lower.uppercased()) == id)
         #expect(MessageID(parsing: "not-a-uuid") == nil)
-        #expect(MessageID.new().rawValue == MessageID.new().rawValue.uppercased())
+        let fresh = MessageID.new()
+        #expect(fresh.rawValue == fresh.rawValue.uppercased())
+        #expect(MessageID(exactly: fresh.rawValue) == fresh)
     }
 }
