@@ -320,33 +320,37 @@ public final class DictationSession: Sendable {
         for effect in effects {
             switch effect {
             case .deliver(let spoken):
-                try endAudio(of: &message, state: &state)
+                // The last segment is uploaded only once the message is committed: nothing reaches the network first.
+                let last = try endAudio(of: &message, state: &state, upload: false)
                 let command = spoken == nil ? nil : message.keyword.map(HeardCommand.init)
                 let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
                                                 liveText: resolver.liveText(heard: message.liveText, command: command,
                                                                             typedPrefix: configuration.typedPrefix))
-                message.held.forEach(message.uploader.submit)
                 if finisher.hqIsUnavailable {
                     let body = MessageFinisher.frame(ending.liveText, origin: .live, id: message.id, at: ending.at)
                     try store.commitSend(message.id, ending, liveBody: body)
                     announce()
                     onEvent(.committed(messageId: message.id.rawValue))
+                    if let last { submit(last, to: &message) }
                     onEvent(.queued(messageId: message.id.rawValue, message: body))
                     worker.deliverNow()
                 } else {
                     try store.commitSend(message.id, ending, liveBody: nil)
                     announce()
                     onEvent(.committed(messageId: message.id.rawValue))
+                    if let last { submit(last, to: &message) }
+                    message.held.forEach(message.uploader.submit)
                     finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) { worker.deliverNow() }
                 }
             case .discard:
                 let hadContent = hasContent(message)
-                _ = try? endAudio(of: &message, state: &state, upload: false)
+                _ = try? endAudio(of: &message, state: &state, upload: false)  // dropped: never uploaded
                 try store.discard(message.id)
                 announce()
                 if hadContent { onEvent(.discarded) }
             case .keepDraft:
-                try endAudio(of: &message, state: &state)
+                // A draft's HQ runs when it is sent.
+                try endAudio(of: &message, state: &state, upload: false)
                 // A mic-off's words (and anything after them) never reach the message.
                 let command = message.keyword.map(HeardCommand.init)
                 let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
@@ -366,11 +370,18 @@ public final class DictationSession: Sendable {
 
     /// Closes the message's recording where its last utterance ended; what came after is kept for the next message.
     /// - Parameter upload: false for audio about to be dropped: nothing of it goes to HQ.
-    private func endAudio(of message: inout Message, state: inout Hearing, upload: Bool = true) throws {
+    /// - Returns: the last segment when it was not uploaded.
+    @discardableResult
+    private func endAudio(of message: inout Message, state: inout Hearing, upload: Bool = true) throws -> ClosedSegment? {
         let end = message.endFrame.map { $0 - message.startFrame } ?? .max
         let (last, tail) = try message.writer.finish(atFrame: end)
-        if let last, upload { submit(last, to: &message) }
         state.carried = tail
+        guard let last else { return nil }
+        if upload {
+            submit(last, to: &message)
+            return nil
+        }
+        return last
     }
 
     /// Starts the next message: its row and folder first, so its very first sample belongs to a message.

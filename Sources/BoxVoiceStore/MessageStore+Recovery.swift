@@ -33,14 +33,16 @@ extension MessageStore {
     @discardableResult
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
-        for message in try read({ db in try select("WHERE state = 'recording'", [], in: db) }) {
-            let folder = folder(of: message)
+        for candidate in try read({ db in try select("WHERE state = 'recording'", [], in: db) }) {
+            let folder = folder(of: candidate)
             var lease: RecordingLease?
-            switch RecordingLease.take(id: message.id, folder: folder) {
+            switch RecordingLease.take(id: candidate.id, folder: folder) {
             case .busy: continue
             case .taken(let taken): lease = taken
             case .missing: lease = nil
             }
+            // Read again under the lease: its owner may have finished it meanwhile.
+            guard let message = try self.message(candidate.id), message.state == .recording else { continue }
             let (repaired, frames) = Self.repair(folder)
             report.repairedFiles += repaired
             if frames == 0, message.heardText.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -57,12 +59,23 @@ extension MessageStore {
         for box in boxes.sorted() {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot + "/" + box)) ?? []
             for name in names.sorted() {
+                let folder = recordingsRoot + "/" + box + "/" + name
+                if name.hasPrefix(".new-") {
+                    // A folder a crash left before it was renamed into place: it never held anything.
+                    if case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder) {
+                        removeFolders([folder])
+                        report.removedFolders += 1
+                        withExtendedLifetime(lease) {}
+                    }
+                    continue
+                }
                 // Only folders named by a message id are messages (`boxvoice record` keeps its own timestamped ones).
                 guard let id = MessageID(exactly: name) else { continue }
-                let folder = recordingsRoot + "/" + box + "/" + name
+                if let row = try message(id), row.hasAudio, row.state != .discarded { continue }
+                guard case .taken(let lease) = RecordingLease.take(id: id, folder: folder) else { continue }
+                // Read again under the lease: a live owner may have just written its row.
                 let row = try message(id)
                 if let row, row.hasAudio, row.state != .discarded { continue }
-                guard case .taken(let lease) = RecordingLease.take(id: id, folder: folder) else { continue }
                 if row != nil {
                     removeFolders([folder])
                     report.removedFolders += 1

@@ -56,13 +56,11 @@ public final class MessageStore: Sendable {
         public let lease: RecordingLease
     }
 
-    /// Starts a message: its folder (0700, leased to this process), then its row in state `recording`.
+    /// Starts a message: its folder (0700, leased to this process before anyone can see it), then its row in state
+    /// `recording`.
     public func beginRecording(box: String, session: String?, at date: Date = Date()) throws -> Recording {
         let id = MessageID.new()
-        let folder = try makeFolder(box: box, id: id)
-        guard case .taken(let lease) = RecordingLease.take(id: id, folder: folder) else {
-            throw StoreError.io(path: folder, errno: EWOULDBLOCK, doing: "lease the new recording folder")
-        }
+        let (folder, lease) = try makeLeasedFolder(box: box, id: id)
         try write { db in
             try db.execute("""
                 INSERT INTO messages (id, box, session, state, recorded_at, has_audio, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?)
@@ -185,12 +183,20 @@ public final class MessageStore: Sendable {
 
     func folder(box: String, id: MessageID) -> String { recordingsRoot + "/" + box + "/" + id.rawValue }
 
-    func makeFolder(box: String, id: MessageID) throws -> String {
+    /// Made under a name recovery ignores, leased, then renamed into place: `recover()` in another process can only
+    /// ever see it leased.
+    func makeLeasedFolder(box: String, id: MessageID) throws -> (String, RecordingLease) {
         guard !box.isEmpty, !box.contains("/"), box != ".", box != "..", !box.hasPrefix(".") else { throw StoreError.invalidBoxName(box) }
-        try PrivateFiles.directory(recordingsRoot + "/" + box)
+        let parent = recordingsRoot + "/" + box
+        try PrivateFiles.directory(parent)
+        let staging = parent + "/.new-" + id.rawValue
+        try PrivateFiles.directory(staging)
+        guard case .taken(let lease) = RecordingLease.take(id: id, folder: staging) else {
+            throw StoreError.io(path: staging, errno: EWOULDBLOCK, doing: "lease the new recording folder")
+        }
         let folder = folder(box: box, id: id)
-        try PrivateFiles.directory(folder)
-        return folder
+        guard rename(staging, folder) == 0 else { throw StoreError.io(path: folder, errno: errno, doing: "create the recording folder") }
+        return (folder, lease)
     }
 
     /// One transaction under the lock.

@@ -36,9 +36,8 @@ import Testing
     private func retainedAudio(_ id: String, env: [String: String]) throws -> [Float] {
         let listed = try Run.process(Run.boxvoice, ["recordings", "--json"], environment: env)
         let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let directory = try #require(rows.first { $0["messageId"] as? String == id }?["directory"] as? String)
-        return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".wav") }.sorted()
-            .flatMap { try WAV.samples(directory + "/" + $0) }
+        let segments = try #require(rows.first { $0["messageId"] as? String == id }?["segments"] as? [String])
+        return try segments.flatMap { try WAV.samples($0) }
     }
 
     @Test func eachMessageIsAnsweredWithItsOwnAudioSessionAndCappedText() throws {

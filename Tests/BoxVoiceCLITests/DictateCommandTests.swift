@@ -47,8 +47,10 @@ import Testing
 }
 
 @Suite struct OutboxCommandTests {
-    @Test func aMicOffDraftIsListedThenSentWithItsOwnId() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+    /// Drafts are messages: sending one later runs HQ on its audio, keeps no mic-off words, and retains its recording,
+    /// so the box's retranscription request for it is answered.
+    @Test func aMicOffDraftIsListedThenSentWithHQTextAndItsOwnIdAndStaysAnswerable() throws {
+        let box = try SimulatedBox { $0.hq = .fixed("Remember the dentist on Friday. Stop listening."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("outbox-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
         let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("micoff-stop-listening.wav")], environment: env)
@@ -64,9 +66,21 @@ import Testing
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(sent.stdout.contains("delivered \(id)"))
         #expect(box.server.messages.map(\.messageId) == [id])
-        #expect(box.server.messages.first?.message.hasPrefix("<speech stt=\"live\" message-id=\"\(id)\"") == true)
+        let body = try #require(box.server.messages.first?.message)
+        #expect(body.hasPrefix("<speech stt-service=\"boxsim\" message-id=\"\(id)\""), "\(body)")
+        #expect(body.hasSuffix(">Remember the dentist on Friday.</speech>"), "no mic-off words: \(body)")
         let again = try Run.process(Run.boxvoice, ["outbox", "discard", id], environment: env)
         #expect(again.status == 1 && again.stderr.contains("stays as history"))
+        let recordings = try Run.process(Run.boxvoice, ["recordings", "--json"], environment: env)
+        #expect(recordings.stdout.contains("\"messageId\":\"\(id)\""), "\(recordings.stdout)")
+        let request = "{\"version\":1,\"requestId\":\"r-draft\",\"messageId\":\"\(id)\",\"sessionId\":null}"
+        let ids = LastAudioRequestIds(box.server)
+        let agent = RetranscribeAgent(port: box.server.port, messageId: id, timeoutMs: 20_000)
+        let requestId = try #require(ids.first(within: 5))
+        let answered = try Run.process(Run.boxvoice, ["answer", request.replacingOccurrences(of: "r-draft", with: requestId)], environment: env)
+        #expect(answered.status == 0, "\(answered.stderr)")
+        #expect(answered.stdout.contains("answered with the recording of \(id)"), "\(answered.stdout)")
+        #expect(agent.wait()?.status == 200)
     }
 
     @Test func anEmptyOutboxSaysSo() throws {
@@ -250,7 +264,7 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
 
         let next = try Run.process(Run.boxvoice, ["transcribe", Checkout.sample("none-weather.wav")], environment: env)
         #expect(next.status == 0, "\(next.stderr)")
-        #expect(next.stderr.contains("delivered pending message \(id)"))
+        #expect(next.stderr.contains("pending message: delivered \(id)"))
         Thread.sleep(forTimeInterval: 3.5)  // the killed run's POST finishes on the box's side too
         #expect(box.server.messages.map(\.messageId) == [id])
     }
