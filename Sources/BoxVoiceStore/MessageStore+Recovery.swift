@@ -118,7 +118,7 @@ extension MessageStore {
 
     /// Repairs the segment headers in `folder` (a file without even a header is removed); returns how many were
     /// repaired and the frames it holds in all.
-    private static func repair(_ folder: String) -> (repaired: Int, frames: Int64) {
+    static func repair(_ folder: String) -> (repaired: Int, frames: Int64) {
         var repaired = 0
         var frames: Int64 = 0
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

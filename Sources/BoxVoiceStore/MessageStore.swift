@@ -109,8 +109,10 @@ public final class MessageStore: Sendable {
         }
     }
 
-    /// Mic-off, end of input with `--on-eof draft`, or a fault: kept as a draft (text and audio), not sent.
+    /// Mic-off, end of input with `--on-eof draft`, or a fault: kept as a draft (text and audio), not sent. Segment
+    /// headers a failed write left stale are repaired first, so the draft's audio plays whole.
     public func keepDraft(_ id: MessageID, _ ending: Ending) throws {
+        if let message = try message(id) { _ = Self.repair(folder(of: message)) }
         let evicted = try write { db -> [String] in
             let message = try change(id, .keptAsDraft, endingValues(ending), in: db)
             return try evictBeyondLimit(box: message.box, in: db)

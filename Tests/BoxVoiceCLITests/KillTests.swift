@@ -45,3 +45,32 @@ import Testing
         #expect(disk.foldersWithoutARow.isEmpty, "\(disk.foldersWithoutARow)")
     }
 }
+
+@Suite struct DiskFullTests {
+    /// The data folder on a 4 MB tmpfs and a 2.5-minute dictation: recording stops when the disk fills, and what was
+    /// said so far is a draft (text and playable audio) that the user is told how to send.
+    @Test func aFullDiskDuringDictationKeepsWhatWasSaidAsADraft() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("disk-full")
+        try FileManager.default.createDirectory(atPath: home.file("data"), withIntermediateDirectories: true)
+        let mounted = try Run.process("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", home.file("data")])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
+        defer { _ = try? Run.process("/bin/umount", ["-l", home.file("data")]) }
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        let run = try Run.process(Run.boxvoice, ["dictate", "--no-keys", "--input", Checkout.sample("long-meeting-notes.wav")], environment: env)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("the disk is full"), "\(run.stderr)")
+        let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
+        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(rows.count == 1, "\(listed.stdout) \(listed.stderr)")
+        let id = try #require(rows[0]["messageId"] as? String)
+        #expect(rows[0]["state"] as? String == "draft")
+        #expect((rows[0]["text"] as? String)?.lowercased().contains("notes") == true, "\(rows[0])")
+        #expect(run.stderr.contains("boxvoice outbox send \(id)"))
+        let folder = home.file("data/boxvoice/recordings/bee-box/\(id)")
+        let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }
+        #expect(!segments.isEmpty)
+        for segment in segments { #expect(KillTrials.isPlayable(folder + "/" + segment), "\(segment) plays whole") }
+        #expect(box.server.messages.isEmpty)
+    }
+}
