@@ -32,8 +32,11 @@ do {
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR") }
         try benchMemory(boxvoice: boxvoice, samples: samples,
                         minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
+    case "durability"?:
+        guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
+        try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)
     default:
-        throw BenchFailure(message: "usage: boxvoice-bench dictation --models DIR --samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]")
+        throw BenchFailure(message: "usage: boxvoice-bench durability --boxvoice PATH [--trials N] [--commits N] | dictation --models DIR --samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]")
     }
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))
