@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),
         .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
-        .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive"]),
+        .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive", "BoxSim"]),
         .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),

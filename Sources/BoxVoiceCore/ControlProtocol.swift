@@ -61,24 +61,32 @@ public struct ControlRequest: Sendable, Equatable {
     }
 }
 
+/// What the daemon is doing, as its control socket reports it (the raw values are the wire spelling).
+public enum DaemonState: String, Sendable, Equatable, CaseIterable {
+    case idle
+    case dictating
+    /// The request could not be read, so nothing can be said of the state.
+    case unknown
+}
+
 /// The daemon's answer: whether the command did something, the dictation state after it, and a sentence for people.
 public struct ControlReply: Sendable, Equatable {
     public var ok: Bool
-    /// `idle` or `dictating`.
-    public var state: String
+    public var state: DaemonState
     public var message: String
 
-    public init(ok: Bool, state: String, message: String) {
+    public init(ok: Bool, state: DaemonState, message: String) {
         self.ok = ok
         self.state = state
         self.message = message
     }
 
-    public var object: [String: Any] { ["ok": ok, "state": state, "message": message] }
+    public var object: [String: Any] { ["ok": ok, "state": state.rawValue, "message": message] }
 
     public static func decode(_ line: String) -> ControlReply? {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-              let ok = object["ok"] as? Bool, let state = object["state"] as? String, let message = object["message"] as? String
+              let ok = object["ok"] as? Bool, let state = (object["state"] as? String).flatMap(DaemonState.init(rawValue:)),
+              let message = object["message"] as? String
         else { return nil }
         return ControlReply(ok: ok, state: state, message: message)
     }

@@ -115,7 +115,7 @@ public final class ControlServer: @unchecked Sendable {
             reply = handler(request)
             follow = request.follow
         } catch {
-            reply = ControlReply(ok: false, state: "unknown", message: "\(error)")
+            reply = ControlReply(ok: false, state: .unknown, message: "\(error)")
         }
         guard Self.write(jsonLine(reply.object) + "\n", to: client), follow else {
             close(client)

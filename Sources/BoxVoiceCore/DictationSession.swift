@@ -155,14 +155,8 @@ public final class DictationSession: Sendable {
         let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
         capture.start()
         defer { capture.stop() }
-        var options = LiveTranscriber.Options(spotterPhrases: configuration.spotterPhrases)
-        options.dictionaryCache = configuration.dictionaryCache
-        let detector = self.detector
-        options.sameCommand = { recognized, phrase in
-            guard let spotted = detector.detect(phrase)?.action else { return true }
-            return detector.detect(recognized)?.action == spotted
-        }
-        let transcriber = try LiveTranscriber(options: options)
+        let transcriber = try LiveTranscriber(options: .hearing(detector, spotterPhrases: configuration.spotterPhrases,
+                                                               dictionaryCache: configuration.dictionaryCache))
         let onEvent = self.onEvent
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
             if let event = Self.event(for: $0) { onEvent(event) }

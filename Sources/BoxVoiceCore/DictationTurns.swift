@@ -41,8 +41,8 @@ public final class DictationTurns: @unchecked Sendable {
 
     public func status() -> ControlReply {
         lock.withLock {
-            guard let turn else { return ControlReply(ok: true, state: "idle", message: "idle: `boxvoice start` (or toggle) begins a dictation") }
-            return ControlReply(ok: true, state: "dictating", message: "dictating for \(Int(Date().timeIntervalSince(turn.started))) s")
+            guard let turn else { return ControlReply(ok: true, state: .idle, message: "idle: `boxvoice start` (or toggle) begins a dictation") }
+            return ControlReply(ok: true, state: .dictating, message: "dictating for \(Int(Date().timeIntervalSince(turn.started))) s")
         }
     }
 
@@ -60,13 +60,13 @@ public final class DictationTurns: @unchecked Sendable {
             turn = new
             return new
         }
-        guard let claimed else { return ControlReply(ok: false, state: "dictating", message: "already dictating: `boxvoice stop` ends the turn") }
+        guard let claimed else { return ControlReply(ok: false, state: .dictating, message: "already dictating: `boxvoice stop` ends the turn") }
         let opened: (session: DictationSession, pcm: CapturePCM)
         do {
             opened = try begin()
         } catch {
             lock.withLock { turn = nil }
-            return ControlReply(ok: false, state: "idle", message: "could not start dictating: \(error)")
+            return ControlReply(ok: false, state: .idle, message: "could not start dictating: \(error)")
         }
         let onEnd = self.onEnd
         let handOver = HandOver(session: opened.session, pcm: opened.pcm)
@@ -78,19 +78,19 @@ public final class DictationTurns: @unchecked Sendable {
         }
         thread.name = "boxvoice dictation turn"
         thread.start()
-        return ControlReply(ok: true, state: "dictating", message: "dictating: speak, then say a send command or run `boxvoice stop`")
+        return ControlReply(ok: true, state: .dictating, message: "dictating: speak, then say a send command or run `boxvoice stop`")
     }
 
     private func stop() -> ControlReply {
-        guard let current = lock.withLock({ turn }) else { return ControlReply(ok: false, state: "idle", message: "not dictating") }
+        guard let current = lock.withLock({ turn }) else { return ControlReply(ok: false, state: .idle, message: "not dictating") }
         current.stop.request()
-        return ControlReply(ok: true, state: "dictating", message: "ending the turn: what was said is being sent")
+        return ControlReply(ok: true, state: .dictating, message: "ending the turn: what was said is being sent")
     }
 
     private func press(_ trigger: DictationTrigger, done: String) -> ControlReply {
-        guard let current = lock.withLock({ turn }) else { return ControlReply(ok: false, state: "idle", message: "not dictating") }
+        guard let current = lock.withLock({ turn }) else { return ControlReply(ok: false, state: .idle, message: "not dictating") }
         current.control.press(trigger)
-        return ControlReply(ok: true, state: "dictating", message: done)
+        return ControlReply(ok: true, state: .dictating, message: done)
     }
 }
 

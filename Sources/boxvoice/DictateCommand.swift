@@ -64,7 +64,7 @@ enum DictateCommand: Command {
             boxLabel = paired.name
         } else {
             if let boxName { throw CLIError.failed("no paired box is named '\(boxName)'; `boxvoice boxes` lists them") }
-            let started = try EmbeddedBox.start()
+            let started = try EmbeddedBox.start(dataDirectory: Paths.embeddedBoxDirectory)
             embedded = started.server
             client = started.client
             boxLabel = EmbeddedBox.name

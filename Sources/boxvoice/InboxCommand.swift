@@ -15,7 +15,7 @@ enum InboxCommand: Command {
     static func run(_ arguments: inout Arguments) throws -> Int32 {
         let json = arguments.flag("--json")
         try arguments.finish()
-        let path = Paths.dataDirectory + "/local-box/messages.json"
+        let path = Paths.embeddedBoxDirectory + "/messages.json"
         guard let data = FileManager.default.contents(atPath: path) else {
             if !json { Console.out("The local box has received nothing yet. `boxvoice dictate` with no paired box sends there.") }
             return 0

@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceLive
 import Foundation
@@ -50,56 +51,29 @@ enum ListenCommand: Command {
         } catch {
             throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
         }
-        var options = LiveTranscriber.Options(spotterPhrases: noSpotter ? nil : try ModelsDirectory.locate() + "/command-spotter.en.txt")
+        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.locate() + "/command-spotter.en.txt",
+                                                      dictionaryCache: Paths.cacheDirectory)
         options.useLanguageModel = !noLanguageModel
-        options.dictionaryCache = Paths.cacheDirectory
-        options.sameCommand = { recognized, phrase in
-            guard let spotted = detector.detect(phrase)?.action else { return true }
-            return detector.detect(recognized)?.action == spotted
-        }
         let transcriber: LiveTranscriber
         do {
             transcriber = try LiveTranscriber(options: options)
         } catch {
             throw CLIError.failed("\(error)")
         }
-
-        let capture = AudioCapture(pcm: pcm)
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let printer = ListenPrinter(json: json, interactive: isatty(STDOUT_FILENO) == 1 && !json)
         if json { Console.json(["event": "listening", "source": input ?? device ?? "default"]) }
-        let limit = maxSeconds.map { Int64($0 * 48_000) } ?? .max
-        var heard: Int64 = 0
-        /// Feeds a chunk (cut at the limit); false once the limit is reached.
-        func feed(_ chunk: AudioChunk) throws -> Bool {
-            let take = Int(min(Int64(chunk.samples.count), limit - heard))
-            if take > 0 {
-                for update in try transcriber.feed(Array(chunk.samples.prefix(take))) { printer.show(update, detector: detector) }
-                heard += Int64(take)
-            }
-            return heard < limit
-        }
-        capture.start()
+        let failure: Error?
         do {
-            reading: while !stop.isRequested {
-                let chunks = capture.queue.takeAll(minFrames: 4_800, timeout: 0.1)
-                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
-                for chunk in chunks where try !feed(chunk) { break reading }
-            }
-            capture.stop()
-            draining: while case let chunks = capture.queue.takeAll(timeout: 0), !chunks.isEmpty, heard < limit {
-                for chunk in chunks where try !feed(chunk) { break draining }
-            }
-            for update in try transcriber.finish() { printer.show(update, detector: detector) }
+            failure = try Listening.run(pcm: pcm, transcriber: transcriber, maxSeconds: maxSeconds, stop: stop) { printer.show($0, detector: detector) }
         } catch {
-            capture.stop()
             throw CLIError.failed("recognition failed: \(error)")
         }
         printer.done()
-        if let error = capture.error, !(error is CaptureEnded) {
-            Console.err("boxvoice listen: \(error)")
+        if let failure {
+            Console.err("boxvoice listen: \(failure)")
             return 1
         }
         return 0

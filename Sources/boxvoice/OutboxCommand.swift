@@ -116,7 +116,7 @@ enum OutboxCommand: Command {
     /// The client for a box named in the outbox: a paired box, or the embedded local one.
     static func clientFor(box: String) throws -> (BoxClient, BoxSimServer?) {
         if box == EmbeddedBox.name, try BoxRegistry(directory: Paths.configDirectory).box(named: box) == nil {
-            let embedded = try EmbeddedBox.start()
+            let embedded = try EmbeddedBox.start(dataDirectory: Paths.embeddedBoxDirectory)
             return (embedded.client, embedded.server)
         }
         return (try SelectedBox.client(named: box, deliverPending: false).1, nil)
@@ -165,17 +165,5 @@ enum RecordingsCommand: Command {
             throw CLIError.usage("unknown recordings verb '\(verb)'")
         }
         return 0
-    }
-}
-
-/// The local box `dictate` uses when none is paired: boxsim in-process, its data under XDG data.
-enum EmbeddedBox {
-    static let name = "local"
-
-    static func start() throws -> (server: BoxSimServer, client: BoxClient) {
-        let server = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: Paths.dataDirectory + "/local-box"))
-        let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
-        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "boxvoice (embedded)")
-        return (server, BoxClient(baseURL: server.baseURL, token: token))
     }
 }

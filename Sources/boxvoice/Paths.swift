@@ -29,11 +29,12 @@ enum Paths {
     /// Files boxvoice can make again: the live recognizer's dictionary cut to its language model's words.
     static var cacheDirectory: String { cacheHome + "/boxvoice" }
 
-    /// `recordings/<box>/`: each dictated message's segments in a folder named by its id (retention).
-    static func recordings(box: String) -> String { dataDirectory + "/recordings/" + box }
+    /// The embedded local box's own data (what it received).
+    static var embeddedBoxDirectory: String { dataDirectory + "/local-box" }
 
-    /// Recordings made without a box: `recordings/local/<timestamp>`.
-    static var localRecordings: String { recordings(box: "local") }
+    /// `boxvoice record`'s takes, which are not messages: `recordings/local/<timestamp>` (the message store ignores
+    /// folders that are not named by a message id).
+    static var localRecordings: String { dataDirectory + "/recordings/local" }
 
     /// `$XDG_RUNTIME_DIR/boxvoice/`: the daemon's control socket and its lock. Without XDG_RUNTIME_DIR (no login
     /// session), a per-user folder under /tmp, created 0700.

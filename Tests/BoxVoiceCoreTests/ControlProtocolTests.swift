@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func repliesRoundTrip() {
-        let reply = ControlReply(ok: false, state: "idle", message: "not dictating")
+        let reply = ControlReply(ok: false, state: .idle, message: "not dictating")
         #expect(ControlReply.decode(jsonLine(reply.object)) == reply)
         #expect(ControlReply.decode("garbage") == nil)
     }

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The one JSON spelling of dictation events: `dictate --json` prints it, the daemon's `status --follow` streams it.
+public enum DictationEvents {
+    /// The `--json` (and `status --follow`) form of an event; nil for the level ticks, which only the status area shows.
+    public static func jsonObject(_ event: DictationSession.Event) -> [String: Any]? {
+        switch event {
+        case .level: return nil
+        case .partial(let text): return ["event": "partial", "text": text]
+        case .final(let text): return ["event": "final", "text": text]
+        case .keyword(let action, let phrase, let at): return ["event": "keyword", "action": action.rawValue, "phrase": phrase, "at": at]
+        case .segment(let index, let seconds): return ["event": "segment", "index": index, "seconds": seconds]
+        case .hq(let id, let index, let state):
+            var object: [String: Any] = ["event": "hq", "messageId": id, "segment": index]
+            switch state {
+            case .uploading: object["state"] = "uploading"
+            case .done: object["state"] = "done"
+            case .retrying(let attempt): object["state"] = "retrying"; object["attempt"] = attempt
+            case .failed(let reason): object["state"] = "failed"; object["reason"] = reason
+            }
+            return object
+        case .fallback(let reason): return ["event": "fallback", "reason": reason]
+        case .committed(let id): return ["event": "committed", "messageId": id]
+        case .queued(let id, let message): return ["event": "queued", "messageId": id, "message": message]
+        case .recovered(let report):
+            return ["event": "recovered", "adoptedDrafts": report.adoptedDrafts.map(\.rawValue), "repairedFiles": report.repairedFiles,
+                    "removedFolders": report.removedFolders, "message": report.summary]
+        case .delivered(let id): return ["event": "delivered", "messageId": id]
+        case .postponed(let id, let reason): return ["event": "queued", "messageId": id, "reason": reason]
+        case .failed(let id, let reason): return ["event": "failed", "messageId": id, "reason": reason]
+        case .draft(let id): return ["event": "draft", "messageId": id]
+        case .discarded: return ["event": "discarded"]
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import BoxSim
+import BoxVoiceBox
+import BoxVoiceContract
+import Foundation
+
+/// The local box `dictate` uses when none is paired: boxsim in-process (pocketsphinx HQ), paired on the spot.
+public enum EmbeddedBox {
+    /// Its name in the store and in every listing: the one spelling of it.
+    public static let name = "local"
+
+    /// Starts it with its data under `dataDirectory`; stop the server when done.
+    public static func start(dataDirectory: String) throws -> (server: BoxSimServer, client: BoxClient) {
+        let server = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: dataDirectory))
+        let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
+        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "boxvoice (embedded)")
+        return (server, BoxClient(baseURL: server.baseURL, token: token))
+    }
+}

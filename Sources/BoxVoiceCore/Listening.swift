@@ -1,0 +1,57 @@
+import BoxVoiceAudio
+import BoxVoiceKeywords
+import BoxVoiceLive
+import Foundation
+
+extension LiveTranscriber.Options {
+    /// Options for hearing this vocabulary's commands: the spotter's hit counts only where the recognizer's own
+    /// words do not name a different command.
+    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?) -> Self {
+        var options = Self(spotterPhrases: spotterPhrases)
+        options.dictionaryCache = dictionaryCache
+        options.sameCommand = { recognized, phrase in
+            guard let spotted = detector.detect(phrase)?.action else { return true }
+            return detector.detect(recognized)?.action == spotted
+        }
+        return options
+    }
+}
+
+/// `boxvoice listen`'s loop: audio from a capture device through the live recognizer until the input ends, `stop`
+/// is requested or `maxSeconds` of audio were heard (what was captured up to a stop is still heard).
+public enum Listening {
+    /// - Returns: the capture device's error, if it failed rather than ended.
+    public static func run(pcm: CapturePCM, transcriber: LiveTranscriber, maxSeconds: Double?, stop: StopSignal,
+                           onUpdate: (LiveUpdate) -> Void) throws -> Error? {
+        let capture = AudioCapture(pcm: pcm)
+        let limit = maxSeconds.map { Int64($0 * 48_000) } ?? .max
+        var heard: Int64 = 0
+        /// Feeds a chunk (cut at the limit); false once the limit is reached.
+        func feed(_ chunk: AudioChunk) throws -> Bool {
+            let take = Int(min(Int64(chunk.samples.count), limit - heard))
+            if take > 0 {
+                for update in try transcriber.feed(Array(chunk.samples.prefix(take))) { onUpdate(update) }
+                heard += Int64(take)
+            }
+            return heard < limit
+        }
+        capture.start()
+        do {
+            reading: while !stop.isRequested {
+                let chunks = capture.queue.takeAll(minFrames: 4_800, timeout: 0.1)
+                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
+                for chunk in chunks where try !feed(chunk) { break reading }
+            }
+            capture.stop()
+            draining: while case let chunks = capture.queue.takeAll(timeout: 0), !chunks.isEmpty, heard < limit {
+                for chunk in chunks where try !feed(chunk) { break draining }
+            }
+            for update in try transcriber.finish() { onUpdate(update) }
+        } catch {
+            capture.stop()
+            throw error
+        }
+        if let error = capture.error, !(error is CaptureEnded) { return error }
+        return nil
+    }
+}
