@@ -61,8 +61,10 @@ extension MessageStore {
             for name in names.sorted() {
                 let folder = recordingsRoot + "/" + box + "/" + name
                 if name.hasPrefix(".new-") {
-                    // A folder a crash left before it was renamed into place: it never held anything.
-                    if case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder) {
+                    // A folder a crash left before it was renamed into place: it never held anything. One younger
+                    // than a minute may be another process's, between making and leasing it.
+                    let made = (try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date ?? Date()
+                    if Date().timeIntervalSince(made) > 60, case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder) {
                         removeFolders([folder])
                         report.removedFolders += 1
                         withExtendedLifetime(lease) {}

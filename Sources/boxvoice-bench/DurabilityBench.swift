@@ -15,13 +15,16 @@ func benchDurability(boxvoice: String, trials: Int, commits: Int) throws {
 
 private func benchCommit(in work: TemporaryDirectory, count: Int) throws {
     let store = try MessageStore(directory: work.file("store"), retentionLimit: count + 1)
-    let heard = "please buy milk and eggs on the way home send message"
-    let ending = MessageStore.Ending(heardText: heard, command: HeardCommand(action: .send, matchedPhrase: "send message"),
-                                    liveText: "please buy milk and eggs on the way home <send-message phrase=\"send message\" />")
+    // A message as the live pass commits it: some words, then the vocabulary's first send phrase.
+    let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
+    let phrase = detector.vocabulary.sections.first { $0.action == .send }?.patterns.first?.expansions().first?.joined(separator: " ") ?? ""
+    let heard = "please buy milk and eggs on the way home " + phrase
+    guard let match = detector.detect(heard) else { throw BenchFailure(message: "the send phrase '\(phrase)' is not detected") }
+    let ending = MessageStore.Ending(heardText: heard, command: HeardCommand(match), liveText: match.processedTranscript)
     var ours: [Double] = []
     var baseline: [Double] = []
     let plain = work.file("plain.bin")
-    let bytes = Array((heard + ending.liveText + "home s1 send send message").utf8)
+    let bytes = Array((heard + ending.liveText + "home s1 " + phrase).utf8)
     for _ in 0..<count {
         let recording = try store.beginRecording(box: "home", session: "s1")
         let start = DispatchTime.now().uptimeNanoseconds
