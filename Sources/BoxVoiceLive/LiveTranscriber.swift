@@ -1,16 +1,31 @@
 import BoxVoiceAudio
 import Foundation
 
+/// A phrase the command spotter fired on.
+public struct SpottedPhrase: Sendable, Equatable {
+    public var phrase: String
+    /// Where the spotter fired, in seconds from the start of the stream.
+    public var end: Double
+    /// It was written into the utterance's text: the language model's words lack it, and it ended the utterance
+    /// (a phrase inside running speech is taken for ordinary words the spotter mistook).
+    public var accepted: Bool
+}
+
 /// One utterance as the live path heard it.
 public struct LiveUtterance: Sendable, Equatable {
     /// What the dictation sees: the language model's text, plus any command the spotter heard that the text lacks.
     public var text: String
     /// The language model's own text.
     public var recognized: String
-    /// Key phrases the command spotter fired on during this utterance.
-    public var spotted: [String]
+    /// What the command spotter fired on during this utterance.
+    public var spots: [SpottedPhrase]
     /// Where it ends in the audio, in seconds from the start.
     public var end: Double
+
+    /// The phrases the spotter fired on.
+    public var spotted: [String] { spots.map(\.phrase) }
+    /// A command in `text` comes from the spotter alone (the language model's words do not hold it): weaker evidence.
+    public var commandIsSpottedOnly: Bool { spots.contains(where: \.accepted) }
 }
 
 public enum LiveUpdate: Sendable, Equatable {
@@ -35,6 +50,10 @@ public final class LiveTranscriber {
             recognized.lowercased().contains(phrase.lowercased())
         }
 
+        /// A spotted phrase counts only when the utterance ends within this many seconds after the spotter fired:
+        /// people pause after a command, and a phrase inside running speech is text (nil: wherever it fired).
+        public var spotTailSeconds: Double? = nil
+
         /// Seconds of opening audio the decoders are primed with (their feature normalization adapted) before
         /// decoding starts; the first words appear this much later. 0 decodes cold.
         public var primeSeconds = 2.0
@@ -53,7 +72,7 @@ public final class LiveTranscriber {
     private let spotter: LiveRecognizer?
     private let resampler: Resampler
     private var fed: Int64 = 0
-    private var pendingSpots: [String] = []
+    private var pendingSpots: [(phrase: String, end: Double)] = []
     /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
     private var priming: [Int16]? = []
 
@@ -128,9 +147,9 @@ public final class LiveTranscriber {
         var updates: [LiveUpdate] = []
         for case .final(let phrase, let end) in spotted {
             if language == nil {
-                updates.append(.utterance(LiveUtterance(text: phrase, recognized: "", spotted: [phrase], end: end)))
+                updates.append(.utterance(LiveUtterance(text: phrase, recognized: "", spots: [SpottedPhrase(phrase: phrase, end: end, accepted: true)], end: end)))
             } else {
-                pendingSpots.append(phrase)
+                pendingSpots.append((phrase, end))
             }
         }
         for event in heard {
@@ -147,10 +166,14 @@ public final class LiveTranscriber {
 
     private func close(recognized: String, end: Double) -> LiveUtterance {
         var text = recognized
-        for phrase in pendingSpots where !options.sameCommand(text, phrase) {
-            text = text.isEmpty ? phrase : text + " " + phrase
+        var spots: [SpottedPhrase] = []
+        for (phrase, fired) in pendingSpots {
+            let endsUtterance = options.spotTailSeconds.map { end - fired <= $0 } ?? true
+            let accepted = endsUtterance && !options.sameCommand(text, phrase)
+            if accepted { text = text.isEmpty ? phrase : text + " " + phrase }
+            spots.append(SpottedPhrase(phrase: phrase, end: fired, accepted: accepted))
         }
-        defer { pendingSpots.removeAll() }
-        return LiveUtterance(text: text, recognized: recognized, spotted: pendingSpots, end: end)
+        pendingSpots.removeAll()
+        return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end)
     }
 }
