@@ -52,7 +52,11 @@ public final class LiveTranscriber {
 
         /// A spotted phrase counts only when the utterance ends within this many seconds after the spotter fired:
         /// people pause after a command, and a phrase inside running speech is text (nil: wherever it fired).
-        public var spotTailSeconds: Double? = nil
+        public var spotTailSeconds: Double? = Options.defaultSpotTailSeconds
+
+        /// Measured on real speech and command clips (BENCHMARKS.md): a command's hit lands this close to the end of
+        /// its utterance; hits inside running speech land much earlier.
+        public static let defaultSpotTailSeconds: Double = 1.0
 
         /// Seconds of opening audio the decoders are primed with (their feature normalization adapted) before
         /// decoding starts; the first words appear this much later. 0 decodes cold.

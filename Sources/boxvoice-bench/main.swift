@@ -32,6 +32,11 @@ do {
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR") }
         try benchMemory(boxvoice: boxvoice, samples: samples,
                         minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
+    case "realspeech"?:
+        guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
+            throw BenchFailure(message: "realspeech needs --models DIR --samples DIR --real DIR --work DIR")
+        }
+        try benchRealSpeech(models: models, samples: samples, real: real, work: work)
     case "durability"?:
         guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
         try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)

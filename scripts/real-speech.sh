@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# `make bench` (spoken commands): fetches real recorded speech from Debian packages into $1 (never committed) and
+# decodes it to 16 kHz WAV, with a list per language ("file<TAB>text"); makes command clips in voices the spotter was
+# never tuned on (espeak-ng) with their expected action in commands.tsv.
+# Licences: asterisk-core-sounds-* are CC-BY-SA 3.0 (Digium; voices of Allison Smith and June Wallack).
+set -euo pipefail
+out=$1
+mkdir -p "$out/debs" "$out/x"
+cd "$out/debs"
+packages=(asterisk-core-sounds-en asterisk-core-sounds-en-g722 asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722)
+apt-get download "${packages[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get download "${packages[@]}" >/dev/null; }
+for deb in *.deb; do dpkg -x "$deb" "$out/x"; done
+sounds=$out/x/usr/share/asterisk/sounds
+
+decode() { # voice-folder name -> out/<lang>/<name>.wav
+    local from=$1 name=$2 lang=$3 file
+    file="$lang/${name//\//__}.wav"
+    ffmpeg -nostdin -hide_banner -loglevel error -y -f g722 -i "$from/$name.g722" -ar 16000 -ac 1 "$out/$file" && echo "$file"
+}
+mkdir -p "$out/en" "$out/es" "$out/fr"
+# English, with the prompts' texts (bracketed texts are tones, not speech).
+: >"$out/en.tsv"
+zcat "$out/x/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz" | grep -v '^;' | grep ': ' | grep -v ': \[' | sort |
+while IFS= read -r line; do
+    name=${line%%: *}; text=${line#*: }
+    [ -f "$sounds/en_US_f_Allison/$name.g722" ] || continue
+    case "$name" in silence/*) continue ;; esac
+    file=$(decode "$sounds/en_US_f_Allison" "$name" en) && printf '%s\t%s\n' "$file" "$text" >>"$out/en.tsv"
+done
+# Spanish and French: more speakers (no texts needed: every command heard in them is false).
+for pair in es:es_MX_f_Allison fr:fr_CA_f_June; do
+    lang=${pair%%:*}; voice=${pair#*:}
+    : >"$out/$lang.tsv"
+    (cd "$sounds/$voice" && find . -name '*.g722' ! -path './silence/*' | sed 's|^\./||; s|\.g722$||' | sort) |
+    while IFS= read -r name; do
+        file=$(decode "$sounds/$voice" "$name" "$lang") && printf '%s\t\n' "$file" >>"$out/$lang.tsv"
+    done
+done
+# Command clips in new voices and sentences.
+mkdir -p "$out/commands"
+: >"$out/commands.tsv"
+i=0
+while IFS='|' read -r voice action sentence; do
+    i=$((i + 1))
+    espeak-ng -v "$voice" -s 160 -w "$out/commands/c$i.wav" "$sentence"
+    printf 'commands/c%s.wav\t%s\n' "$i" "$action" >>"$out/commands.tsv"
+done <<'LIST'
+en-us+m3|send|I will be late for the meeting, start without me. Send message.
+en+f2|sendClose|Book a table for four at seven tonight. Over and out.
+en-gb+m4|sendCheckpoint|The draft is ready for review. Send a checkpoint.
+en-us+f4|sendHq|Remind me to call the plumber tomorrow. Clean up and send.
+en-gb-scotland+m2|micOff|Pick up the dry cleaning on Friday. Stop listening.
+en-us+m5|cancel|Forget what I just said. Cancel message.
+en+f3|erase|That came out wrong, let me start over.
+en-us+m7|send|Tell Sam the package arrived this morning. Send now.
+LIST
