@@ -2,32 +2,40 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-DEB_PACKAGES := libasound2-dev libsndfile1-dev libopus-dev libcurl4-openssl-dev libsoxr-dev \
+DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev \
 	libsqlite3-dev libpocketsphinx-dev pocketsphinx-en-us libwebsockets-dev libcivetweb-dev alsa-utils
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
 SAMPLE_TOOLS := flite sox
-# Only `make bench` needs this: GNU time measures a command's own peak memory (see MemoryBench.swift).
-BENCH_TOOLS := time
+# Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
+# the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, espeak-ng makes new voices.
+BENCH_TOOLS := time ffmpeg sox espeak-ng
+# Only `make deb` needs these.
+DEB_TOOLS := dpkg-dev lintian binutils
 
 SWIFT_BUILD_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# `boxvoice --version` reports the commit (CBuildInfo: a C define, the one value SwiftPM passes through).
+BUILD_INFO := -Xcc -DBOXVOICE_COMMIT='"$(COMMIT)"'
 BIN_DEBUG = $$(swift build --show-bin-path)/boxvoice
 
-.PHONY: setup build demo test bench samples clean
+.PHONY: setup build demo test bench samples clean release install uninstall deb
 
 ## setup: install the Debian packages the project needs (idempotent; quiet when all are present)
 setup:
 	@scripts/apt-ensure.sh $(DEB_PACKAGES)
 
 build: setup
-	swift build $(SWIFT_BUILD_FLAGS)
+	swift build $(SWIFT_BUILD_FLAGS) $(BUILD_INFO)
 
-## demo: record a committed sample through a real ALSA capture PCM (the file plugin) and print its segments
+## demo: dictate a committed sample to the embedded local box (no microphone, no box needed) and print the message
 demo: build
 	@scripts/demo.sh "$(BIN_DEBUG)"
 
 ## test: build everything and run every test target
 test: setup
-	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	swift build --build-tests $(SWIFT_BUILD_FLAGS) $(BUILD_INFO)
 	swift test --skip-build
 
 ## bench: measure against the named baselines and write BENCHMARKS.md (release build, Swift runtime linked
@@ -35,8 +43,26 @@ test: setup
 RELEASE_FLAGS := -c release --static-swift-stdlib
 bench: setup
 	@scripts/apt-ensure.sh $(BENCH_TOOLS)
-	swift build $(RELEASE_FLAGS)
+	swift build $(RELEASE_FLAGS) $(BUILD_INFO)
 	@scripts/bench.sh "$$(swift build $(RELEASE_FLAGS) --show-bin-path)"
+
+## release: the binaries as shipped (release build, Swift runtime linked statically)
+release: setup
+	swift build $(RELEASE_FLAGS) $(BUILD_INFO)
+
+## install: boxvoice and boxsim in PREFIX/bin, Models in PREFIX/share/boxvoice, the systemd user unit, man pages and
+## bash/zsh/fish completions (PREFIX=/usr/local; DESTDIR honoured); uninstall removes exactly what it installed
+install: release
+	@scripts/install.sh "$$(swift build $(RELEASE_FLAGS) --show-bin-path)" "$(DESTDIR)" "$(PREFIX)"
+
+uninstall:
+	@scripts/uninstall.sh "$(DESTDIR)" "$(PREFIX)"
+
+## deb: a Debian package (build/deb/) from the same install tree, checked by lintian
+deb: release
+	@scripts/apt-ensure.sh $(DEB_TOOLS)
+	@scripts/make-deb.sh "$$(swift build $(RELEASE_FLAGS) --show-bin-path)"
+	lintian --fail-on error build/deb/*.deb
 
 ## samples: regenerate Samples/ with flite and sox
 samples:
@@ -44,4 +70,4 @@ samples:
 	Samples/generate.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build build

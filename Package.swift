@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // curl_easy_setopt / curl_easy_getinfo are variadic: one typed C function per argument type.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
+        // The version and commit `make` builds in (a C define: SwiftPM hands values to the C compiler only).
+        .target(name: "CBuildInfo"),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -36,7 +38,7 @@ let package = Package(
         // Local speech recognition (pocketsphinx with Debian's en-us model).
         .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
-        .target(name: "BoxVoiceContract"),
+        .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),

@@ -9,7 +9,7 @@ public struct BoxClient: Sendable {
     public let baseURL: String
     private let token: String?
     public let verifyTLS: Bool
-    public static let userAgent = "boxvoice/0.1 (Linux)"
+    public static let userAgent = "boxvoice/\(BuildInfo.version == "unknown" ? "dev" : BuildInfo.version) (Linux)"
 
     /// HQ requests wait for the box's own 120 s provider timeout plus the upload.
     public static let transcribeTimeout: TimeInterval = 150

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One golden keyword vector (`../shared/vectors/speech-keywords/*.json`), evaluated against a detector.
+/// One golden keyword vector (`Vectors/speech-keywords/*.json`), evaluated against a detector.
 ///
 /// Shapes: `{"op":"detect","input":{"transcript","atStart"?},"expected":null | {"action"?,"processedTranscript"?,"matchedPhrase"?}}`
 /// (each present field must equal) and `{"op":"append","input":{"transcript","action","matchedPhrase"},"expected":"…"}`.

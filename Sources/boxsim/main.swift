@@ -1,6 +1,7 @@
 import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
+import BoxVoiceContract
 import Foundation
 
 /// `boxsim`: a local box speaking boxvoice's contract, for trying boxvoice without a box and for tests.
@@ -54,6 +55,14 @@ func main() {
     arguments.removeFirst()
     if command == "--help" || command == "-h" || arguments.contains("--help") {
         say(usage)
+        exit(0)
+    }
+    if command == "--version" {
+        say(BuildInfo.line(program: "boxsim"))
+        exit(0)
+    }
+    if command == "manpage" {
+        say(ManPage.render(program: "boxsim", summary: "a local stand-in for a box, speaking boxvoice's contract", sections: [("USAGE", usage)]))
         exit(0)
     }
     let data = option("--data") ?? "boxsim-data"

@@ -1,26 +1,27 @@
 import Foundation
 
-/// Finds `Models/` from any working directory: `$BOXVOICE_MODELS`, then an installed copy beside the binary
-/// (`<prefix>/share/boxvoice/Models`), then the checkout the binary was built in (walking up from it).
+/// Finds `Models/` from any working directory: the installed copy beside the binary (`<prefix>/share/boxvoice/Models`,
+/// `make install`), then `$BOXVOICE_MODELS`, then the checkout the binary was built in (walking up from it).
 enum ModelsDirectory {
     static func locate() throws -> String {
         let fileManager = FileManager.default
+        let executable = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        let installed = directory.deletingLastPathComponent().appendingPathComponent("share/boxvoice/Models").path
+        if fileManager.fileExists(atPath: installed + "/speech-keywords.en.txt") { return installed }
         if let configured = ProcessInfo.processInfo.environment["BOXVOICE_MODELS"], !configured.isEmpty {
             guard fileManager.fileExists(atPath: configured) else {
                 throw CLIError.failed("BOXVOICE_MODELS names '\(configured)', which does not exist. Point it at boxvoice's Models folder or unset it.")
             }
             return configured
         }
-        let executable = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        let installed = directory.deletingLastPathComponent().appendingPathComponent("share/boxvoice/Models").path
-        if fileManager.fileExists(atPath: installed + "/speech-keywords.en.txt") { return installed }
         while directory.path != "/" {
             let candidate = directory.appendingPathComponent("Models").path
             if fileManager.fileExists(atPath: candidate + "/speech-keywords.en.txt") { return candidate }
             directory.deleteLastPathComponent()
         }
-        throw CLIError.failed("cannot find boxvoice's Models folder (looked beside \(executable) and above it). Set BOXVOICE_MODELS to its path.")
+        throw CLIError.failed("cannot find boxvoice's Models folder (looked in \(installed), BOXVOICE_MODELS and above \(executable)). "
+                              + "Install boxvoice with `make install`, or set BOXVOICE_MODELS to the Models folder of a checkout.")
     }
 
     /// The keyword vocabulary: `--keywords FILE` if given, else `Models/speech-keywords.en.txt`.

@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// A subcommand: one file each.
@@ -14,6 +15,7 @@ enum Commands {
         DictateCommand.self, InboxCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
         PairCommand.self, BoxesCommand.self, TranscribeCommand.self, ListenCommand.self, OutboxCommand.self, RecordingsCommand.self, AnswerCommand.self, DaemonCommand.self,
         StartCommand.self, StopCommand.self, ToggleCommand.self, CancelCommand.self, SendCommand.self, StatusCommand.self,
+        DocsCommand.self,
     ]
 }
 
@@ -29,11 +31,15 @@ func printHelp() {
     for command in Commands.all {
         Console.out("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary)
     }
-    Console.out("\nRun `boxvoice <command> --help` for a command's options.")
+    Console.out("\nRun `boxvoice <command> --help` for a command's options; `boxvoice --version` for the version.")
 }
 
 func runMain() -> Int32 {
     var arguments = Arguments(CommandLine.arguments.dropFirst())
+    if CommandLine.arguments.dropFirst().first == "--version" {
+        Console.out(BuildInfo.line(program: "boxvoice"))
+        return 0
+    }
     guard let name = arguments.positional() else {
         printHelp()
         return arguments.flag("--help") || arguments.flag("-h") ? 0 : 2

@@ -6,7 +6,7 @@ import Testing
 /// The box's golden vectors for pairing links, redeem answers and last-audio requests, through the real decoders.
 @Suite struct ContractVectorTests {
     static func vectors(_ folder: String) -> [String] {
-        let directory = Checkout.shared + "/vectors/" + folder
+        let directory = Checkout.vectors + "/" + folder
         return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".json") }.sorted().map { directory + "/" + $0 }
     }
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func directTokenIsIgnoredWithoutTheSwitch() throws {
-        let vector = try Self.load(Checkout.shared + "/vectors/pairing-url/authtoken-debug-only.json")
+        let vector = try Self.load(Checkout.vectors + "/pairing-url/authtoken-debug-only.json")
         let parsed = try PairingLink.parse(try #require(vector["input"] as? String))
         #expect(parsed.authToken == nil)
         #expect(parsed.baseURL == "http://127.0.0.1:3210/main/test1")
@@ -66,6 +66,25 @@ import Testing
             #expect(request.sessionId == expected["sessionId"] as? String)
         } else {
             #expect(decoded == nil, "\(path) should be rejected")
+        }
+    }
+}
+
+@Suite struct VendoredVectorTests {
+    /// The vendored vectors are the box's, byte for byte: compared with the shared folder wherever it is beside the
+    /// checkout (CI), and always complete.
+    @Test func theVendoredVectorsAreCompleteAndMatchTheSharedCopy() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Checkout.vectors).filter { !$0.hasSuffix(".md") }.sorted()
+        #expect(folders == ["last-audio-request", "pairing-url", "redeem", "speech-keywords"])
+        let shared = Checkout.shared + "/vectors"
+        guard FileManager.default.fileExists(atPath: shared) else { return }
+        for folder in folders {
+            let names = try FileManager.default.contentsOfDirectory(atPath: shared + "/" + folder).sorted()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: Checkout.vectors + "/" + folder).sorted() == names, "\(folder)")
+            for name in names {
+                let upstream = FileManager.default.contents(atPath: shared + "/" + folder + "/" + name)
+                #expect(FileManager.default.contents(atPath: Checkout.vectors + "/" + folder + "/" + name) == upstream, "\(folder)/\(name) drifted")
+            }
         }
     }
 }

@@ -58,5 +58,5 @@ extension Checkout {
     /// The committed English vocabulary.
     public static var keywordVocabulary: String { root + "/Models/speech-keywords.en.txt" }
     /// The box's golden keyword vectors.
-    public static var keywordVectors: String { shared + "/vectors/speech-keywords" }
+    public static var keywordVectors: String { vectors + "/speech-keywords" }
 }

@@ -14,8 +14,10 @@ public enum Checkout {
 
     public static func sample(_ name: String) -> String { root + "/Samples/" + name }
 
-    /// The shared contract folder beside the checkout (`../shared`).
+    /// The company's shared folder beside the checkout (CI has it; a user's clone does not): only the drift check reads it.
     public static var shared: String { (root as NSString).deletingLastPathComponent + "/shared" }
+    /// The box's golden vectors, vendored (Vectors/README.md).
+    public static var vectors: String { root + "/Vectors" }
 }
 
 /// A fresh folder under /tmp, removed when the value is released.
