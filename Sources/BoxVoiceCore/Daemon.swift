@@ -83,6 +83,7 @@ public final class Daemon: Sendable {
                                                            spotterPhrases: configuration.spotterPhrases)
             dictation.endOfInput = .send
             dictation.dictionaryCache = configuration.dictionaryCache
+            dictation.workDirectory = configuration.workDirectory
             let session_ = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
                 guard let object = DictationEvents.jsonObject(event) else { return }
                 self.broadcast(object)

@@ -21,6 +21,8 @@ public enum DictationEvents {
             return object
         case .fallback(let reason): return ["event": "fallback", "reason": reason]
         case .committed(let id): return ["event": "committed", "messageId": id]
+        case .commandChecked(let action, let outcome, let seconds):
+            return ["event": "checked", "action": action.rawValue, "outcome": outcome.rawValue, "seconds": seconds]
         case .queued(let id, let message): return ["event": "queued", "messageId": id, "message": message]
         case .recovered(let report):
             return ["event": "recovered", "adoptedDrafts": report.adoptedDrafts.map(\.rawValue), "repairedFiles": report.repairedFiles,

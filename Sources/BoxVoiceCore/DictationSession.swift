@@ -31,6 +31,12 @@ public final class DictationSession: Sendable {
         public var uploadWhileRecording = true
         /// Retry waits for one segment's HQ upload after an uncertain failure.
         public var hqRetryDelays: [Double] = [1, 2]
+        /// How long a command only the spotter heard waits for the box's second opinion (nil: never asked).
+        public var secondOpinionSeconds: Double? = 3
+        /// How much audio before the end of that utterance is sent for it.
+        public var secondOpinionWindowSeconds: Double = 4
+        /// A private folder for the short files sent for a second opinion (nil: no second opinion).
+        public var workDirectory: String?
         /// How much audio a microphone may run ahead of this loop (the recognizer catching up, a slow disk).
         public var captureQueueSeconds: Double = 30
         /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
@@ -95,6 +101,18 @@ public final class DictationSession: Sendable {
         case discarded
         /// What a killed earlier run left was put right at start (drafts adopted, headers repaired).
         case recovered(RecoveryReport)
+        /// The box's second opinion on a command only the spotter heard, and how long it took.
+        case commandChecked(action: KeywordAction, outcome: CheckOutcome, seconds: Double)
+    }
+
+    /// What a second opinion decided.
+    public enum CheckOutcome: String, Sendable, Equatable {
+        /// The box's HQ text holds the command too: it acts.
+        case confirmed
+        /// The box heard ordinary words: they stay text, and nothing acts.
+        case rejected
+        /// No answer in time: the live path decided (the command acts).
+        case undecided
     }
 
     private struct Message {
@@ -121,6 +139,10 @@ public final class DictationSession: Sendable {
         var framesFed: Int64 = 0
         /// Audio after the end of the last message, for the next one.
         var carried: [Float] = []
+        /// The last seconds of the stream, for second opinions.
+        var recent = RecentAudio(seconds: 8)
+        /// A command waiting for the box's second opinion, and what was heard after it meanwhile.
+        var pending: (check: SecondOpinion, queued: [LiveUpdate])?
     }
 
     private let configuration: Configuration
@@ -196,6 +218,7 @@ public final class DictationSession: Sendable {
                         if state.machine.isStopped { break reading }
                     }
                     state.framesFed += Int64(chunk.samples.count)
+                    state.recent.append(chunk.samples, endingAt: state.framesFed)
                     for segment in try message.writer.append(chunk.samples) { submit(segment, to: &message) }
                     sinceLevel += chunk.samples.count
                     if sinceLevel >= 4_800 {
@@ -206,8 +229,14 @@ public final class DictationSession: Sendable {
                         try loop.handle(update, message: &message, state: &state)
                         if state.machine.isStopped { break reading }
                     }
+                    try loop.settle(message: &message, state: &state, waiting: false)
+                    if state.machine.isStopped { break reading }
                 }
+                try loop.settle(message: &message, state: &state, waiting: false)
+                if state.machine.isStopped { break reading }
             }
+            // Whatever is still being checked is decided before the input's end is acted on.
+            if !state.machine.isStopped { try loop.settle(message: &message, state: &state, waiting: true) }
             if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
                 // The microphone went away mid-message: keep what was said as a draft, then say why.
                 let had = hasContent(message)
@@ -219,6 +248,8 @@ public final class DictationSession: Sendable {
                     try loop.handle(update, message: &message, state: &state)
                     if state.machine.isStopped { return }
                 }
+                try loop.settle(message: &message, state: &state, waiting: true)
+                if state.machine.isStopped { return }
                 try apply(state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
                           transcriber: transcriber, worker: worker)
             }
@@ -263,6 +294,9 @@ public final class DictationSession: Sendable {
         let worker: DeliveryWorker
 
         func press(_ trigger: DictationTrigger, message: inout Message, state: inout Hearing) throws {
+            // A key acts after the command being checked is decided.
+            try settle(message: &message, state: &state, waiting: true)
+            if state.machine.isStopped { return }
             if trigger == .enter {
                 // What was said just before the key counts: close the utterance without waiting for silence.
                 let number = state.machine.messageNumber
@@ -283,9 +317,19 @@ public final class DictationSession: Sendable {
                 session.onEvent(.partial(text))
             case .utterance(let utterance):
                 guard !utterance.text.isEmpty else { return }
+                if state.pending != nil {
+                    // Heard after a command still being checked: it belongs after that command is decided.
+                    state.pending?.queued.append(update)
+                    return
+                }
                 // Only the new words can complete a command (the message ends at each one), so this costs the
                 // utterance, not the hour of dictation before it.
                 let found = session.detector.detect(appending: utterance.text, to: message.liveText)
+                if let found, utterance.commandIsSpottedOnly, let check = session.askSecondOpinion(found, utterance, state: state) {
+                    session.onEvent(.final(utterance.text))
+                    state.pending = (check, [])
+                    return
+                }
                 message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
                 session.onEvent(.final(utterance.text))
                 guard let found else {
@@ -301,6 +345,55 @@ public final class DictationSession: Sendable {
                                   state: &state, transcriber: transcriber, worker: worker, announcing: heard)
             }
         }
+
+        /// Decides the command being checked once its verdict is in (or, `waiting`, once it comes or times out), then
+        /// hears what came after it.
+        func settle(message: inout Message, state: inout Hearing, waiting: Bool) throws {
+            guard let (check, queued) = state.pending else { return }
+            var verdict = check.poll()
+            while verdict == nil, waiting {
+                Thread.sleep(forTimeInterval: 0.02)
+                verdict = check.poll()
+            }
+            guard let verdict else { return }
+            state.pending = nil
+            let utterance = check.utterance
+            let outcome: CheckOutcome
+            switch verdict {
+            case .confirmed: outcome = .confirmed
+            case .rejected: outcome = .rejected
+            case .undecided: outcome = .undecided
+            }
+            session.onEvent(.commandChecked(action: check.match.action, outcome: outcome, seconds: Date().timeIntervalSince(check.started)))
+            if outcome == .rejected {
+                // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
+                if !utterance.recognized.isEmpty {
+                    message.liveText += message.liveText.isEmpty ? utterance.recognized : " " + utterance.recognized
+                    try session.store.noteHeard(message.id, text: message.liveText)
+                }
+            } else if let found = session.detector.detect(appending: utterance.text, to: message.liveText) {
+                message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
+                message.keyword = found
+                message.endFrame = Int64((utterance.end * 48_000).rounded())
+                let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
+                try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
+                                  state: &state, transcriber: transcriber, worker: worker, announcing: heard)
+            }
+            for update in queued {
+                if state.machine.isStopped { return }
+                try handle(update, message: &message, state: &state)
+            }
+        }
+    }
+
+    /// Starts the box's second opinion on a command only the spotter heard; nil when none can be asked.
+    private func askSecondOpinion(_ found: KeywordMatch, _ utterance: LiveUtterance, state: Hearing) -> SecondOpinion? {
+        guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory, !finisher.hqIsUnavailable else { return nil }
+        let end = Int64((utterance.end * 48_000).rounded())
+        let audio = state.recent.slice(from: end - Int64(configuration.secondOpinionWindowSeconds * 48_000), to: end)
+        guard !audio.isEmpty else { return nil }
+        return SecondOpinion(match: found, utterance: utterance, audio: audio, client: configuration.client, session: configuration.session,
+                             detector: detector, workDirectory: work, wait: wait)
     }
 
     private func apply(_ effects: [DictationEffect], to message: inout Message, state: inout Hearing, transcriber: LiveTranscriber,

@@ -50,6 +50,10 @@ public struct DictationStatus: Sendable {
             return ["HQ unavailable, the live text is sent: \(reason)"]
         case .committed:
             newMessage()
+        case .commandChecked(let action, .rejected, _):
+            return ["(\(action.rawValue) not taken: the box heard ordinary words)"]
+        case .commandChecked:
+            break
         case .queued(_, let message):
             return [message]
         case .recovered(let report):

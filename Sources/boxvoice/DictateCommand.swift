@@ -93,6 +93,10 @@ enum DictateCommand: Command {
         configuration.endOfInput = endOfInput
         configuration.dictionaryCache = Paths.cacheDirectory
         configuration.uploadWhileRecording = !noPipelining
+        // Short files sent for a second opinion on a command only the spotter heard.
+        let scratch = try ScratchDirectory(purpose: "dictate", fallback: Paths.cacheDirectory)
+        defer { scratch.remove() }
+        configuration.workDirectory = scratch.path
         // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
         let dictation = DictationSession(configuration: configuration, detector: detector, store: try LocalStore.open()) { output.handle($0) }
         let stop = StopSignal()

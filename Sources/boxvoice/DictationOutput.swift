@@ -95,6 +95,8 @@ final class DictationOutput: @unchecked Sendable {
             }
         case .fallback(let reason): Console.err("HQ unavailable, sending the live text: \(reason)")
         case .committed: break
+        case .commandChecked(let action, let outcome, let seconds):
+            Console.err("second opinion on \(action.rawValue): \(outcome.rawValue) in \(seconds.formatted(2)) s")
         case .queued(_, let message): Console.out(message)
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
