@@ -27,6 +27,7 @@ let package = Package(
         .target(name: "CBuildInfo"),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
 
@@ -36,7 +37,7 @@ let package = Package(
         // Durable state on disk: the outbox and the retention index (SQLite).
         .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio"]),
         // Local speech recognition (pocketsphinx with Debian's en-us model).
-        .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx"]),
+        .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),

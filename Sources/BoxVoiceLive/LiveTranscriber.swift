@@ -58,6 +58,9 @@ public final class LiveTranscriber {
         /// its utterance; hits inside running speech land much earlier.
         public static let defaultSpotTailSeconds: Double = 1.0
 
+        /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
+        public var frontEnd: SpeechFrontEnd.Settings? = nil
+
         /// Seconds of opening audio the decoders are primed with (their feature normalization adapted) before
         /// decoding starts; the first words appear this much later. 0 decodes cold.
         public var primeSeconds = 2.0
@@ -75,6 +78,7 @@ public final class LiveTranscriber {
     private let language: LiveRecognizer?
     private let spotter: LiveRecognizer?
     private let resampler: Resampler
+    private let frontEnd: SpeechFrontEnd?
     private var fed: Int64 = 0
     private var pendingSpots: [(phrase: String, end: Double)] = []
     /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
@@ -88,6 +92,7 @@ public final class LiveTranscriber {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
+        frontEnd = try options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
     }
 
     /// Position of what has been fed, in seconds.
@@ -127,6 +132,7 @@ public final class LiveTranscriber {
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
         var pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+        if let frontEnd { pcm = frontEnd.process(pcm) }
         if let waiting = priming {
             // The decoders' cepstral mean starts from the model's defaults; a first pass over the opening seconds
             // adapts it to this microphone and voice before anything is decoded for real.

@@ -13,12 +13,23 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
     options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
-    let rules: [(name: String, rule: CommandRule)] = [("landed (baseline)", .landed), ("boxvoice", .current)]
+    var cleaned = options
+    cleaned.frontEnd = SpeechFrontEnd.Settings()
+    // Each column: a decode (raw, or through the speexdsp front end) and the rule applied to it.
+    let rules: [(name: String, rule: CommandRule, frontEnd: Bool)] = [
+        ("landed (baseline)", .landed, false), ("boxvoice: command ends its utterance", .current, false),
+        ("same + speexdsp front end", .current, true),
+    ]
+    func decodes(_ audio: [Float]) throws -> (raw: (utterances: [LiveUtterance], cpuSeconds: Double), cleaned: (utterances: [LiveUtterance], cpuSeconds: Double)) {
+        (try LiveDecode.run(audio, options: options), try LiveDecode.run(audio, options: cleaned))
+    }
 
     // Real speech: every prompt of each language joined into one stream.
     var realRows: [String] = []
     var wer: (landed: Double, words: Int)?
     var rtf: [Double] = []
+    var rtfCleaned: [Double] = []
+    var werCleaned = 0.0
     for language in ["en", "es", "fr"] {
         let list = real + "/\(language).tsv"
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { continue }
@@ -35,14 +46,16 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             reference.append(said)
         }
         let hours = Double(stream.count) / 48_000 / 3_600
-        let decoded = try LiveDecode.run(stream, options: options)
+        let both = try decodes(stream)
+        let decoded = both.raw
         rtf.append(decoded.cpuSeconds / (hours * 3_600))
+        rtfCleaned.append(both.cleaned.cpuSeconds / (hours * 3_600))
         var cells: [String] = []
-        for (_, rule) in rules {
-            let fired = rule.commands(in: decoded.utterances, detector: detector)
+        for (_, rule, frontEnd) in rules {
+            let fired = rule.commands(in: (frontEnd ? both.cleaned : decoded).utterances, detector: detector)
             cells.append(String(format: "%d (%.1f/h)", fired.count, Double(fired.count) / hours))
-            if language == "en", rule == .current {
-                FileHandle.standardError.write(Data(("false commands on en: " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
+            if rule == .current {
+                FileHandle.standardError.write(Data(("false commands on \(language)\(frontEnd ? " (front end)" : ""): " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
             }
         }
         realRows.append("| \(language) (\(String(format: "%.1f", hours * 60)) min, \(entries.count - excluded) prompts\(excluded > 0 ? ", \(excluded) holding a command left out" : "")) | \(cells.joined(separator: " | ")) |")
@@ -50,6 +63,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             let hypothesis = decoded.utterances.map(\.recognized).joined(separator: " ")
             let refWords = WordError.words(reference.joined(separator: " "))
             wer = (WordError.rate(reference: refWords, hypothesis: WordError.words(hypothesis)), refWords.count)
+            werCleaned = WordError.rate(reference: refWords, hypothesis: WordError.words(both.cleaned.utterances.map(\.recognized).joined(separator: " ")))
         }
     }
 
@@ -58,21 +72,20 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     let conditions = Degradation.all(babbleFrom: real)
     var clipRows: [String] = []
     for condition in conditions {
-        var recall = [0, 0]
-        var wrong = [0, 0]
+        var recall = [Int](repeating: 0, count: rules.count)
+        var wrong = [Int](repeating: 0, count: rules.count)
         var cpu = 0.0
         var seconds = 0.0
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
-            let decoded = try LiveDecode.run(audio, options: options)
-            cpu += decoded.cpuSeconds
+            let both = try decodes(audio)
+            cpu += both.raw.cpuSeconds
             seconds += Double(audio.count) / 48_000
-            for (index, (_, rule)) in rules.enumerated() {
-                let fired = rule.commands(in: decoded.utterances, detector: detector).first?.action
+            for (index, (_, rule, frontEnd)) in rules.enumerated() {
+                let fired = rule.commands(in: (frontEnd ? both.cleaned : both.raw).utterances, detector: detector).first?.action
                 if fired == clip.expected { recall[index] += 1 } else if fired != nil { wrong[index] += 1 }
             }
         }
-        rtf.append(cpu / seconds)
         clipRows.append("| \(condition.name) | " + (0..<rules.count).map { "\(recall[$0])/\(clips.count) (\(Int((100 * Double(recall[$0]) / Double(clips.count)).rounded())) %), \(wrong[$0]) wrong" }.joined(separator: " | ") + " |")
     }
 
@@ -87,12 +100,13 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     and the message logic of a dictation (each command ends the message). None of it is a command, so every command is false.
 
     | real speech, no command in it | false commands, \(rules.map(\.name).joined(separator: " | ")) |
-    |---|---|---|
+    |---|---|---|---|
     \(realRows.joined(separator: "\n"))
 
-    Live word error rate on the English stream (language model text vs the prompts' texts, \(wer?.words ?? 0) words): \(String(format: "%.1f", 100 * (wer?.landed ?? 0))) %
-    (the same decode serves both rules: they change which spotter hits count, not the words). Real-time factor over
-    everything decoded here: \(String(format: "%.2f", rtf.reduce(0, +) / Double(max(rtf.count, 1)))) (CPU s per audio s).
+    Live word error rate on the English stream (language model text vs the prompts' texts, \(wer?.words ?? 0) words):
+    \(String(format: "%.1f", 100 * (wer?.landed ?? 0))) % as landed (the rules change which spotter hits count, not the words), \(String(format: "%.1f", 100 * werCleaned)) % through
+    the front end. Real-time factor (CPU s per audio s, release build) on the real speech: \(String(format: "%.2f", rtf.reduce(0, +) / Double(max(rtf.count, 1)))) raw,
+    \(String(format: "%.2f", rtfCleaned.reduce(0, +) / Double(max(rtfCleaned.count, 1)))) through the front end.
 
     Command clips: the \(clips.count) command clips (\(clips.filter { $0.unseen }.count) of them in voices and sentences the project's tuning never saw:
     espeak-ng voices made at bench time), each degraded with fixed seeds: noise mixed at the given SNR (white and pink
@@ -101,7 +115,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     another action fired first.
 
     | condition | \(rules.map(\.name).joined(separator: " | ")) |
-    |---|---|---|
+    |---|---|---|---|
     \(clipRows.joined(separator: "\n"))
 
     """)

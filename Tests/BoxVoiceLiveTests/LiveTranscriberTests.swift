@@ -52,8 +52,25 @@ import Testing
             let spotted = combined.flatMap(\.spotted)
             #expect(!spotted.isEmpty, "\(clip): nothing spotted")
             for phrase in spotted { #expect(!languageOnly.contains(phrase), "\(clip): the language model already had '\(phrase)'") }
-            #expect(combined.map(\.text).joined(separator: " ").contains(spotted[0]))
+            let text = combined.map(\.text).joined(separator: " ")
+            let accepted = combined.flatMap(\.spots).filter(\.accepted)
+            #expect(!accepted.isEmpty, "\(clip): no spotted command was taken")
+            for spot in accepted { #expect(text.contains(spot.phrase)) }
         }
+    }
+
+    /// "send now" fires early inside "send and close": a hit that does not end its utterance is not a command, so the
+    /// short phrase never pre-empts the longer command still being said.
+    @Test(arguments: ["sendclose-flight.wav", "sendclose-awb-report.wav"])
+    func aHitInsideRunningSpeechIsNotTakenAndTheLongerCommandWins(_ clip: String) throws {
+        let combined = try utterances(clip)
+        let spots = combined.flatMap(\.spots)
+        let early = try #require(spots.first { $0.phrase == "send now" }, "\(clip): the early hit this test is about did not happen")
+        #expect(!early.accepted)
+        #expect(try #require(combined.last).end - early.end > LiveTranscriber.Options.defaultSpotTailSeconds)
+        let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
+        #expect(detector.detect(combined.map(\.text).joined(separator: " "))?.action == .sendClose)
+        #expect(!combined.map(\.text).joined(separator: " ").contains("send now"))
     }
 
     @Test(arguments: ["none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav"])
