@@ -30,12 +30,18 @@ struct Arguments {
         return value
     }
 
-    mutating func number(_ name: String) throws -> Double? {
+    /// A number of seconds within `range`: anything else (not a number, infinite, out of range) is a usage error that
+    /// names the range, never a value that overflows later.
+    mutating func seconds(_ name: String, within range: ClosedRange<Double>) throws -> Double? {
         guard let text = try option(name) else { return nil }
-        guard let value = Double(text), value.isFinite, value > 0 else {
-            throw CLIError.usage("\(name) needs a positive number of seconds, not '\(text)'")
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw CLIError.usage("\(name) takes a number of seconds from \(Self.show(range.lowerBound)) to \(Self.show(range.upperBound)), not '\(text)'")
         }
         return value
+    }
+
+    private static func show(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// The next positional argument (anything not starting with `--`; `-` alone counts as positional).

@@ -45,6 +45,7 @@ enum DictateCommand: Command {
         let noPipelining = arguments.flag("--no-pipelining")
         let noKeys = arguments.flag("--no-keys")
         try arguments.finish()
+        if device != nil && input != nil { throw CLIError.usage("give --device or --input, not both") }
         guard let endOfInput = DictationStateMachine.EndOfInputPolicy(rawValue: eofName) else {
             throw CLIError.usage("--on-eof must be send, draft or discard")
         }

@@ -24,7 +24,7 @@ enum ListenCommand: Command {
         let input = try arguments.option("--input")
         let alsaConfig = try arguments.option("--alsa-config")
         let keywords = try arguments.option("--keywords")
-        let maxSeconds = try arguments.number("--max-seconds")
+        let maxSeconds = try arguments.seconds("--max-seconds", within: 0.1...604_800)
         let realtime = arguments.flag("--realtime")
         let json = arguments.flag("--json")
         let noSpotter = arguments.flag("--no-spotter")

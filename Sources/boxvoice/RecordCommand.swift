@@ -25,9 +25,14 @@ enum RecordCommand: Command {
     static func run(_ arguments: inout Arguments) throws -> Int32 {
         let device = try arguments.option("--device") ?? "default"
         let out = try arguments.option("--out")
-        let maxSeconds = try arguments.number("--max-seconds")
-        let segmentSeconds = try arguments.number("--segment-seconds") ?? 60
-        let searchSeconds = try arguments.number("--cut-search-seconds") ?? 5
+        // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are
+        // never what was meant); the cut search inside the segment it cuts.
+        let maxSeconds = try arguments.seconds("--max-seconds", within: 0.1...604_800)
+        let segmentSeconds = try arguments.seconds("--segment-seconds", within: 1...3_600) ?? 60
+        let searchSeconds = try arguments.seconds("--cut-search-seconds", within: 0.02...3_600) ?? min(5, segmentSeconds / 2)
+        guard searchSeconds < segmentSeconds else {
+            throw CLIError.usage("--cut-search-seconds (\(searchSeconds)) must be shorter than the segment (\(segmentSeconds) s)")
+        }
         let alsaConfig = try arguments.option("--alsa-config")
         let formatName = try arguments.option("--format")
         let json = arguments.flag("--json")

@@ -1,0 +1,28 @@
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// Numbers a user can type that used to crash or run away (SIGILL on 1e15, a 1.2 TB buffer, 2,000 files for 2 s):
+/// each is a usage error (exit 2) that names the range, and nothing is recorded.
+@Suite struct ArgumentErrorsTests {
+    @Test(arguments: [
+        (["record", "--max-seconds", "1e15"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
+        (["record", "--max-seconds", "99999999999999999999"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
+        (["record", "--cut-search-seconds", "1e300"], "--cut-search-seconds takes a number of seconds from 0.02 to 3600"),
+        (["record", "--segment-seconds", "1e9"], "--segment-seconds takes a number of seconds from 1 to 3600"),
+        (["record", "--segment-seconds", "0.001"], "--segment-seconds takes a number of seconds from 1 to 3600"),
+        (["record", "--segment-seconds", "10", "--cut-search-seconds", "20"], "must be shorter than the segment"),
+        (["record", "--max-seconds", "nan"], "--max-seconds takes a number of seconds"),
+        (["listen", "--max-seconds", "1e15"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
+        (["listen", "--max-seconds", "-3"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
+        (["dictate", "--input", "x.wav", "--device", "mic"], "give --device or --input, not both"),
+    ])
+    func aNumberOutOfRangeIsAUsageErrorNotACrash(_ arguments: [String], _ message: String) throws {
+        let home = TemporaryDirectory("arguments")
+        let result = try Run.process(Run.boxvoice, arguments + ["--device", "null"].filter { _ in arguments[0] == "record" },
+                                     environment: Run.isolatedEnvironment(home))
+        #expect(result.status == 2, "\(arguments): exit \(result.status) \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.file("data/boxvoice/recordings")))
+    }
+}
