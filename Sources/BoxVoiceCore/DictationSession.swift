@@ -183,7 +183,13 @@ public final class DictationSession: Sendable {
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
             if let event = Self.event(for: $0) { onEvent(event) }
         }
-        if let report = try? store.recover(), !report.isEmpty { onEvent(.recovered(report)) }
+        do {
+            let report = try store.recover()
+            if !report.isEmpty { onEvent(.recovered(report)) }
+        } catch {
+            // Dictation goes on; what an earlier run left stays where it is for the next command to put right.
+            onEvent(.failed(messageId: "", reason: "could not check for what an interrupted run left (\(error)); it is kept and checked again next time"))
+        }
         finisher.resumeAbandoned { worker.deliverNow(everything: true) }
         defer {
             finisher.waitUntilIdle()
@@ -269,12 +275,16 @@ public final class DictationSession: Sendable {
         let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
                                         liveText: VoiceTextResolver(detector: detector).liveText(heard: message.liveText, command: nil,
                                                                                                 typedPrefix: configuration.typedPrefix))
-        if (try? store.keepDraft(message.id, ending)) != nil {
+        do {
+            try store.keepDraft(message.id, ending)
             onEvent(.draft(messageId: message.id.rawValue))
             return .storageFailed(error, draft: message.id, diskFull: diskFull)
+        } catch let draftError {
+            // Not even the draft could be written: the row stays `recording`, and the next run adopts it with its
+            // audio (and the words noted so far).
+            onEvent(.failed(messageId: message.id.rawValue, reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
+            return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
         }
-        // Not even the draft could be written: the row stays `recording`, and the next run adopts it with its audio.
-        return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
     }
 
     private static func isDiskFull(_ error: SoundFileError) -> Bool {

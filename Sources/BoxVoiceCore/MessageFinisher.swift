@@ -73,15 +73,25 @@ public final class MessageFinisher: Sendable {
     }
 
     private func resumeNow() {
-        guard let claimed = try? store.claimAwaitingHQ(box: box) else { return }
-        for (message, lease) in claimed { finishNow(message.id, uploads: nil, lease: lease) }
+        do {
+            for (message, lease) in try store.claimAwaitingHQ(box: box) { finishNow(message.id, uploads: nil, lease: lease) }
+        } catch {
+            onEvent(.failed(messageId: "", reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))
+        }
     }
 
     /// Waits for every message handed over so far.
     public func waitUntilIdle() { queue.sync {} }
 
     private func finishNow(_ id: MessageID, uploads: HQUploader?, lease: RecordingLease?) {
-        guard let message = try? store.message(id), message.state == .awaitingHQ else { return }
+        let found: DictatedMessage?
+        do {
+            found = try store.message(id)
+        } catch {
+            onEvent(.failed(messageId: id.rawValue, reason: "could not read it back (\(error)); it stays committed and is finished by the next run"))
+            return
+        }
+        guard let message = found, message.state == .awaitingHQ else { return }
         var hq: (text: String, service: String?, diarized: Bool)?
         var uploader = uploads
         if uploader == nil, !hqIsUnavailable {
