@@ -24,7 +24,7 @@ while IFS= read -r model; do
     put 644 "$root/Models/$model" "share/boxvoice/Models/$model"
 done < <(cd "$root/Models" && find . -type f | sed 's|^\./||' | sort)
 # The unit names the installed binary: systemd does not search PATH.
-generated 644 lib/systemd/user/boxvoice.service sed "s|^ExecStart=.*|ExecStart=$prefix/bin/boxvoice daemon|; /^# Install:/,/^# If boxvoice/d" "$root/contrib/boxvoice.service"
+generated 644 lib/systemd/user/boxvoice.service sed "s|^ExecStart=.*|ExecStart=$prefix/bin/boxvoice daemon|" "$root/contrib/boxvoice.service"
 generated 644 share/man/man1/boxvoice.1.gz sh -c "\"$bin_dir/boxvoice\" docs man | gzip -9n"
 generated 644 share/man/man1/boxsim.1.gz sh -c "\"$bin_dir/boxsim\" manpage | gzip -9n"
 generated 644 share/bash-completion/completions/boxvoice "$bin_dir/boxvoice" docs bash
