@@ -46,6 +46,7 @@ enum DictateCommand: Command {
         let noKeys = arguments.flag("--no-keys")
         try arguments.finish()
         if device != nil && input != nil { throw CLIError.usage("give --device or --input, not both") }
+        if local && boxName != nil { throw CLIError.usage("give --box NAME or --local, not both") }
         guard let endOfInput = DictationStateMachine.EndOfInputPolicy(rawValue: eofName) else {
             throw CLIError.usage("--on-eof must be send, draft or discard")
         }

@@ -49,7 +49,9 @@ func runMain() -> Int32 {
         return 0
     }
     guard let command = Commands.all.first(where: { $0.name == name }) else {
-        Console.err("boxvoice: unknown command '\(name)'. Run `boxvoice --help` for the list.")
+        let nearest = Commands.all.map { ($0.name, Arguments.distance(name, $0.name)) }.min { $0.1 < $1.1 }
+        let hint = nearest.flatMap { $0.1 <= max(2, name.count / 3) ? " Did you mean '\($0.0)'?" : nil } ?? ""
+        Console.err("boxvoice: unknown command '\(name)'.\(hint) Run `boxvoice --help` for the list.")
         return 2
     }
     if arguments.flag("--help") || arguments.flag("-h") {
@@ -59,7 +61,8 @@ func runMain() -> Int32 {
     do {
         return try command.run(&arguments)
     } catch CLIError.usage(let message) {
-        Console.err("boxvoice \(command.name): \(message)\n\n\(command.usage)")
+        // An option the command does not know is the likelier mistake than what it complained of.
+        Console.err("boxvoice \(command.name): \(arguments.unknownOption ?? message)\nRun `boxvoice \(command.name) --help` for its options.")
         return 2
     } catch {
         Console.err("boxvoice \(command.name): \(error)")

@@ -16,6 +16,9 @@ import Testing
         (["listen", "--max-seconds", "1e15"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
         (["listen", "--max-seconds", "-3"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
         (["dictate", "--input", "x.wav", "--device", "mic"], "give --device or --input, not both"),
+        (["dictate", "--local", "--box", "home"], "give --box NAME or --local, not both"),
+        (["pair", "--bogus"], "unknown option '--bogus'"),
+        (["listen", "--max-secnds", "3"], "unknown option '--max-secnds'; did you mean '--max-seconds'?"),
     ])
     func aNumberOutOfRangeIsAUsageErrorNotACrash(_ arguments: [String], _ message: String) throws {
         let home = TemporaryDirectory("arguments")
@@ -24,5 +27,11 @@ import Testing
         #expect(result.status == 2, "\(arguments): exit \(result.status) \(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.file("data/boxvoice/recordings")))
+    }
+
+    @Test func aMistypedCommandGetsASuggestion() throws {
+        let result = try Run.boxvoice("dictat")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown command 'dictat'. Did you mean 'dictate'?"))
     }
 }

@@ -202,8 +202,9 @@ import Testing
     @Test func unknownOptionIsAUsageError() throws {
         let result = try Run.boxvoice("record", "--devise", "x")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("unknown option '--devise'"))
-        #expect(result.stderr.contains("Usage: boxvoice record"))
+        #expect(result.stderr.contains("unknown option '--devise'; did you mean '--device'?"))
+        #expect(result.stderr.contains("Run `boxvoice record --help` for its options."))
+        #expect(!result.stderr.contains("Usage:"), "one line of advice, not the whole help")
     }
 
     @Test func helpListsCommands() throws {
