@@ -116,6 +116,7 @@ enum DictateCommand: Command {
             throw CLIError.failed("\(error)")
         }
         output.finish()
-        return 0
+        // A message the box refused (401, 4xx) is kept in the outbox, but the run did not do what was asked.
+        return output.refusals > 0 ? 1 : 0
     }
 }

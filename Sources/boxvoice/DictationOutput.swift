@@ -37,7 +37,12 @@ final class DictationOutput: @unchecked Sendable {
         }
     }
 
+    /// Messages the box refused during the run (the exit status says so).
+    var refusals: Int { lock.withLock { refused } }
+    private var refused = 0
+
     func handle(_ event: DictationSession.Event) {
+        if case .failed(let id, _) = event, !id.isEmpty { lock.withLock { refused += 1 } }
         switch mode {
         case .json: Self.json(event)
         case .plain: Self.plain(event)
