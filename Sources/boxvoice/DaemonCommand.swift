@@ -59,7 +59,7 @@ enum DaemonCommand: Command {
         defer { work.remove() }
         var configuration = Daemon.Configuration(
             boxes: boxes, dictationBox: dictationTarget, store: try LocalStore.open(),
-            detector: try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt"), spotterPhrases: models + "/command-spotter.en.txt",
+            detector: try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt"), spotterPhrases: try ModelsDirectory.spotterPhrases(),
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: device, configFile: alsaConfig).paced() }
         configuration.debug = debug

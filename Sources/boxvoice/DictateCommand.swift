@@ -90,7 +90,7 @@ enum DictateCommand: Command {
             throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
         }
         var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
-                                                           spotterPhrases: models + "/command-spotter.en.txt")
+                                                           spotterPhrases: try ModelsDirectory.spotterPhrases())
         configuration.once = once
         configuration.endOfInput = endOfInput
         configuration.dictionaryCache = Paths.cacheDirectory

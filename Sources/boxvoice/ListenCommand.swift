@@ -13,7 +13,7 @@ enum ListenCommand: Command {
                            [--json] [--no-spotter] [--no-language-model] [--keywords FILE]
 
     Recognizes speech locally (pocketsphinx, Debian's en-us model) while a command spotter listens for
-    the phrases in Models/command-spotter.en.txt; prints the partial transcript in place, each
+    the phrases in Models/command-spotter.en.txt (or your `boxvoice calibrate` copy); prints the partial transcript in place, each
     finished utterance on its own line, and every keyword action the box's detector finds, with the
     audio time it fired at. --input plays a WAV through the same capture path as a microphone, as
     fast as it can unless --realtime. --max-seconds stops after that much captured audio.
@@ -51,7 +51,7 @@ enum ListenCommand: Command {
         } catch {
             throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
         }
-        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.locate() + "/command-spotter.en.txt",
+        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
                                                       dictionaryCache: Paths.cacheDirectory)
         options.useLanguageModel = !noLanguageModel
         let transcriber: LiveTranscriber

@@ -29,4 +29,12 @@ enum ModelsDirectory {
         if let override { return override }
         return try locate() + "/speech-keywords.en.txt"
     }
+
+    /// The command spotter's phrases: the user's calibrated copy (`boxvoice calibrate`) when there is one, else the
+    /// Models default.
+    static func spotterPhrases() throws -> String {
+        let calibrated = Paths.calibratedSpotter
+        if FileManager.default.fileExists(atPath: calibrated) { return calibrated }
+        return try locate() + "/command-spotter.en.txt"
+    }
 }

@@ -21,6 +21,12 @@ enum Paths {
     /// `boxes.json` and `credentials.json`.
     static var configDirectory: String { configHome + "/boxvoice" }
 
+    /// The command spotter tuned to this user's voice and microphone by `boxvoice calibrate`.
+    static var calibratedSpotter: String { configDirectory + "/command-spotter.txt" }
+
+    /// What `boxvoice calibrate` recorded (the user's own voice: private).
+    static var calibrationRecordings: String { dataDirectory + "/calibration" }
+
     static var cacheHome: String {
         if let value = environment["XDG_CACHE_HOME"], value.hasPrefix("/") { return value }
         return home + "/.cache"

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Tunes the command spotter's thresholds to one voice and microphone: each phrase is spotted alone, at thresholds
+/// from strict to lenient, over the user's own takes of it (which it should find) and over their ordinary talk and
+/// their takes of the other commands (where it must stay silent). Each phrase gets the strictest threshold that finds
+/// as many of its takes as any threshold does without a single false hit; a phrase with no takes, or none found,
+/// keeps the default. The result is a phrases file in the same format, groups kept.
+public struct SpotterCalibration: Sendable {
+    /// One line of a phrases file.
+    public struct Phrase: Sendable, Equatable {
+        public var phrase: String
+        public var threshold: String
+        /// Phrases in one group share a decoder (a blank line starts the next group).
+        public var group: Int
+    }
+
+    /// How one phrase came out.
+    public struct Outcome: Sendable, Equatable {
+        public var phrase: String
+        public var defaultThreshold: String
+        public var threshold: String
+        public var takes: Int
+        /// Takes found at the chosen threshold, and at the default one.
+        public var found: Int
+        public var foundByDefault: Int
+    }
+
+    public static let exponents = [5, 10, 15, 20, 25, 30, 35, 40]
+
+    public let phrases: [Phrase]
+    public let model: PocketSphinxModel
+
+    public init(phrasesFile: String, model: PocketSphinxModel = .debianEnglish) throws {
+        guard let text = try? String(contentsOfFile: phrasesFile, encoding: .utf8) else {
+            throw PocketSphinxError(operation: "loading the command phrases", detail: "cannot read \(phrasesFile)")
+        }
+        var group = 0
+        var phrases: [Phrase] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let content = line.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+            if content.isEmpty {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty, phrases.last?.group == group { group += 1 }
+                continue
+            }
+            let parts = content.split(separator: "/")
+            guard parts.count == 2 else { throw PocketSphinxError(operation: "loading the command phrases", detail: "'\(content)' is not 'phrase /threshold/'") }
+            phrases.append(Phrase(phrase: parts[0].trimmingCharacters(in: .whitespaces), threshold: parts[1].trimmingCharacters(in: .whitespaces), group: group))
+        }
+        self.phrases = phrases
+        self.model = model
+    }
+
+    /// - Parameters:
+    ///   - takes: 16 kHz recordings of each phrase (keyed by the phrase as written in the file).
+    ///   - talk: 16 kHz recordings of ordinary speech with no command in it.
+    public func tune(takes: [String: [[Int16]]], talk: [[Int16]], exponents: [Int] = Self.exponents) throws -> (phrases: [Phrase], outcomes: [Outcome]) {
+        let folder = NSTemporaryDirectory() + "boxvoice-calibrate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var small = model
+        small.dictionary = folder + "/phrases.dict"
+        try CommandSpotter.dictionary(for: phrases.map(\.phrase), from: model.dictionary).write(toFile: small.dictionary, atomically: true, encoding: .utf8)
+        var tuned = phrases
+        var outcomes: [Outcome] = []
+        for (index, entry) in phrases.enumerated() {
+            let own = takes[entry.phrase] ?? []
+            guard !own.isEmpty else { continue }
+            let others = talk + takes.filter { $0.key != entry.phrase }.flatMap(\.value)
+            func score(_ threshold: String) throws -> (found: Int, false: Int) {
+                let list = folder + "/phrase.txt"
+                try "\(entry.phrase) /\(threshold)/\n".write(toFile: list, atomically: true, encoding: .utf8)
+                let decoder = try PocketSphinxDecoder(model: small, keyphrases: list)
+                return (try own.filter { try fires(decoder, $0) }.count, try others.filter { try fires(decoder, $0) }.count)
+            }
+            let byDefault = try score(entry.threshold)
+            var best: (threshold: String, found: Int)?
+            for exponent in exponents {
+                let threshold = "1e-\(exponent)"
+                let result = try score(threshold)
+                guard result.false == 0 else { continue }
+                if result.found > (best?.found ?? 0) { best = (threshold, result.found) }
+            }
+            if let best, best.found > 0 { tuned[index].threshold = best.threshold }
+            outcomes.append(Outcome(phrase: entry.phrase, defaultThreshold: entry.threshold, threshold: tuned[index].threshold, takes: own.count,
+                                    found: best.map { $0.found > 0 ? $0.found : byDefault.found } ?? byDefault.found, foundByDefault: byDefault.found))
+        }
+        return (tuned, outcomes)
+    }
+
+    /// A phrases file for `phrases`, groups kept, under a header saying where it came from.
+    public static func render(_ phrases: [Phrase], header: String) -> String {
+        var lines = header.split(separator: "\n", omittingEmptySubsequences: false).map { "# " + $0 }
+        var group = phrases.first?.group
+        for phrase in phrases {
+            if phrase.group != group {
+                lines.append("")
+                group = phrase.group
+            }
+            lines.append("\(phrase.phrase) /\(phrase.threshold)/")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func fires(_ decoder: PocketSphinxDecoder, _ samples: [Int16]) throws -> Bool {
+        try decoder.start()
+        defer { _ = try? decoder.end() }
+        for start in stride(from: 0, to: samples.count, by: 1_600) {
+            try decoder.process(Array(samples[start..<min(start + 1_600, samples.count)]))
+            if !decoder.hypothesis.trimmingCharacters(in: .whitespaces).isEmpty { return true }
+        }
+        return false
+    }
+}

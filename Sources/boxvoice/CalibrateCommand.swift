@@ -1,0 +1,112 @@
+import BoxVoiceAudio
+import BoxVoiceLive
+import BoxVoiceStore
+import Foundation
+
+/// `boxvoice calibrate`: tunes the command spotter to the user's voice and microphone.
+enum CalibrateCommand: Command {
+    static let name = "calibrate"
+    static let summary = "tune the spoken commands to your voice and microphone"
+    static let usage = """
+    Usage: boxvoice calibrate [--device PCM] [--alsa-config FILE] [--takes N]
+           boxvoice calibrate --from DIR
+           boxvoice calibrate --reset
+
+    Asks you to say each spoken command N times (3) and then to talk normally for 30 seconds, and
+    tunes the command spotter for that voice and microphone: each phrase gets the strictest threshold
+    that still finds your takes of it without firing on your ordinary talk or on your other commands.
+    The result goes to $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the
+    daemon use from then on; the recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
+    --from DIR tunes from recordings already made: PHRASE-N.wav (the phrase's words joined by '-',
+    e.g. send-message-1.wav) and talk*.wav. --reset goes back to the defaults.
+    """
+
+    static func run(_ arguments: inout Arguments) throws -> Int32 {
+        let device = try arguments.option("--device") ?? "default"
+        let alsaConfig = try arguments.option("--alsa-config")
+        let from = try arguments.option("--from")
+        let takesOption = try arguments.option("--takes")
+        let reset = arguments.flag("--reset")
+        try arguments.finish()
+        if reset {
+            let existed = FileManager.default.fileExists(atPath: Paths.calibratedSpotter)
+            try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
+            Console.out(existed ? "removed your calibration: the default command thresholds apply again" : "there was no calibration; the defaults apply")
+            return 0
+        }
+        guard let takes = Int(takesOption ?? "3"), (1...10).contains(takes) else { throw CLIError.usage("--takes takes a count from 1 to 10") }
+        let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
+        let calibration = try SpotterCalibration(phrasesFile: defaults)
+        let folder: String
+        if let from {
+            guard FileManager.default.fileExists(atPath: from) else { throw CLIError.failed("no folder '\(from)'") }
+            folder = from
+        } else {
+            folder = Paths.calibrationRecordings
+            try PrivateFiles.directory(folder)
+            try record(phrases: calibration.phrases.map(\.phrase), takes: takes, into: folder, device: device, alsaConfig: alsaConfig)
+        }
+        let (phraseTakes, talk) = try load(folder, phrases: calibration.phrases.map(\.phrase))
+        guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
+        guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav, e.g. send-message-1.wav)") }
+        Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
+        let (tuned, outcomes) = try calibration.tune(takes: phraseTakes, talk: talk)
+        try PrivateFiles.directory(Paths.configDirectory)
+        let text = SpotterCalibration.render(tuned, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
+        try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
+        Console.out("phrase                 default   yours     your takes found (default → yours)")
+        for outcome in outcomes {
+            Console.out(outcome.phrase.padding(toLength: 22, withPad: " ", startingAt: 0) + " "
+                        + outcome.defaultThreshold.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
+                        + outcome.threshold.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
+                        + "\(outcome.foundByDefault)/\(outcome.takes) → \(outcome.found)/\(outcome.takes)")
+        }
+        Console.out("saved to \(Paths.calibratedSpotter)")
+        return 0
+    }
+
+    /// Prompts for each take and records it from the microphone (3 s each, 30 s of talk).
+    private static func record(phrases: [String], takes: Int, into folder: String, device: String, alsaConfig: String?) throws {
+        func capture(seconds: Double, to path: String) throws {
+            let pcm = try ALSACapturePCM(name: device, configFile: alsaConfig).paced()
+            let capture = AudioCapture(pcm: pcm)
+            capture.start()
+            defer { capture.stop() }
+            var samples: [Float] = []
+            let wanted = Int(seconds * 48_000)
+            while samples.count < wanted {
+                let chunks = capture.queue.takeAll(timeout: 0.2)
+                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
+                for chunk in chunks { samples += chunk.samples }
+            }
+            let file = try SoundFile.createFloatWAV(path: path)
+            try file.write(Array(samples.prefix(wanted)))
+            try file.close()
+        }
+        for phrase in phrases {
+            for take in 1...takes {
+                Console.err("Say “\(phrase)” (\(take) of \(takes)) now …")
+                try capture(seconds: 3, to: folder + "/" + fileStem(phrase) + "-\(take).wav")
+            }
+        }
+        Console.err("Now talk normally for 30 seconds (read anything aloud; no commands) …")
+        try capture(seconds: 30, to: folder + "/talk-1.wav")
+    }
+
+    static func fileStem(_ phrase: String) -> String { phrase.split(separator: " ").joined(separator: "-") }
+
+    private static func load(_ folder: String, phrases: [String]) throws -> (takes: [String: [[Int16]]], talk: [[Int16]]) {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
+        var takes: [String: [[Int16]]] = [:]
+        var talk: [[Int16]] = []
+        for name in names {
+            let samples = try SpeechConversion.recognizerSamples(fromFile: folder + "/" + name)
+            if name.hasPrefix("talk") {
+                talk.append(samples)
+            } else if let phrase = phrases.first(where: { name.hasPrefix(fileStem($0) + "-") }) {
+                takes[phrase, default: []].append(samples)
+            }
+        }
+        return (takes, talk)
+    }
+}
