@@ -8,17 +8,8 @@ import Testing
 /// clips under white noise at 20 dB SNR (a fan next to a laptop), where the default thresholds find none of them; the
 /// measured clips are other sentences in the same noise.
 @Suite struct SpotterCalibrationTests {
-    /// Seeded Gaussian noise mixed at `snr` dB below the clip's own level.
     static func noisy(_ clip: String, snr: Double, seed: UInt64) throws -> [Int16] {
-        let clean = try WAVCapturePCM.load(Checkout.sample(clip))
-        var random = SeededRandom(seed: seed)
-        let noise = (0..<clean.count).map { _ -> Float in
-            let u = max(Double.random(in: 0..<1, using: &random), 1e-12), v = Double.random(in: 0..<1, using: &random)
-            return Float(sqrt(-2 * log(u)) * cos(2 * .pi * v))
-        }
-        let level = sqrt(clean.reduce(0) { $0 + Double($1) * Double($1) } / Double(clean.count)) * 2  // speech is about half the clip
-        let gain = Float(level / pow(10, snr / 20))
-        return try SpeechConversion.recognizerSamples(from: zip(clean, noise).map { $0 + gain * $1 }, rate: 48_000)
+        try SpeechConversion.recognizerSamples(from: Noise.clip(clip, snr: snr, seed: seed), rate: 48_000)
     }
 
     static func fires(_ phrasesFile: String, _ samples: [Int16]) throws -> [String] {

@@ -1,0 +1,54 @@
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// `boxvoice calibrate --from DIR` with recordings standing in for a user (sample voices in 20 dB white noise), then
+/// `listen` on other clips of that voice and room, with and without the calibration.
+@Suite struct CalibrateCommandTests {
+    @Test func aCalibrationFromRecordingsIsSavedUsedByListenAndReset() throws {
+        let home = TemporaryDirectory("calibrate")
+        let env = Run.isolatedEnvironment(home)
+        let takes = home.file("takes")
+        try FileManager.default.createDirectory(atPath: takes, withIntermediateDirectories: true)
+        for (index, (clip, name)) in [("sendclose-over-and-out.wav", "over-and-out-1"), ("send-buy-milk.wav", "send-message-1"),
+                                      ("micoff-stop-listening.wav", "stop-listening-1"), ("none-weather.wav", "talk-1"),
+                                      ("none-budget.wav", "talk-2"), ("none-garden.wav", "talk-3")].enumerated() {
+            try WAV.write(try Noise.clip(clip, snr: 20, seed: 1 + UInt64(index)), to: takes + "/\(name).wav")
+        }
+        let heldOut = home.file("held-out")
+        try FileManager.default.createDirectory(atPath: heldOut, withIntermediateDirectories: true)
+        let clips = ["sendclose-kal-done.wav", "send-kal-dinner.wav", "micoff-awb-phone.wav"]
+        for (index, clip) in clips.enumerated() { try WAV.write(try Noise.clip(clip, snr: 20, seed: 20 + UInt64(index)), to: heldOut + "/" + clip) }
+        func commandsHeard() throws -> Int {
+            try clips.filter { clip in
+                let run = try Run.process(Run.boxvoice, ["listen", "--json", "--no-language-model", "--input", heldOut + "/" + clip], environment: env)
+                return run.stdout.contains("\"event\":\"keyword\"")
+            }.count
+        }
+        let before = try commandsHeard()
+
+        let calibrated = try Run.process(Run.boxvoice, ["calibrate", "--from", takes], environment: env)
+        #expect(calibrated.status == 0, "\(calibrated.stderr)")
+        #expect(calibrated.stdout.contains("saved to"))
+        let saved = try String(contentsOfFile: home.file("config/boxvoice/command-spotter.txt"), encoding: .utf8)
+        #expect(saved.hasPrefix("# Command spotter thresholds tuned by `boxvoice calibrate`"))
+        let after = try commandsHeard()
+        #expect(after > before, "commands heard on the other clips: \(before) without calibration, \(after) with")
+
+        let reset = try Run.process(Run.boxvoice, ["calibrate", "--reset"], environment: env)
+        #expect(reset.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: home.file("config/boxvoice/command-spotter.txt")))
+        #expect(try commandsHeard() == before)
+    }
+
+    @Test func calibratingWithoutTalkSaysWhatIsMissing() throws {
+        let home = TemporaryDirectory("calibrate-empty")
+        let takes = home.file("takes")
+        try FileManager.default.createDirectory(atPath: takes, withIntermediateDirectories: true)
+        try WAV.write(try Noise.clip("send-buy-milk.wav", snr: 30, seed: 1), to: takes + "/send-message-1.wav")
+        let run = try Run.process(Run.boxvoice, ["calibrate", "--from", takes], environment: Run.isolatedEnvironment(home))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("no talk*.wav"))
+        #expect(!FileManager.default.fileExists(atPath: home.file("config/boxvoice/command-spotter.txt")))
+    }
+}
