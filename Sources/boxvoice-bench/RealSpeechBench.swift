@@ -9,7 +9,8 @@ import Glibc
 /// in it) and over command clips degraded as laptop microphones and rooms degrade them. Each input is decoded once,
 /// keeping every spotter hit with its time; the rules that decide which hits count are then applied to the same
 /// decode, so the landed rule (baseline) and the new one are compared on identical recognizer output.
-func benchRealSpeech(models: String, samples: String, real: String, work: String) throws {
+func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr"],
+                     clipsToo: Bool = true) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
     options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
@@ -30,7 +31,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     var rtf: [Double] = []
     var rtfCleaned: [Double] = []
     var werCleaned = 0.0
-    for language in ["en", "es", "fr"] {
+    for language in languages {
         let list = real + "/\(language).tsv"
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { continue }
         let entries = text.split(separator: "\n").map { $0.split(separator: "\t", maxSplits: 1).map(String.init) }
@@ -69,7 +70,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
 
     // Command clips under each condition.
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
-    let conditions = Degradation.all(babbleFrom: real)
+    let conditions = clipsToo ? Degradation.all(babbleFrom: real) : []
     var clipRows: [String] = []
     for condition in conditions {
         var recall = [Int](repeating: 0, count: rules.count)

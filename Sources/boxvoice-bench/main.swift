@@ -36,7 +36,9 @@ do {
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "realspeech needs --models DIR --samples DIR --real DIR --work DIR")
         }
-        try benchRealSpeech(models: models, samples: samples, real: real, work: work)
+        try benchRealSpeech(models: models, samples: samples, real: real, work: work,
+                            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
+                            clipsToo: !arguments.contains("--no-clips"))
     case "durability"?:
         guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
         try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)
