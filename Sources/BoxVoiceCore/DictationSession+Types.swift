@@ -1,0 +1,108 @@
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceKeywords
+import BoxVoiceStore
+import Foundation
+
+/// What a dictation is configured with, what it reports, and how it fails.
+extension DictationSession {
+    public struct Configuration: Sendable {
+        public var box: String
+        public var client: BoxClient
+        /// The session dictated into; nil means "new".
+        public var session: String?
+        public var spotterPhrases: String?
+        public var once = false
+        public var endOfInput: DictationStateMachine.EndOfInputPolicy = .send
+        public var typedPrefix = ""
+        public var segmentPolicy = SegmentPolicy()
+        /// Upload each segment the moment it closes (the default). Off, every segment waits for the send — only
+        /// there to measure what pipelining gains.
+        public var uploadWhileRecording = true
+        /// Retry waits for one segment's HQ upload after an uncertain failure.
+        public var hqRetryDelays: [Double] = [1, 2]
+        /// How long a command only the spotter heard waits for the box's second opinion (nil: never asked).
+        public var secondOpinionSeconds: Double? = 3
+        /// How much audio before the end of that utterance is sent for it.
+        public var secondOpinionWindowSeconds: Double = 4
+        /// A private folder for the short files sent for a second opinion (nil: no second opinion).
+        public var workDirectory: String?
+        /// How much audio a microphone may run ahead of this loop (the recognizer catching up, a slow disk).
+        public var captureQueueSeconds: Double = 30
+        /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
+        public var dictionaryCache: String?
+
+        public init(box: String, client: BoxClient, session: String?, spotterPhrases: String?) {
+            self.box = box
+            self.client = client
+            self.session = session
+            self.spotterPhrases = spotterPhrases
+        }
+    }
+
+    public enum DictationError: Error, CustomStringConvertible {
+        /// The microphone went away; what was said is the draft (nil: nothing had been said).
+        case captureFailed(Error, draft: MessageID?)
+        /// The recording or the store could not be written (a full disk, most often).
+        case storageFailed(Error, draft: MessageID?, diskFull: Bool)
+
+        public var description: String {
+            switch self {
+            case .captureFailed(let error, let draft):
+                "the audio input failed: \(error). " + Self.kept(draft)
+            case .storageFailed(let error, let draft, let diskFull):
+                (diskFull ? "the disk is full, so recording stopped (\(error)). " : "recording stopped: \(error). ") + Self.kept(draft)
+                    + (diskFull ? " Free some space first." : "")
+            }
+        }
+
+        private static func kept(_ draft: MessageID?) -> String {
+            guard let draft else { return "Nothing had been said yet, so nothing was kept." }
+            return "What was said so far (text and audio) is kept as draft \(draft): send it with `boxvoice outbox send \(draft)`."
+        }
+    }
+
+    public enum HQState: Sendable, Equatable {
+        case uploading
+        case done
+        case retrying(attempt: Int)
+        case failed(String)
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// About ten times a second of audio: where the recording is and how loud it is, for a level meter.
+        case level(elapsed: Double, dBFS: Double)
+        case partial(String)
+        case final(String)
+        case keyword(action: KeywordAction, phrase: String, at: Double)
+        case segment(index: Int, seconds: Double)
+        /// HQ progress of one segment of the message being dictated (or finished).
+        case hq(messageId: String, index: Int, state: HQState)
+        /// HQ failed for this message: it goes out with its live text.
+        case fallback(reason: String)
+        /// A command ended the message and it is durable (before HQ and before any POST): it will reach the box.
+        case committed(messageId: String)
+        /// Its final text is framed and waiting for the POST.
+        case queued(messageId: String, message: String)
+        case delivered(messageId: String)
+        case postponed(messageId: String, reason: String)
+        case failed(messageId: String, reason: String)
+        case draft(messageId: String)
+        case discarded
+        /// What a killed earlier run left was put right at start (drafts adopted, headers repaired).
+        case recovered(RecoveryReport)
+        /// The box's second opinion on a command only the spotter heard, and how long it took.
+        case commandChecked(action: KeywordAction, outcome: CheckOutcome, seconds: Double)
+    }
+
+    /// What a second opinion decided.
+    public enum CheckOutcome: String, Sendable, Equatable {
+        /// The box's HQ text holds the command too: it acts.
+        case confirmed
+        /// The box heard ordinary words: they stay text, and nothing acts.
+        case rejected
+        /// No answer in time: the live path decided (the command acts).
+        case undecided
+    }
+}
