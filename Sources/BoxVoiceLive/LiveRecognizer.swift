@@ -35,7 +35,7 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     ///   nil makes it afresh in a temporary folder. If it cannot be made, the full dictionary is used (same
     ///   hypotheses, more memory).
     public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil) throws {
-        let folder = dictionaryCache ?? NSTemporaryDirectory() + "boxvoice-lm-dictionary-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let folder = try dictionaryCache ?? PrivateTemporaryFolder.make("lm-dictionary")
         defer { if dictionaryCache == nil { try? FileManager.default.removeItem(atPath: folder) } }
         decoder = try PocketSphinxDecoder(model: model.limitedToLanguageModelWords(keptIn: folder))
         try decoder.start()
@@ -111,8 +111,7 @@ public final class CommandSpotter: LiveRecognizer {
         }
         groups.removeAll { $0.isEmpty }
         guard !groups.isEmpty else { throw PocketSphinxError(operation: "loading the command phrases", detail: "\(phrases) lists none") }
-        let folder = NSTemporaryDirectory() + "boxvoice-spotter-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try PrivateTemporaryFolder.make("spotter")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Each decoder holds its dictionary in memory; the phrases need a few dozen of its 130,000 words, so the
         // spotter loads only those (about 50 MB less per decoder).

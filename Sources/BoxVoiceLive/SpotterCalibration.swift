@@ -54,8 +54,7 @@ public struct SpotterCalibration: Sendable {
     ///   - takes: 16 kHz recordings of each phrase (keyed by the phrase as written in the file).
     ///   - talk: 16 kHz recordings of ordinary speech with no command in it.
     public func tune(takes: [String: [[Int16]]], talk: [[Int16]], exponents: [Int] = Self.exponents) throws -> (phrases: [Phrase], outcomes: [Outcome]) {
-        let folder = NSTemporaryDirectory() + "boxvoice-calibrate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let folder = try PrivateTemporaryFolder.make("calibrate")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var small = model
         small.dictionary = folder + "/phrases.dict"
