@@ -23,3 +23,14 @@ extension Double {
         isFinite ? String(format: "%.\(decimals)f", self) : (self < 0 ? "-inf" : "inf")
     }
 }
+
+/// Why a path cannot be used, in words (never a Foundation error dump).
+enum FileProblem {
+    static func describe(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno == ENOENT ? "there is no such file or folder" : String(cString: strerror(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { return "it is a folder" }
+        if access(path, R_OK) != 0 { return "you may not read it (\(String(cString: strerror(errno))))" }
+        return "it is a file"
+    }
+}

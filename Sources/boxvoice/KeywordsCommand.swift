@@ -39,6 +39,9 @@ enum KeywordsCommand: Command {
 
     private static func loadDetector(_ override: String?) throws -> KeywordDetector {
         let path = try ModelsDirectory.keywordsFile(override: override)
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CLIError.failed("cannot read the keyword vocabulary '\(path)': \(FileProblem.describe(path)). Give --keywords an existing file.")
+        }
         do {
             return try KeywordDetector(contentsOf: path)
         } catch let error as Vocabulary.ParseError {
@@ -65,10 +68,14 @@ enum KeywordsCommand: Command {
 
     private static func validate(_ directory: String, detector: KeywordDetector) throws -> Int32 {
         let names: [String]
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CLIError.failed("'\(directory)' is not a folder of golden vectors (\(FileProblem.describe(directory))); give the folder, e.g. Vectors/speech-keywords")
+        }
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
         } catch {
-            throw CLIError.failed("cannot read the vector folder '\(directory)': \(error.localizedDescription)")
+            throw CLIError.failed("cannot list the vector folder '\(directory)': \(FileProblem.describe(directory))")
         }
         var passed = 0
         var failed = 0

@@ -34,6 +34,10 @@ enum ListenCommand: Command {
         if noSpotter && noLanguageModel { throw CLIError.usage("--no-spotter and --no-language-model leave nothing to listen with") }
 
         let detector: KeywordDetector
+        let vocabulary = try ModelsDirectory.keywordsFile(override: keywords)
+        guard FileManager.default.isReadableFile(atPath: vocabulary) else {
+            throw CLIError.failed("cannot read the keyword vocabulary '\(vocabulary)': \(FileProblem.describe(vocabulary)). Give --keywords an existing file.")
+        }
         do {
             detector = try KeywordDetector(contentsOf: try ModelsDirectory.keywordsFile(override: keywords))
         } catch let error as Vocabulary.ParseError {

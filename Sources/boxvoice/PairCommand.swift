@@ -30,6 +30,11 @@ enum PairCommand: Command {
         } catch {
             throw CLIError.failed("\(error). Nothing was changed.")
         }
+        // The device token travels only over HTTP(S) to the box that issued it; libcurl would happily try FTP.
+        let scheme = URLComponents(string: link.baseURL)?.scheme?.lowercased()
+        guard scheme == "https" || scheme == "http" else {
+            throw CLIError.failed("the pairing link's box address '\(link.baseURL)' is not an http:// or https:// address; boxvoice talks to boxes over HTTP(S) only. Nothing was changed.")
+        }
         let registry = BoxRegistry(directory: Paths.configDirectory)
         let token: String
         var ticket: String?

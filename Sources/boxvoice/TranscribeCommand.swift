@@ -22,7 +22,9 @@ enum TranscribeCommand: Command {
         let json = arguments.flag("--json")
         guard let file = arguments.positional() else { throw CLIError.usage("name the sound file to transcribe") }
         try arguments.finish()
-        guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError.failed("cannot read '\(file)'") }
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw CLIError.failed("cannot read '\(file)': \(FileProblem.describe(file)). Nothing was uploaded.")
+        }
 
         let (box, client) = try SelectedBox.client(named: boxName)
         let session: String?

@@ -58,3 +58,20 @@ import Testing
         #expect(outbox.stdout.contains("failed"), "\(outbox.stdout)")
     }
 }
+
+@Suite struct ClearErrorTests {
+    @Test(arguments: [
+        (["keywords", "validate", "/etc/hostname"], "'/etc/hostname' is not a folder of golden vectors (it is a file)"),
+        (["keywords", "detect", "x", "--keywords", "/nonexistent/vocab.txt"], "cannot read the keyword vocabulary '/nonexistent/vocab.txt': there is no such file or folder"),
+        (["transcribe", "/nonexistent/nope.wav"], "cannot read '/nonexistent/nope.wav': there is no such file or folder. Nothing was uploaded."),
+        (["pair", "beebox://pair?baseURL=ftp%3A%2F%2Fbox.example%2Fmain&pairingToken=t"], "is not an http:// or https:// address"),
+    ])
+    func aBadPathOrAddressIsSaidInWordsNotAFoundationError(_ arguments: [String], _ message: String) throws {
+        let home = TemporaryDirectory("clear-errors")
+        let result = try Run.process(Run.boxvoice, arguments, environment: Run.isolatedEnvironment(home))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!result.stderr.contains("NSCocoaErrorDomain") && !result.stderr.contains("Error Domain"))
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+    }
+}
