@@ -77,10 +77,11 @@ public final class Daemon: Sendable {
         let target = configuration.dictationBox
         let turns = DictationTurns(begin: { [self] in
             let pcm = try configuration.openDevice()
-            // The session is the box's default; with the box unreachable the turn still records.
-            let session = try? target.client.defaultSession()
-            var dictation = DictationSession.Configuration(box: target.name, client: target.client, session: session ?? nil,
+            // Each message goes to the box's default session, asked when it is sent: the turn records at once, and a
+            // box that is down holds the turn's messages rather than opening a new conversation (contract §5).
+            var dictation = DictationSession.Configuration(box: target.name, client: target.client, session: nil,
                                                            spotterPhrases: configuration.spotterPhrases)
+            dictation.sessionFromDefault = true
             dictation.endOfInput = .send
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.workDirectory = configuration.workDirectory

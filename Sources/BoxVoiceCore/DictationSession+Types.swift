@@ -12,6 +12,9 @@ extension DictationSession {
         public var client: BoxClient
         /// The session dictated into; nil means "new".
         public var session: String?
+        /// Ask the box for its default session when each message is sent, not before listening (`session` unused):
+        /// dictation never waits on the network, and a box that is down never sends a message into a new session.
+        public var sessionFromDefault = false
         public var spotterPhrases: String?
         public var once = false
         public var endOfInput: DictationStateMachine.EndOfInputPolicy = .send

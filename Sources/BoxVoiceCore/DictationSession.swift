@@ -384,7 +384,8 @@ public final class DictationSession: Sendable {
 
     /// Starts the next message: its row and folder first, so its very first sample belongs to a message.
     private func begin(_ state: inout Hearing) throws -> Message {
-        let recording = try store.beginRecording(box: configuration.box, session: configuration.session)
+        let recording = try store.beginRecording(box: configuration.box, session: configuration.session,
+                                                 sessionFromDefault: configuration.sessionFromDefault)
         let uploader = finisher.uploader(for: recording.id, session: configuration.session)
         let tail = state.carried
         state.carried = []

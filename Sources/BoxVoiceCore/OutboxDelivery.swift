@@ -48,10 +48,17 @@ public struct OutboxDelivery: Sendable {
     public func deliverDue(now: Date = Date(), everything: Bool = false) -> [Report] {
         var reports: [Report] = []
         do {
-            for message in try store.due(box: box, now: now, ignoringBackoff: everything) {
-                guard let body = message.body else { continue }
+            for due in try store.due(box: box, now: now, ignoringBackoff: everything) {
+                guard let body = due.body else { continue }
+                var message = due
                 let sent = Result { () throws(BoxFailure) in
-                    try client.send(message: body, messageId: message.id.rawValue, session: message.session)
+                    if message.sessionUnresolved {
+                        // Asked now, in order: the default moves to where the run's first message went (contract §5),
+                        // so later messages of the run follow it. A failure here is never a reason to use "new".
+                        message.session = try Self.defaultSession(client)
+                        do { try store.resolveSession(message.id, to: message.session) } catch { throw BoxFailure.uncertain(operation: "record the box's session", reason: "\(error)") }
+                    }
+                    return try client.send(message: body, messageId: message.id.rawValue, session: message.session)
                 }
                 switch sent {
                 case .success(let acceptance):
@@ -74,6 +81,15 @@ public struct OutboxDelivery: Sendable {
             reports.append(.storeFailed(.io(path: store.databasePath, errno: EIO, doing: "read the outbox (\(error))")))
         }
         return reports
+    }
+
+    /// The box's default session; a refusal of that question is not a refusal of the message: asked again later.
+    static func defaultSession(_ client: BoxClient) throws(BoxFailure) -> String? {
+        do {
+            return try client.defaultSession()
+        } catch .definitive(let operation, let status, let text, _) {
+            throw .uncertain(operation: operation, reason: "HTTP \(status): \(text)")
+        }
     }
 
     static func describe(_ acceptance: Wire.SendAcceptance) -> String {

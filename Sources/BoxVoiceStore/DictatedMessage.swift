@@ -38,7 +38,7 @@ public enum DeliveryFailureKind: String, Sendable, Equatable, CaseIterable {
 public struct DictatedMessage: Sendable, Equatable {
     public var id: MessageID
     public var box: String
-    /// The session dictated into; nil means "new".
+    /// The session dictated into; nil means "new" (or, while `sessionUnresolved`, not known yet).
     public var session: String?
     public var state: MessageState
     /// The live recognizer's transcript as heard (no keyword substitution): what the resolver starts from.
@@ -63,4 +63,7 @@ public struct DictatedMessage: Sendable, Equatable {
     public var failure: DeliveryFailureKind?
     /// How the box accepted it (`started:<turn>`, `queued`, `deduplicated`).
     public var outcome: String?
+    /// The box's default session is to be asked for when the message is sent (dictation started without asking the
+    /// box: listening never waits on the network, and an unreachable box is never a reason to open a new session).
+    public var sessionUnresolved: Bool
 }

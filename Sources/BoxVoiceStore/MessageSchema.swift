@@ -3,10 +3,11 @@ import Foundation
 /// The database layout, and its in-place upgrade from the layout before it.
 ///
 /// Version 1 (no `user_version`) had two tables, `outbox` (framed messages by state) and `recordings` (the retention
-/// index, with each folder's path). Version 2 has one row per message in `messages`. The upgrade runs in one
-/// transaction: every pending, failed, draft or delivered message and every retained recording survives it.
+/// index, with each folder's path). Version 2 has one row per message in `messages`; version 3 adds
+/// `session_unresolved`. The upgrade runs in one transaction: every pending, failed, draft or delivered message and
+/// every retained recording survives it.
 enum MessageSchema {
-    static let version: Int64 = 2
+    static let version: Int64 = 3
 
     static func prepare(_ db: SQLiteDatabase, recordingsRoot: String) throws {
         let current = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
@@ -32,9 +33,15 @@ enum MessageSchema {
                     last_error TEXT,
                     failure TEXT,
                     outcome TEXT,
-                    updated_at REAL NOT NULL
+                    updated_at REAL NOT NULL,
+                    session_unresolved INTEGER NOT NULL DEFAULT 0
                 )
                 """)
+            // Version 2 lacked the column saying a message's session is still the box's default to ask for.
+            let columns = Set(try db.query("PRAGMA table_info(messages)").compactMap { $0[1].text })
+            if !columns.contains("session_unresolved") {
+                try db.execute("ALTER TABLE messages ADD COLUMN session_unresolved INTEGER NOT NULL DEFAULT 0")
+            }
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_box_state ON messages (box, state)")
             let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text })
             if tables.contains("outbox") { try migrateOutbox(db, recordingsRoot: recordingsRoot) }

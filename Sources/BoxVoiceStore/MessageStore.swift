@@ -58,13 +58,15 @@ public final class MessageStore: Sendable {
 
     /// Starts a message: its folder (0700, leased to this process before anyone can see it), then its row in state
     /// `recording`.
-    public func beginRecording(box: String, session: String?, at date: Date = Date()) throws -> Recording {
+    /// - Parameter sessionFromDefault: the box's default session is asked for at delivery (`session` is ignored).
+    public func beginRecording(box: String, session: String?, sessionFromDefault: Bool = false, at date: Date = Date()) throws -> Recording {
         let id = MessageID.new()
         let (folder, lease) = try makeLeasedFolder(box: box, id: id)
         try write { db in
             try db.execute("""
-                INSERT INTO messages (id, box, session, state, recorded_at, has_audio, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?)
-                """, [.text(id.rawValue), .text(box), session.map { .text($0) } ?? .null, .text(MessageState.recording.rawValue),
+                INSERT INTO messages (id, box, session, session_unresolved, state, recorded_at, has_audio, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)
+                """, [.text(id.rawValue), .text(box), sessionFromDefault ? .null : session.map { .text($0) } ?? .null,
+                      .integer(sessionFromDefault ? 1 : 0), .text(MessageState.recording.rawValue),
                       .real(date.timeIntervalSince1970), .real(Date().timeIntervalSince1970)])
         }
         return Recording(id: id, folder: folder, lease: lease)
@@ -149,6 +151,15 @@ public final class MessageStore: Sendable {
             let extra: [(String, SQLiteValue)] = transition == .retry ? [("next_attempt_at", .real(now.timeIntervalSince1970))]
                 : [("command_at", .real(now.timeIntervalSince1970))]
             return try change(id, transition, extra, in: db).state
+        }
+    }
+
+    /// The box named the session a message goes to (its default, asked at delivery): kept in the row, so its
+    /// retranscription answers carry it.
+    public func resolveSession(_ id: MessageID, to session: String?) throws {
+        try write { db in
+            try db.execute("UPDATE messages SET session = ?, session_unresolved = 0, updated_at = ? WHERE id = ?",
+                           [session.map { .text($0) } ?? .null, .real(Date().timeIntervalSince1970), .text(id.rawValue)])
         }
     }
 
@@ -245,7 +256,7 @@ public final class MessageStore: Sendable {
 
     static let columns = """
         id, box, session, state, heard_text, typed_prefix, command_action, command_phrase, command_at, body, text,
-        recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome
+        recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, session_unresolved
         """
 
     func select(_ clause: String, _ values: [SQLiteValue], in db: SQLiteDatabase) throws -> [DictatedMessage] {
@@ -262,7 +273,8 @@ public final class MessageStore: Sendable {
                                body: row[9].text, text: row[10].text, recordedAt: Date(timeIntervalSince1970: row[11].real ?? 0),
                                hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),
                                nextAttemptAt: row[14].real.map(Date.init(timeIntervalSince1970:)), lastError: row[15].text,
-                               failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text)
+                               failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text,
+                               sessionUnresolved: (row[18].integer ?? 0) != 0)
     }
 
     func removeFolders(_ folders: [String]) {

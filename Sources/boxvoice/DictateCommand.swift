@@ -73,12 +73,9 @@ enum DictateCommand: Command {
             output.notice("No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`.",
                           json: "local-box")
         }
-        let session: String?
-        do {
-            session = try sessionOption.map { $0 == "new" ? nil : $0 } ?? client.defaultSession()
-        } catch {
-            throw CLIError.failed("\(error) Nothing was recorded.")
-        }
+        // Without --session, each message goes to the box's default session, asked when it is sent: listening
+        // starts at once, even with the box unreachable (messages wait in the outbox, never sent into a new session).
+        let session = sessionOption.flatMap { $0 == "new" ? nil : $0 }
 
         let pcm: CapturePCM
         do {
@@ -91,6 +88,7 @@ enum DictateCommand: Command {
         }
         var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
                                                            spotterPhrases: try ModelsDirectory.spotterPhrases())
+        configuration.sessionFromDefault = sessionOption == nil
         configuration.once = once
         configuration.endOfInput = endOfInput
         configuration.dictionaryCache = Paths.cacheDirectory
