@@ -17,8 +17,9 @@ enum CalibrateCommand: Command {
     that still finds your takes of it without firing on your ordinary talk or on your other commands.
     The result goes to $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the
     daemon use from then on; the recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
-    --from DIR tunes from recordings already made: PHRASE-N.wav (the phrase's words joined by '-',
-    e.g. send-message-1.wav) and talk*.wav. --reset goes back to the defaults.
+    --from DIR tunes from recordings already made: PHRASE-N.wav (a spotter phrase of
+    Models/command-spotter.en.txt with its words joined by '-', N = 1, 2, …) and talk*.wav.
+    --reset goes back to the defaults.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -48,7 +49,7 @@ enum CalibrateCommand: Command {
         }
         let (phraseTakes, talk) = try load(folder, phrases: calibration.phrases.map(\.phrase))
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
-        guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav, e.g. send-message-1.wav)") }
+        guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
         Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
         let (tuned, outcomes) = try calibration.tune(takes: phraseTakes, talk: talk)
         try PrivateFiles.directory(Paths.configDirectory)
