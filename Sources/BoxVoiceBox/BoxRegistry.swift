@@ -66,6 +66,22 @@ public struct BoxRegistry: Sendable {
                     redeemedTicket: String?, insecure: Bool = false) throws(Failure) -> PairedBox {
         var boxes = try loadBoxes()
         var credentials = try loadCredentials()
+        // A box already paired (same address) is re-paired in place: a new token, the same name, so its outbox and
+        // recordings stay its own.
+        if let index = boxes.boxes.firstIndex(where: { $0.baseURL == baseURL }) {
+            var box = boxes.boxes[index]
+            box.label = label
+            box.session = session
+            box.insecure = insecure
+            box.pairedAt = Date()
+            boxes.boxes[index] = box
+            boxes.selected = box.name
+            credentials.tokens[box.name] = token
+            if let redeemedTicket { credentials.redeemedTickets.append(redeemedTicket) }
+            try saveCredentials(credentials)
+            try saveBoxes(boxes)
+            return box
+        }
         let stem = Self.slug(preferredName ?? label)
         var name = stem
         var suffix = 2

@@ -103,8 +103,9 @@ import Testing
 
     @Test func boxesListSelectAndUnpair() throws {
         let desk = try Desk()
+        let other = try SimulatedBox()
         try desk.pair(link: desk.box.server.mintPairingLink(label: "Work"))
-        try desk.pair(link: desk.box.server.mintPairingLink(label: "Home"))
+        try desk.pair(link: other.server.mintPairingLink(label: "Home"))
         let list = try desk.run("boxes")
         #expect(list.stdout.contains("* home  Home"))
         #expect(list.stdout.contains("  work  Work"))
@@ -121,8 +122,9 @@ import Testing
 
     @Test func unpairDropsTheBoxsRetainedRecordings() throws {
         let desk = try Desk()
+        let other = try SimulatedBox()
         try desk.pair(link: desk.box.server.mintPairingLink(label: "Work"))
-        try desk.pair(link: desk.box.server.mintPairingLink(label: "Home"))
+        try desk.pair(link: other.server.mintPairingLink(label: "Home"))
         let data = desk.home.file("data/boxvoice")
         let store = try MessageStore(directory: data)
         var folders: [String: String] = [:]
@@ -185,5 +187,45 @@ import Testing
         Secrets.register("probe-secret-for-the-scanner")
         #expect(Secrets.leaked(in: "before probe-secret-for-the-scanner after") == ["probe-secret-for-the-scanner"])
         #expect(Secrets.leaked(in: "nothing here").isEmpty)
+    }
+}
+
+@Suite struct RePairTests {
+    /// The box stopped accepting the device (401); pairing it again with a fresh link replaces the token in place: the
+    /// same name, and the message the 401 left in the outbox and its recording are still that box's.
+    @Test func rePairingKeepsTheBoxsNameOutboxAndRecordings() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("repair")
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        let path = home.file("config/boxvoice/credentials.json")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var tokens = try #require(object["tokens"] as? [String: String])
+        tokens.values.forEach(Secrets.register)
+        let name = try #require(tokens.keys.first)
+        tokens[name] = "revoked-device-token"
+        object["tokens"] = tokens
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        let refused = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        #expect(refused.status == 1)
+
+        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Bee Box")], environment: env)
+        #expect(paired.status == 0, "\(paired.stderr)")
+        #expect(paired.stdout.contains("as '\(name)'"), "the same name: \(paired.stdout)")
+        let boxes = try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env)
+        #expect(boxes.stdout.components(separatedBy: "\"name\"").count == 2, "one box, not a second: \(boxes.stdout)")
+        let newToken = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])?["tokens"] as? [String: String])
+        newToken.values.forEach(Secrets.register)
+
+        // The refused message is still this box's: sending it again now delivers it.
+        let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
+        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let failed = try #require(rows.first { $0["state"] as? String == "failed" })
+        #expect(failed["box"] as? String == name)
+        let id = try #require(failed["messageId"] as? String)
+        let sent = try Run.process(Run.boxvoice, ["outbox", "send", id], environment: env)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(box.server.messages.map(\.messageId) == [id])
+        #expect(try Run.process(Run.boxvoice, ["recordings", "--json", "--box", name], environment: env).stdout.contains(id))
     }
 }
