@@ -132,6 +132,10 @@ public final class BoxSimServer: @unchecked Sendable {
         case ("POST", "/boxsim/retranscribe"):
             // The agent's side (`bbx chat retranscribe`), without a device token.
             return requestLastAudio(body: request.body)
+        case ("POST", "/boxsim/fail-subscriptions"):
+            // Simulator feature: every event subscription ends with an error frame (its connection stays open).
+            events?.failSubscriptions(message: "subscription failed (boxsim /boxsim/fail-subscriptions)")
+            return .json(200, ["ok": true])
         case ("GET", "/boxsim/pending"):
             return .json(200, lastAudio.pending.map { ["requestId": $0.requestId, "messageId": $0.messageId] })
         case ("GET", "/boxsim/messages"): return encoded(messages)

@@ -92,6 +92,19 @@ final class EventHub: @unchecked Sendable {
         deliver(name, data, trackedId: String(id))
     }
 
+    /// Ends every subscription with an error frame, as the box's tRPC server does when a subscription's procedure
+    /// fails; the connections stay open (a simulator feature: the box has no such route).
+    func failSubscriptions(message: String) {
+        lock.withLock {
+            for (connection, state) in connections {
+                for subscription in state.subscriptions.sorted() {
+                    server?.send(EventFrames.error(id: subscription, message: message, code: "INTERNAL_SERVER_ERROR", httpStatus: 500), to: connection)
+                }
+                connections[connection]?.subscriptions.removeAll()
+            }
+        }
+    }
+
     private func deliver(_ name: String, _ data: [String: String], trackedId: String?) {
         // Holding the lock while sending keeps every subscriber's events in emission order.
         lock.withLock {

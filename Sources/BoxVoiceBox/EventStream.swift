@@ -218,7 +218,9 @@ private final class Connection {
             if lws_is_final_fragment(wsi) != 0 {
                 let text = String(decoding: incoming, as: UTF8.self)
                 incoming.removeAll(keepingCapacity: true)
-                receive(text, wsi)
+                // An error frame ends the subscription on the box's side: a connection left open would be deaf, so it
+                // is closed and the stream reconnects and subscribes again (from the last tracked event).
+                if !receive(text, wsi) { return -1 }
             }
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             guard !outgoing.isEmpty else { return 0 }
@@ -254,10 +256,11 @@ private final class Connection {
         lws_callback_on_writable(wsi)
     }
 
-    private func receive(_ text: String, _ wsi: OpaquePointer) {
+    /// - Returns: false when the connection must be closed (the box ended the subscription with an error).
+    private func receive(_ text: String, _ wsi: OpaquePointer) -> Bool {
         switch EventFrames.parse(text) {
         case .ping:
-            guard stream.answersPings else { return }
+            guard stream.answersPings else { return true }
             queue(EventFrames.pong, wsi)
             stream.deliver(.answeredPing)
         case .started:
@@ -273,9 +276,11 @@ private final class Connection {
             }
         case .error(_, let message, let status):
             if status == 401 { outcome.unauthorized = true }
-            outcome.reason = "the box reported: \(message)"
+            outcome.reason = "the box ended the subscription: \(message)"
+            return false
         case .stopped, .unknown:
             break
         }
+        return true
     }
 }

@@ -22,6 +22,23 @@ import Testing
         return (stream, log)
     }
 
+    /// The box ends the subscription with an error frame (tRPC): the stream does not stay connected and deaf, it
+    /// reconnects, subscribes again, and the next request reaches it.
+    @Test func anErrorFrameForTheSubscriptionMakesTheStreamSubscribeAgain() throws {
+        let box = try SimulatedBox()
+        let token = try pairedToken(box)
+        let (events, log) = stream(box, token: token)
+        defer { events.stop() }
+        #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
+        let failed = try HTTPTransfer.perform(HTTPRequest(method: .post, url: "http://127.0.0.1:\(box.server.port)/boxsim/fail-subscriptions",
+                                                          body: .bytes(Data(), contentType: "application/json"), timeout: 5))
+        #expect(failed.status == 200)
+        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains("the box ended the subscription") } else { return false } }, timeout: 5))
+        #expect(log.waitUntil(timeout: 5) { $0.filter { $0 == .subscribed }.count >= 2 }, "subscribed again")
+        _ = RetranscribeAgent(port: box.server.port, messageId: "AFTER-ERROR", timeoutMs: 3_000)
+        #expect(log.wait(for: { if case .lastAudioRequest(let r) = $0 { return r.messageId == "AFTER-ERROR" } else { return false } }, timeout: 5))
+    }
+
     @Test func aLastAudioRequestArrivesAndItsAnswerReachesTheAgent() throws {
         let box = try SimulatedBox()
         let token = try pairedToken(box)
