@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench` (spoken commands): fetches real recorded speech from Debian packages into $1 (never committed) and
-# decodes it to 16 kHz WAV, with a list per language ("file<TAB>text"); makes command clips in voices the spotter was
-# never tuned on (espeak-ng) with their expected action in commands.tsv.
+# decodes it to 16 kHz WAV, with a list per language ("file<TAB>text"); makes command clips in a voice the spotter was
+# never tuned on (festival's ked voice) with their expected action in commands.tsv.
 # Licences: asterisk-core-sounds-* are CC-BY-SA 3.0 (Digium; voices of Allison Smith and June Wallack).
 set -euo pipefail
 out=$1
@@ -36,21 +36,23 @@ for pair in es:es_MX_f_Allison fr:fr_CA_f_June; do
         file=$(decode "$sounds/$voice" "$name" "$lang") && printf '%s\t\n' "$file" >>"$out/$lang.tsv"
     done
 done
-# Command clips in new voices and sentences.
+# Command clips in a voice and sentences the project's tuning never saw: festival's ked diphone voice (US English,
+# built from a real speaker's recordings; espeak-ng's formant voices are not understood by pocketsphinx at all).
 mkdir -p "$out/commands"
 : >"$out/commands.tsv"
 i=0
-while IFS='|' read -r voice action sentence; do
+while IFS='|' read -r action sentence; do
     i=$((i + 1))
-    espeak-ng -v "$voice" -s 160 -w "$out/commands/c$i.wav" "$sentence"
+    printf '%s\n' "$sentence" >"$out/commands/c$i.txt"
+    text2wave -eval "(voice_ked_diphone)" "$out/commands/c$i.txt" -o "$out/commands/c$i.wav"
     printf 'commands/c%s.wav\t%s\n' "$i" "$action" >>"$out/commands.tsv"
 done <<'LIST'
-en-us+m3|send|I will be late for the meeting, start without me. Send message.
-en+f2|sendClose|Book a table for four at seven tonight. Over and out.
-en-gb+m4|sendCheckpoint|The draft is ready for review. Send a checkpoint.
-en-us+f4|sendHq|Remind me to call the plumber tomorrow. Clean up and send.
-en-gb-scotland+m2|micOff|Pick up the dry cleaning on Friday. Stop listening.
-en-us+m5|cancel|Forget what I just said. Cancel message.
-en+f3|erase|That came out wrong, let me start over.
-en-us+m7|send|Tell Sam the package arrived this morning. Send now.
+send|I will be late for the meeting, start without me. Send message.
+sendClose|Book a table for four at seven tonight. Over and out.
+sendCheckpoint|The draft is ready for review. Send a checkpoint.
+sendHq|Remind me to call the plumber tomorrow. Clean up and send.
+micOff|Pick up the dry cleaning on Friday. Stop listening.
+cancel|Forget what I just said. Cancel message.
+erase|That came out wrong, let me start over.
+send|Tell Sam the package arrived this morning. Send now.
 LIST

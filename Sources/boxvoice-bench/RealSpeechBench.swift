@@ -109,8 +109,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     the front end. Real-time factor (CPU s per audio s, release build) on the real speech: \(String(format: "%.2f", rtf.reduce(0, +) / Double(max(rtf.count, 1)))) raw,
     \(String(format: "%.2f", rtfCleaned.reduce(0, +) / Double(max(rtfCleaned.count, 1)))) through the front end.
 
-    Command clips: the \(clips.count) command clips (\(clips.filter { $0.unseen }.count) of them in voices and sentences the project's tuning never saw:
-    espeak-ng voices made at bench time), each degraded with fixed seeds: noise mixed at the given SNR (white and pink
+    Command clips: the \(clips.count) command clips (\(clips.filter { $0.unseen }.count) of them in a voice and sentences the project's tuning never saw:
+    festival's ked voice, made at bench time), each degraded with fixed seeds: noise mixed at the given SNR (white and pink
     generated, babble from four overlapping real prompts), sox `reverb`, a 200–4000 Hz telephone band, and a laptop chain
     (light reverb, 150–7000 Hz band, pink noise at 15 dB SNR, −10 dB). Recall: the expected action fired first; wrong:
     another action fired first.
