@@ -10,9 +10,9 @@ import Glibc
 /// keeping every spotter hit with its time; the rules that decide which hits count are then applied to the same
 /// decode, so the landed rule (baseline) and the new one are compared on identical recognizer output.
 func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr"],
-                     clipsToo: Bool = true) throws {
+                     clipsToo: Bool = true, spotterPhrases: String? = nil) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-    var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
+    var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotterPhrases ?? models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
     options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
     var cleaned = options
     cleaned.frontEnd = SpeechFrontEnd.Settings()

@@ -38,7 +38,7 @@ do {
         }
         try benchRealSpeech(models: models, samples: samples, real: real, work: work,
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
-                            clipsToo: !arguments.contains("--no-clips"))
+                            clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"))
     case "durability"?:
         guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
         try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)
