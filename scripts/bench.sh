@@ -67,6 +67,14 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
     retranscribe_table=$("$bin_dir/boxvoice-bench" retranscribe --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --runs "$runs")
 fi
 
+# --- Spoken commands on real recorded speech and degraded clips (fetched now, never committed) -------------------
+real_table=""
+if [ -x "$bin_dir/boxvoice-bench" ]; then
+    "$root/scripts/real-speech.sh" "$work/real"
+    mkdir -p "$work/real-work"
+    real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work")
+fi
+
 cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 {
     echo "# Benchmarks"
@@ -134,6 +142,10 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$retranscribe_table" ]; then
         echo
         echo "$retranscribe_table"
+    fi
+    if [ -n "$real_table" ]; then
+        echo
+        echo "$real_table"
     fi
     if [ -n "$durability_table" ]; then
         echo
