@@ -43,7 +43,7 @@ enum DevicesCommand: Command {
 /// `boxvoice devices file-pcm`: make a capture PCM that plays a WAV, for trying boxvoice without a microphone.
 enum FilePCMSubcommand {
     static func run(_ arguments: inout Arguments) throws -> Int32 {
-        guard let wav = arguments.positional() else { throw CLIError.usage("name the WAV file to play") }
+        // Options first: their values must not be taken for the WAV (`--dir D FILE.wav`).
         let directory = try arguments.option("--dir") ?? "."
         let name = try arguments.option("--name") ?? "boxvoice_file"
         let format = try arguments.option("--format").map { text -> SampleFormat in
@@ -51,6 +51,7 @@ enum FilePCMSubcommand {
             return format
         } ?? .float32LE
         let integerOnly = arguments.flag("--integer-only")
+        guard let wav = arguments.positional() else { throw CLIError.usage("name the WAV file to play") }
         try arguments.finish()
         if integerOnly && format == .float32LE { throw CLIError.usage("--integer-only needs --format S16_LE or S32_LE") }
         let made: FileCapturePCM.Made

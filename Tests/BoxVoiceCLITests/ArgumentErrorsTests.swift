@@ -75,3 +75,13 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
     }
 }
+
+@Suite struct OptionOrderTests {
+    /// `--dir D FILE.wav`: the option's value is never taken for the WAV.
+    @Test func filePCMTakesItsOptionsBeforeTheWAV() throws {
+        let dir = TemporaryDirectory("file-pcm-order")
+        let result = try Run.boxvoice("devices", "file-pcm", "--dir", dir.path, Checkout.sample("send-buy-milk.wav"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("boxvoice_file.asound.conf")))
+    }
+}
