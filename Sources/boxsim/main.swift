@@ -48,6 +48,15 @@ func main() {
         return value
     }
 
+    /// A number of seconds within `range`, or a usage error naming the range.
+    func seconds(_ name: String, within range: ClosedRange<Double>) -> Double? {
+        guard let text = option(name) else { return nil }
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            fail("\(name) takes a number of seconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'", status: 2)
+        }
+        return value
+    }
+
     guard let command = arguments.first else {
         say(usage)
         exit(2)
@@ -77,10 +86,10 @@ func main() {
         }
         configuration.hqText = option("--hq-text")
         configuration.defaultSession = option("--default-session")
-        if let seconds = option("--turn-seconds") { configuration.turnSeconds = Double(seconds) ?? 0 }
-        if let seconds = option("--ping-interval").flatMap(Double.init) { configuration.pingIntervalSeconds = seconds }
-        if let seconds = option("--pong-grace").flatMap(Double.init) { configuration.pongGraceSeconds = seconds }
-        if let seconds = option("--send-delay").flatMap(Double.init) { configuration.sendDelaySeconds = seconds }
+        if let seconds = seconds("--turn-seconds", within: 0...86_400) { configuration.turnSeconds = seconds }
+        if let seconds = seconds("--ping-interval", within: 0.1...3_600) { configuration.pingIntervalSeconds = seconds }
+        if let seconds = seconds("--pong-grace", within: 0.1...3_600) { configuration.pongGraceSeconds = seconds }
+        if let seconds = seconds("--send-delay", within: 0...600) { configuration.sendDelaySeconds = seconds }
         if let extra = arguments.first { fail("unexpected argument '\(extra)'\n\n\(usage)", status: 2) }
         guard configuration.port >= 0 else { fail("--port needs a number", status: 2) }
         let server: BoxSimServer
@@ -100,7 +109,10 @@ func main() {
 
     case "retranscribe":
         guard let message = option("--message") else { fail("retranscribe needs --message ID", status: 2) }
-        let timeout = Int(option("--timeout-ms") ?? "10000") ?? 10_000
+        let timeoutText = option("--timeout-ms") ?? "10000"
+        guard let timeout = Int(timeoutText), (1...600_000).contains(timeout) else {
+            fail("--timeout-ms takes a whole number of milliseconds from 1 to 600000, not '\(timeoutText)'", status: 2)
+        }
         let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {

@@ -1,0 +1,22 @@
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// boxsim's numbers are checked like boxvoice's: a usage error (exit 2) naming the range, not a box that pings
+/// every −1 s or a retranscription with a timeout of "abc".
+@Suite struct BoxSimArgumentTests {
+    private var boxsim: String { (Run.boxvoice as NSString).deletingLastPathComponent + "/boxsim" }
+
+    @Test(arguments: [
+        (["serve", "--ping-interval", "-1"], "--ping-interval takes a number of seconds"),
+        (["serve", "--pong-grace", "nan"], "--pong-grace takes a number of seconds"),
+        (["serve", "--send-delay", "1e9"], "--send-delay takes a number of seconds"),
+        (["retranscribe", "--message", "X", "--timeout-ms", "abc"], "--timeout-ms takes a whole number of milliseconds"),
+    ])
+    func aBadNumberIsAUsageError(_ arguments: [String], _ message: String) throws {
+        let dir = TemporaryDirectory("boxsim-args")
+        let result = try Run.process(boxsim, arguments + ["--data", dir.path])
+        #expect(result.status == 2, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
