@@ -163,6 +163,19 @@ struct StoreFixture {
         #expect(try store.messages(box: "box0").count == 400)
     }
 
+    @Test func aSessionLeftToTheBoxsDefaultIsResolvedOnceAndKept() throws {
+        let store = try fixture.open()
+        let recording = try store.beginRecording(box: "home", session: "ignored", sessionFromDefault: true)
+        try store.commitSend(recording.id, fixture.ending("x"), liveBody: "<speech>x</speech>")
+        let pending = try #require(try store.due().first)
+        #expect(pending.sessionUnresolved)
+        #expect(pending.session == nil)
+        try store.resolveSession(recording.id, to: "s7")
+        let resolved = try #require(try fixture.open().message(recording.id))
+        #expect(!resolved.sessionUnresolved)
+        #expect(resolved.session == "s7")
+    }
+
     @Test func aDamagedDatabaseIsAClearError() throws {
         try FileManager.default.createDirectory(atPath: fixture.data, withIntermediateDirectories: true)
         try Data(repeating: 0x41, count: 4_096).write(to: URL(fileURLWithPath: fixture.data + "/boxvoice.sqlite"))
