@@ -61,7 +61,7 @@ extension DictationSession {
         }
 
         private static func kept(_ draft: MessageID?) -> String {
-            guard let draft else { return "Nothing had been said yet, so nothing was kept." }
+            guard let draft else { return "Every message heard before it is kept (`boxvoice outbox`); nothing after it was recorded." }
             return "What was said so far (text and audio) is kept as draft \(draft): send it with `boxvoice outbox send \(draft)`."
         }
     }

@@ -172,6 +172,10 @@ public final class DictationSession: Sendable {
     private func keepAfterFault(_ error: Error, message: inout Message) -> DictationError {
         let diskFull = (error as? StoreError)?.isDiskFull == true || (error as? SoundFileError).map(Self.isDiskFull) == true
         store.releaseReserve()
+        // The fault came while starting the next message: the one in hand is already committed and safe.
+        guard case .recording? = (try? store.message(message.id))?.state else {
+            return .storageFailed(error, draft: nil, diskFull: diskFull)
+        }
         _ = try? message.writer.finish()
         let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
                                         liveText: VoiceTextResolver(detector: detector).liveText(heard: message.liveText, command: nil,
