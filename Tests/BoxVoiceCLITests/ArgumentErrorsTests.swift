@@ -43,14 +43,7 @@ import Testing
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("refused")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let path = home.file("config/boxvoice/credentials.json")
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
-        var tokens = try #require(object["tokens"] as? [String: String])
-        tokens.values.forEach(Secrets.register)
-        for key in tokens.keys { tokens[key] = "revoked-device-token" }
-        object["tokens"] = tokens
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o600)
+        try Run.revokeStoredToken(home)
         let run = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--session", "s1", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
         #expect(run.stderr.contains("boxvoice pair"), "\(run.stderr)")

@@ -198,14 +198,7 @@ import Testing
         let home = TemporaryDirectory("repair")
         let env = try Run.pairedEnvironment(home, with: box.server)
         let path = home.file("config/boxvoice/credentials.json")
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
-        var tokens = try #require(object["tokens"] as? [String: String])
-        tokens.values.forEach(Secrets.register)
-        let name = try #require(tokens.keys.first)
-        tokens[name] = "revoked-device-token"
-        object["tokens"] = tokens
-        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o600)
+        let name = try Run.revokeStoredToken(home)
         let refused = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(refused.status == 1)
 

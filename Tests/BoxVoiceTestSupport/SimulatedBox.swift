@@ -89,3 +89,22 @@ extension Run {
         return environment
     }
 }
+
+extension Run {
+    /// Replaces the device token of the user under `home` with one the box never issued, as a box that revoked this
+    /// device would see it; returns the box's local name. The real token is registered for the leak scan first.
+    @discardableResult
+    public static func revokeStoredToken(_ home: TemporaryDirectory) throws -> String {
+        let path = home.file("config/boxvoice/credentials.json")
+        guard var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any],
+              var tokens = object["tokens"] as? [String: String], let name = tokens.keys.sorted().first else {
+            throw PairingFailed(output: "no stored token in \(path)")
+        }
+        tokens.values.forEach(Secrets.register)
+        tokens[name] = "revoked-device-token"
+        object["tokens"] = tokens
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        return name
+    }
+}
