@@ -59,7 +59,45 @@ extension MessageStore {
         }
     }
 
+    /// The box was paired again: messages it refused only because the device token was no longer valid (401) are
+    /// pending again, to go out with the new token. Returns them.
+    @discardableResult
+    public func requeueRefusedForAuthorization(box: String, now: Date = Date()) throws -> [MessageID] {
+        try write { db in
+            let refused = try select("WHERE box = ? AND state = 'failed' AND failure = 'unauthorized'", [.text(box)], in: db)
+            for message in refused {
+                try change(message.id, .retry, [("next_attempt_at", .real(now.timeIntervalSince1970)), ("failure", .null)], in: db)
+            }
+            return refused.map(\.id)
+        }
+    }
+
     private func attempts(_ id: MessageID, in db: SQLiteDatabase) throws -> Int {
         Int(try db.query("SELECT attempts FROM messages WHERE id = ?", [.text(id.rawValue)]).first?.first?.integer ?? 0)
+    }
+}
+
+/// How a box has answered lately, as its messages show it.
+public enum BoxHealth: Sendable, Equatable {
+    case ok
+    /// Messages wait for it: the oldest was committed at `since` and no attempt has had an answer.
+    case unreachable(since: Date)
+    /// It refused this device (401) after it was last paired: `boxvoice pair` again.
+    case needsRePair
+}
+
+extension MessageStore {
+    /// The box's health from its messages: a 401 since it was last paired means it needs re-pairing; messages
+    /// postponed for want of an answer mean it is unreachable since the oldest of them; else it is fine.
+    public func health(box: String, pairedAt: Date) throws -> BoxHealth {
+        try read { db in
+            let refused = try db.query("SELECT MAX(updated_at) FROM messages WHERE box = ? AND failure = 'unauthorized' AND state = 'failed'",
+                                       [.text(box)]).first?.first?.real
+            if let refused, refused > pairedAt.timeIntervalSince1970 { return .needsRePair }
+            let waiting = try db.query("SELECT MIN(command_at) FROM messages WHERE box = ? AND state = 'pending' AND failure = 'uncertain'",
+                                       [.text(box)]).first?.first?.real
+            if let waiting { return .unreachable(since: Date(timeIntervalSince1970: waiting)) }
+            return .ok
+        }
     }
 }

@@ -27,16 +27,25 @@ enum BoxesCommand: Command {
             try arguments.finish()
             let boxes = try registry.boxes()
             let selected = try registry.selectedName()
+            let store = LocalStore.exists ? try LocalStore.open() : nil
+            func health(_ box: PairedBox) throws -> (word: String, text: String) {
+                switch try store?.health(box: box.name, pairedAt: box.pairedAt) ?? .ok {
+                case .ok: return ("ok", "ok")
+                case .needsRePair: return ("needs-re-pair", "needs re-pair: the box refused this device; pair it again with a new link")
+                case .unreachable(let since):
+                    return ("unreachable", "unreachable since \(ISO8601DateFormatter().string(from: since)): messages wait in the outbox")
+                }
+            }
             if json {
                 for box in boxes {
                     Console.json(["name": box.name, "label": box.label, "baseURL": box.baseURL, "selected": box.name == selected,
-                                  "insecure": box.insecure])
+                                  "insecure": box.insecure, "health": try health(box).word])
                 }
             } else if boxes.isEmpty {
                 Console.out("No paired boxes. Pair one with `boxvoice pair 'beebox://pair?…'`.")
             } else {
                 for box in boxes {
-                    Console.out("\(box.name == selected ? "*" : " ") \(box.name)  \(box.label)  \(box.baseURL)\(box.insecure ? "  (TLS not verified)" : "")")
+                    Console.out("\(box.name == selected ? "*" : " ") \(box.name)  \(box.label)  \(box.baseURL)\(box.insecure ? "  (TLS not verified)" : "")  — \(try health(box).text)")
                 }
             }
         case "use":

@@ -60,6 +60,13 @@ enum PairCommand: Command {
         let box = try registry.add(label: link.label, baseURL: link.baseURL, session: link.session, token: token,
                                    preferredName: localName, redeemedTicket: ticket, insecure: insecure)
         report("paired with '\(box.label)' at \(box.baseURL) as '\(box.name)' (selected)", box: box, json: json)
+        // Messages the box refused only for the old token go out with the new one.
+        if LocalStore.exists {
+            let requeued = try LocalStore.open().requeueRefusedForAuthorization(box: box.name)
+            if !requeued.isEmpty {
+                Console.err("\(requeued.count) message(s) refused for the old device token are pending again; they go out with the next command (`boxvoice outbox retry`)")
+            }
+        }
         return 0
     }
 

@@ -201,22 +201,25 @@ import Testing
         let name = try Run.revokeStoredToken(home)
         let refused = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(refused.status == 1)
+        #expect(try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env).stdout.contains("\"health\":\"needs-re-pair\""))
 
         let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Bee Box")], environment: env)
         #expect(paired.status == 0, "\(paired.stderr)")
         #expect(paired.stdout.contains("as '\(name)'"), "the same name: \(paired.stdout)")
         let boxes = try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env)
         #expect(boxes.stdout.components(separatedBy: "\"name\"").count == 2, "one box, not a second: \(boxes.stdout)")
+        #expect(boxes.stdout.contains("\"health\":\"ok\""), "re-paired: \(boxes.stdout)")
         let newToken = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])?["tokens"] as? [String: String])
         newToken.values.forEach(Secrets.register)
 
-        // The refused message is still this box's: sending it again now delivers it.
+        // The message refused for the old token is still this box's, pending again, and goes out with the new one.
+        #expect(paired.stderr.contains("1 message(s) refused for the old device token are pending again"), "\(paired.stderr)")
         let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
         let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let failed = try #require(rows.first { $0["state"] as? String == "failed" })
-        #expect(failed["box"] as? String == name)
-        let id = try #require(failed["messageId"] as? String)
-        let sent = try Run.process(Run.boxvoice, ["outbox", "send", id], environment: env)
+        let pending = try #require(rows.first { $0["state"] as? String == "pending" })
+        #expect(pending["box"] as? String == name)
+        let id = try #require(pending["messageId"] as? String)
+        let sent = try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(box.server.messages.map(\.messageId) == [id])
         #expect(try Run.process(Run.boxvoice, ["recordings", "--json", "--box", name], environment: env).stdout.contains(id))

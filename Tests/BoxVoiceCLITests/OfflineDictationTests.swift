@@ -22,6 +22,8 @@ import Testing
         #expect(run.stderr.contains("will retry"), "the run says it holds the message: \(run.stderr)")
         let held = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
         #expect(held.stdout.contains("\"state\":\"pending\""), "\(held.stdout)")
+        let boxes = try Run.process(Run.boxvoice, ["boxes"], environment: env)
+        #expect(boxes.stdout.contains("unreachable since"), "\(boxes.stdout)")
 
         let second = try RestartableBox.restart(configuration, port: port)
         defer { DispatchQueue.global().async { second.stop() } }
@@ -30,6 +32,7 @@ import Testing
         let messages = second.messages
         try #require(messages.count == 1)
         #expect(messages[0].session == "s7", "sent into the box's default session, not a new one")
+        #expect(try Run.process(Run.boxvoice, ["boxes"], environment: env).stdout.contains("— ok"))
         let recordings = try Run.process(Run.boxvoice, ["recordings", "--json"], environment: env)
         #expect(recordings.stdout.contains("\"session\":\"s7\""), "its retranscription answer will carry the session: \(recordings.stdout)")
     }
