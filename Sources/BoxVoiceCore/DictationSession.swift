@@ -31,6 +31,11 @@ public final class DictationSession: Sendable {
         var held: [ClosedSegment] = []
 
         var id: MessageID { recording.id }
+
+        /// Adds an utterance's words to the message's live transcript.
+        mutating func hear(_ words: String) {
+            liveText += liveText.isEmpty ? words : " " + words
+        }
     }
 
     /// What the hearing loop alone touches; the loop runs on one thread at a time.
@@ -147,7 +152,7 @@ public final class DictationSession: Sendable {
             if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
                 // The microphone went away mid-message: keep what was said as a draft, then say why.
                 let had = hasContent(message)
-                try apply(state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state, transcriber: transcriber, worker: worker)
+                try apply(state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state, worker: worker)
                 throw DictationError.captureFailed(error, draft: had ? message.id : nil)
             }
             if !state.machine.isStopped {
@@ -158,7 +163,7 @@ public final class DictationSession: Sendable {
                 try loop.settle(message: &message, state: &state, waiting: true)
                 if state.machine.isStopped { return }
                 try apply(state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
-                          transcriber: transcriber, worker: worker)
+                          worker: worker)
             }
         } catch let error as DictationError {
             throw error
@@ -223,7 +228,7 @@ public final class DictationSession: Sendable {
                 if state.machine.messageNumber != number { return }
             }
             try session.apply(state.machine.handle(trigger, hasContent: session.hasContent(message)), to: &message, state: &state,
-                              transcriber: transcriber, worker: worker)
+                              worker: worker)
         }
 
         func handle(_ update: LiveUpdate, message: inout Message, state: inout Hearing) throws {
@@ -245,20 +250,27 @@ public final class DictationSession: Sendable {
                     state.pending = (check, [])
                     return
                 }
-                message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
                 session.onEvent(.final(utterance.text))
                 guard let found else {
+                    message.hear(utterance.text)
                     // Kept as it is heard: a crash mid-message leaves a draft with these words.
                     try session.store.noteHeard(message.id, text: message.liveText)
                     return
                 }
-                message.keyword = found
-                message.endFrame = Int64((utterance.end * 48_000).rounded())
-                // The command is announced once what it did is durable: whoever sees it can rely on it.
-                let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
-                try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
-                                  state: &state, transcriber: transcriber, worker: worker, announcing: heard)
+                try act(on: found, endingWith: utterance, message: &message, state: &state)
             }
+        }
+
+        /// The command `found` ends the message with `utterance`: its words join the message, the audio ends where
+        /// the utterance did, and the dictation table acts.
+        private func act(on found: KeywordMatch, endingWith utterance: LiveUtterance, message: inout Message, state: inout Hearing) throws {
+            message.hear(utterance.text)
+            message.keyword = found
+            message.endFrame = Int64((utterance.end * 48_000).rounded())
+            // The command is announced once what it did is durable: whoever sees it can rely on it.
+            let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
+            try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
+                              state: &state, worker: worker, announcing: heard)
         }
 
         /// Decides the command being checked once its verdict is in (or, `waiting`, once it comes or times out), then
@@ -273,26 +285,15 @@ public final class DictationSession: Sendable {
             guard let verdict else { return }
             state.pending = nil
             let utterance = check.utterance
-            let outcome: CheckOutcome
-            switch verdict {
-            case .confirmed: outcome = .confirmed
-            case .rejected: outcome = .rejected
-            case .undecided: outcome = .undecided
-            }
-            session.onEvent(.commandChecked(action: check.match.action, outcome: outcome, seconds: Date().timeIntervalSince(check.started)))
-            if outcome == .rejected {
+            session.onEvent(.commandChecked(action: check.match.action, outcome: verdict, seconds: Date().timeIntervalSince(check.started)))
+            if verdict == .rejected {
                 // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
                 if !utterance.recognized.isEmpty {
-                    message.liveText += message.liveText.isEmpty ? utterance.recognized : " " + utterance.recognized
+                    message.hear(utterance.recognized)
                     try session.store.noteHeard(message.id, text: message.liveText)
                 }
             } else if let found = session.detector.detect(appending: utterance.text, to: message.liveText) {
-                message.liveText += message.liveText.isEmpty ? utterance.text : " " + utterance.text
-                message.keyword = found
-                message.endFrame = Int64((utterance.end * 48_000).rounded())
-                let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
-                try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
-                                  state: &state, transcriber: transcriber, worker: worker, announcing: heard)
+                try act(on: found, endingWith: utterance, message: &message, state: &state)
             }
             for update in queued {
                 if state.machine.isStopped { return }
@@ -311,7 +312,7 @@ public final class DictationSession: Sendable {
                              detector: detector, workDirectory: work, wait: wait)
     }
 
-    private func apply(_ effects: [DictationEffect], to message: inout Message, state: inout Hearing, transcriber: LiveTranscriber,
+    private func apply(_ effects: [DictationEffect], to message: inout Message, state: inout Hearing,
                        worker: DeliveryWorker, announcing heard: Event? = nil) throws {
         var heard = heard
         func announce() {

@@ -33,18 +33,11 @@ struct RecentAudio {
 /// command counts only if the HQ text holds it too. The dictation keeps listening meanwhile; an answer that does not
 /// come in time leaves the decision to the live path (the command counts: it already passed the spotter's rules).
 final class SecondOpinion: Sendable {
-    enum Verdict: Sendable, Equatable {
-        case confirmed
-        case rejected(heard: String)
-        /// No usable answer in time (or HQ is unavailable): decided locally.
-        case undecided
-    }
-
     let match: KeywordMatch
     let utterance: LiveUtterance
     let started: Date
     let deadline: Date
-    private let verdict = Mutex<Verdict?>(nil)
+    private let verdict = Mutex<DictationSession.CheckOutcome?>(nil)
 
     /// Starts the check in the background: `audio` (48 kHz) is written to `workDirectory` and transcribed.
     init(match: KeywordMatch, utterance: LiveUtterance, audio: [Float], client: BoxClient, session: String?, detector: KeywordDetector,
@@ -62,15 +55,16 @@ final class SecondOpinion: Sendable {
                 try file.close()
                 let text = try client.transcribe(wavPath: path, session: session).text
                 let heard = detector.detect(text).map { detector.writeSameTag($0.action, match.action) } ?? false
-                verdict.withLock { $0 = heard ? .confirmed : .rejected(heard: text) }
+                verdict.withLock { $0 = heard ? .confirmed : .rejected }
             } catch {
                 verdict.withLock { $0 = .undecided }
             }
         }
     }
 
-    /// The verdict once there is one, or `.undecided` once the deadline has passed; nil while still waiting.
-    func poll(now: Date = Date()) -> Verdict? {
+    /// The verdict once there is one (`.undecided` when the box gave no usable answer), or `.undecided` once the
+    /// deadline has passed; nil while still waiting.
+    func poll(now: Date = Date()) -> DictationSession.CheckOutcome? {
         if let answer = verdict.withLock({ $0 }) { return answer }
         return now >= deadline ? .undecided : nil
     }
