@@ -6,6 +6,18 @@ public struct SoundFileError: Error, Sendable, Equatable, CustomStringConvertibl
     public let path: String
     public let operation: String
     public let libraryMessage: String
+    /// The system's error number when the failure was the system's (libsndfile's `SF_ERR_SYSTEM`, or `open`).
+    public let systemError: Int32?
+
+    public init(path: String, operation: String, libraryMessage: String, systemError: Int32? = nil) {
+        self.path = path
+        self.operation = operation
+        self.libraryMessage = libraryMessage
+        self.systemError = systemError
+    }
+
+    /// The disk (or the user's quota) is full: what was written so far is all there is.
+    public var isDiskFull: Bool { systemError == ENOSPC || systemError == EDQUOT }
 
     public var description: String { "\(operation) '\(path)' failed: \(libraryMessage)" }
 }
@@ -53,7 +65,8 @@ public final class SoundFile {
         // Recordings are private (mode 0600), and a symlink planted in the file's place is never followed.
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw SoundFileError(path: path, operation: "create", libraryMessage: String(cString: strerror(errno)))
+            let code = errno
+            throw SoundFileError(path: path, operation: "create", libraryMessage: String(cString: strerror(code)), systemError: code)
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
             Glibc.close(fd)
@@ -79,8 +92,11 @@ public final class SoundFile {
         return handle
     }
 
+    /// Called right after the failing call, so `errno` is still the system's answer to it.
     private func failure(_ operation: String) -> SoundFileError {
-        SoundFileError(path: path, operation: operation, libraryMessage: String(cString: sf_strerror(handle)))
+        let code = errno
+        return SoundFileError(path: path, operation: operation, libraryMessage: String(cString: sf_strerror(handle)),
+                              systemError: sf_error(handle) == Int32(SF_ERR_SYSTEM) ? code : nil)
     }
 
     /// Appends interleaved frames.

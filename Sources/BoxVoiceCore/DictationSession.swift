@@ -175,7 +175,7 @@ public final class DictationSession: Sendable {
     /// Writing failed (a full disk, a read-only or vanished folder): stop, and keep what was said so far — its text
     /// and the audio that reached the disk — as a draft, using the space held back for this.
     private func keepAfterFault(_ error: Error, message: inout Message) -> DictationError {
-        let diskFull = (error as? StoreError)?.isDiskFull == true || (error as? SoundFileError).map(Self.isDiskFull) == true
+        let diskFull = (error as? StoreError)?.isDiskFull == true || (error as? SoundFileError)?.isDiskFull == true
         store.releaseReserve()
         // The fault came while starting the next message: the one in hand is already committed and safe.
         guard case .recording? = (try? store.message(message.id))?.state else {
@@ -195,11 +195,6 @@ public final class DictationSession: Sendable {
             onEvent(.failed(messageId: message.id.rawValue, reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
             return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
         }
-    }
-
-    private static func isDiskFull(_ error: SoundFileError) -> Bool {
-        let words = error.libraryMessage.lowercased()
-        return words.contains("no space") || words.contains("disk full") || words.contains("quota")
     }
 
     /// Speech was heard: audio alone (silence, noise) is nothing to send.

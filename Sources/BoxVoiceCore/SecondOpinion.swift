@@ -12,11 +12,14 @@ struct RecentAudio {
     /// Stream frame of `samples[0]`.
     private(set) var startFrame: Int64 = 0
 
+    /// Holds at least the last `seconds` (at most twice that).
     init(seconds: Double) { capacity = Int(seconds * 48_000) }
 
+    /// Runs on the loop for every chunk: the oldest audio is dropped only once twice the capacity is held, so the
+    /// buffer is shifted every few seconds rather than for each 100 ms chunk.
     mutating func append(_ chunk: [Float], endingAt frame: Int64) {
         samples += chunk
-        if samples.count > capacity {
+        if samples.count > 2 * capacity {
             samples.removeFirst(samples.count - capacity)
         }
         startFrame = frame - Int64(samples.count)
