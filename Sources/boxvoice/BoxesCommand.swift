@@ -97,7 +97,7 @@ enum PendingMessages {
         guard LocalStore.exists else { return }
         do {
             let store = try LocalStore.open()
-            let detector = try KeywordDetector(contentsOf: ModelsDirectory.locate() + "/speech-keywords.en.txt")
+            let detector = try ModelsDirectory.keywordDetector(override: nil)
             let report = try store.recover()
             if !report.isEmpty { Console.err("boxvoice: \(report.summary)") }
             for report in BoxCourier(store: store, box: box, client: client, detector: detector).run() {

@@ -54,12 +54,11 @@ enum DaemonCommand: Command {
         guard let dictationTarget = boxes.first(where: { $0.name == target.name }) else {
             throw CLIError.failed("no device token is stored for '\(target.name)'; pair it again")
         }
-        let models = try ModelsDirectory.locate()
         let work = try ScratchDirectory(purpose: "daemon", fallback: Paths.cacheDirectory)
         defer { work.remove() }
         var configuration = Daemon.Configuration(
             boxes: boxes, dictationBox: dictationTarget, store: try LocalStore.open(),
-            detector: try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt"), spotterPhrases: try ModelsDirectory.spotterPhrases(),
+            detector: try ModelsDirectory.keywordDetector(override: nil), spotterPhrases: try ModelsDirectory.spotterPhrases(),
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: device, configFile: alsaConfig).paced() }
         configuration.debug = debug

@@ -51,8 +51,7 @@ enum DictateCommand: Command {
             throw CLIError.usage("--on-eof must be send, draft or discard")
         }
 
-        let models = try ModelsDirectory.locate()
-        let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+        let detector = try ModelsDirectory.keywordDetector(override: nil)
         let output = DictationOutput(json: json, vocabulary: detector.vocabulary)
 
         // The box: a paired one, or the embedded local box.

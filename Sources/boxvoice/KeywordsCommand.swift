@@ -27,25 +27,13 @@ enum KeywordsCommand: Command {
             let json = arguments.flag("--json")
             guard let text = arguments.positional() else { throw CLIError.usage("detect needs the TEXT to look in") }
             try arguments.finish()
-            return detect(text, atStart: atStart, json: json, detector: try loadDetector(keywords))
+            return detect(text, atStart: atStart, json: json, detector: try ModelsDirectory.keywordDetector(override: keywords))
         case "validate":
             guard let directory = arguments.positional() else { throw CLIError.usage("validate needs a folder of vectors") }
             try arguments.finish()
-            return try validate(directory, detector: try loadDetector(keywords))
+            return try validate(directory, detector: try ModelsDirectory.keywordDetector(override: keywords))
         default:
             throw CLIError.usage("unknown keywords verb '\(verb)'")
-        }
-    }
-
-    private static func loadDetector(_ override: String?) throws -> KeywordDetector {
-        let path = try ModelsDirectory.keywordsFile(override: override)
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw CLIError.failed("cannot read the keyword vocabulary '\(path)': \(FileProblem.describe(path)). Give --keywords an existing file.")
-        }
-        do {
-            return try KeywordDetector(contentsOf: path)
-        } catch let error as Vocabulary.ParseError {
-            throw CLIError.failed("the keyword vocabulary is malformed: \(error)")
         }
     }
 

@@ -33,16 +33,7 @@ enum ListenCommand: Command {
         if device != nil && input != nil { throw CLIError.usage("give --device or --input, not both") }
         if noSpotter && noLanguageModel { throw CLIError.usage("--no-spotter and --no-language-model leave nothing to listen with") }
 
-        let detector: KeywordDetector
-        let vocabulary = try ModelsDirectory.keywordsFile(override: keywords)
-        guard FileManager.default.isReadableFile(atPath: vocabulary) else {
-            throw CLIError.failed("cannot read the keyword vocabulary '\(vocabulary)': \(FileProblem.describe(vocabulary)). Give --keywords an existing file.")
-        }
-        do {
-            detector = try KeywordDetector(contentsOf: try ModelsDirectory.keywordsFile(override: keywords))
-        } catch let error as Vocabulary.ParseError {
-            throw CLIError.failed("the keyword vocabulary is malformed: \(error)")
-        }
+        let detector = try ModelsDirectory.keywordDetector(override: keywords)
         let pcm: CapturePCM
         do {
             if let input {

@@ -1,3 +1,4 @@
+import BoxVoiceKeywords
 import Foundation
 
 /// Finds `Models/` from any working directory: the installed copy beside the binary (`<prefix>/share/boxvoice/Models`,
@@ -28,6 +29,19 @@ enum ModelsDirectory {
     static func keywordsFile(override: String?) throws -> String {
         if let override { return override }
         return try locate() + "/speech-keywords.en.txt"
+    }
+
+    /// The detector for that vocabulary, with a missing or malformed file said in words.
+    static func keywordDetector(override: String?) throws -> KeywordDetector {
+        let path = try keywordsFile(override: override)
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CLIError.failed("cannot read the keyword vocabulary '\(path)': \(FileProblem.describe(path)). Give --keywords an existing file.")
+        }
+        do {
+            return try KeywordDetector(contentsOf: path)
+        } catch let error as Vocabulary.ParseError {
+            throw CLIError.failed("the keyword vocabulary is malformed: \(error)")
+        }
     }
 
     /// The command spotter's phrases: the user's calibrated copy (`boxvoice calibrate`) when there is one, else the

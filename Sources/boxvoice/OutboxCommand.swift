@@ -76,7 +76,7 @@ enum OutboxCommand: Command {
             }
             let report = try store.recover()
             if !report.isEmpty { Console.err(report.summary) }
-            let detector = try KeywordDetector(contentsOf: ModelsDirectory.locate() + "/speech-keywords.en.txt")
+            let detector = try ModelsDirectory.keywordDetector(override: nil)
             var failed = false
             for box in boxes {
                 let (client, embedded) = try clientFor(box: box)
