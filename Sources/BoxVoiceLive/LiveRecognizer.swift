@@ -97,20 +97,8 @@ public final class CommandSpotter: LiveRecognizer {
     private var fed: Int64 = 0
 
     public init(phrases: String, model: PocketSphinxModel = .debianEnglish) throws {
-        guard let text = try? String(contentsOfFile: phrases, encoding: .utf8) else {
-            throw PocketSphinxError(operation: "loading the command phrases", detail: "cannot read \(phrases)")
-        }
-        var groups: [[String]] = [[]]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let content = line.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
-            if content.isEmpty {
-                if line.trimmingCharacters(in: .whitespaces).isEmpty, !(groups.last?.isEmpty ?? true) { groups.append([]) }
-                continue
-            }
-            groups[groups.count - 1].append(content)
-        }
-        groups.removeAll { $0.isEmpty }
-        guard !groups.isEmpty else { throw PocketSphinxError(operation: "loading the command phrases", detail: "\(phrases) lists none") }
+        let listed = try SpotterPhrases.load(phrases)
+        let groups = Dictionary(grouping: listed, by: \.group).sorted { $0.key < $1.key }.map { $0.value.map(\.line) }
         let folder = try PrivateTemporaryFolder.make("spotter")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Each decoder holds its dictionary in memory; the phrases need a few dozen of its 130,000 words, so the

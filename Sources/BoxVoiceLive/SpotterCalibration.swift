@@ -6,13 +6,7 @@ import Foundation
 /// as many of its takes as any threshold does without a single false hit; a phrase with no takes, or none found,
 /// keeps the default. The result is a phrases file in the same format, groups kept.
 public struct SpotterCalibration: Sendable {
-    /// One line of a phrases file.
-    public struct Phrase: Sendable, Equatable {
-        public var phrase: String
-        public var threshold: String
-        /// Phrases in one group share a decoder (a blank line starts the next group).
-        public var group: Int
-    }
+    public typealias Phrase = SpotterPhrase
 
     /// How one phrase came out.
     public struct Outcome: Sendable, Equatable {
@@ -31,22 +25,7 @@ public struct SpotterCalibration: Sendable {
     public let model: PocketSphinxModel
 
     public init(phrasesFile: String, model: PocketSphinxModel = .debianEnglish) throws {
-        guard let text = try? String(contentsOfFile: phrasesFile, encoding: .utf8) else {
-            throw PocketSphinxError(operation: "loading the command phrases", detail: "cannot read \(phrasesFile)")
-        }
-        var group = 0
-        var phrases: [Phrase] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let content = line.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
-            if content.isEmpty {
-                if line.trimmingCharacters(in: .whitespaces).isEmpty, phrases.last?.group == group { group += 1 }
-                continue
-            }
-            let parts = content.split(separator: "/")
-            guard parts.count == 2 else { throw PocketSphinxError(operation: "loading the command phrases", detail: "'\(content)' is not 'phrase /threshold/'") }
-            phrases.append(Phrase(phrase: parts[0].trimmingCharacters(in: .whitespaces), threshold: parts[1].trimmingCharacters(in: .whitespaces), group: group))
-        }
-        self.phrases = phrases
+        phrases = try SpotterPhrases.load(phrasesFile)
         self.model = model
     }
 
@@ -95,7 +74,7 @@ public struct SpotterCalibration: Sendable {
                 lines.append("")
                 group = phrase.group
             }
-            lines.append("\(phrase.phrase) /\(phrase.threshold)/")
+            lines.append(phrase.line)
         }
         return lines.joined(separator: "\n") + "\n"
     }

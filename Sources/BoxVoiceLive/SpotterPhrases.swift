@@ -1,0 +1,39 @@
+import Foundation
+
+/// One line of the command spotter's phrases file (`Models/command-spotter.en.txt`, or a calibrated copy).
+public struct SpotterPhrase: Sendable, Equatable {
+    public var phrase: String
+    public var threshold: String
+    /// Phrases in one group share a decoder (a blank line starts the next group).
+    public var group: Int
+
+    /// The line as pocketsphinx's keyword search reads it.
+    var line: String { "\(phrase) /\(threshold)/" }
+}
+
+/// Reads a phrases file: `phrase /threshold/` per line, `#` comments, a blank line between groups. The spotter and
+/// its calibration both read it here, so they cannot disagree on what a group is.
+enum SpotterPhrases {
+    static func load(_ path: String) throws -> [SpotterPhrase] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw PocketSphinxError(operation: "loading the command phrases", detail: "cannot read \(path)")
+        }
+        var group = 0
+        var phrases: [SpotterPhrase] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let content = line.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+            if content.isEmpty {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty, phrases.last?.group == group { group += 1 }
+                continue
+            }
+            let parts = content.split(separator: "/")
+            guard parts.count == 2 else {
+                throw PocketSphinxError(operation: "loading the command phrases", detail: "'\(content)' in \(path) is not 'phrase /threshold/'")
+            }
+            phrases.append(SpotterPhrase(phrase: parts[0].trimmingCharacters(in: .whitespaces), threshold: parts[1].trimmingCharacters(in: .whitespaces),
+                                         group: group))
+        }
+        guard !phrases.isEmpty else { throw PocketSphinxError(operation: "loading the command phrases", detail: "\(path) lists none") }
+        return phrases
+    }
+}
