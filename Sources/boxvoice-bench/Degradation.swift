@@ -76,15 +76,7 @@ struct Degradation {
         return sqrt(active.reduce(0) { $0 + $1 * $1 } / Double(max(active.count, 1)))
     }
 
-    static func white(_ count: Int, seed: UInt64) -> [Float] {
-        var random = SeededRandom(seed: seed)
-        return (0..<count).map { _ in
-            // Box–Muller: Gaussian white noise.
-            let u = max(Double.random(in: 0..<1, using: &random), 1e-12)
-            let v = Double.random(in: 0..<1, using: &random)
-            return Float(sqrt(-2 * log(u)) * cos(2 * .pi * v))
-        }
-    }
+    static func white(_ count: Int, seed: UInt64) -> [Float] { Noise.white(count, seed: seed) }
 
     /// Paul Kellet's pink filter over seeded white noise.
     static func pink(_ count: Int, seed: UInt64) -> [Float] {

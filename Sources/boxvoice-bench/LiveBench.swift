@@ -37,7 +37,7 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
         var hits = 0
         var withKeyword = 0
         var falseFires = 0
-        let cpuBefore = cpuSeconds()
+        let cpuBefore = processCPUSeconds()
         for (clip, samples) in zip(clips, audio) {
             let transcriber = try LiveTranscriber(options: options)
             var text: [String] = []
@@ -56,17 +56,11 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
             }
             if verbose { details.append("\(method.rawValue) | \(clip.file) | expected \(clip.expectedAction ?? "none") | fired \(fired ?? "none") | \(text.joined(separator: " / "))") }
         }
-        let cpu = cpuSeconds() - cpuBefore
+        let cpu = processCPUSeconds() - cpuBefore
         print(String(format: "| %@ | %d/%d (%.0f %%) | %d | %.2f |", method.rawValue, hits, withKeyword, 100 * Double(hits) / Double(max(withKeyword, 1)),
                      falseFires, cpu / seconds))
     }
     print()
     print("Aims: recall ≥ 90 %, no false fire, real-time factor ≤ 0.5.")
     if verbose { FileHandle.standardError.write(Data((details.joined(separator: "\n") + "\n").utf8)) }
-}
-
-private func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
