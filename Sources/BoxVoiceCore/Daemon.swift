@@ -85,13 +85,13 @@ public final class Daemon: Sendable {
             dictation.endOfInput = .send
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.workDirectory = configuration.workDirectory
-            let session_ = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
+            let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
                 guard let object = DictationEvents.jsonObject(event) else { return }
                 self.broadcast(object)
                 if case .partial = event {} else { log("\(target.name): dictation: \(jsonLine(object))") }
             }
             log("\(target.name): dictation turn started on '\(configuration.deviceName)'")
-            return (session_, pcm)
+            return (turn, pcm)
         }, onEnd: { [self] error in
             log("\(target.name): dictation turn ended" + (error.map { ": \($0)" } ?? ""))
             broadcast(["event": "idle"])

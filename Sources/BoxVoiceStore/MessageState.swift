@@ -18,14 +18,6 @@ public enum MessageState: String, Sendable, CaseIterable, Codable {
     /// Dropped by the user (erase, cancel, discard): no text and no audio are kept.
     case discarded
 
-    /// The message has a framed body and has been (or will be) offered to the box.
-    public var isCommittedForDelivery: Bool {
-        switch self {
-        case .pending, .delivered, .failed, .possiblyDelivered: true
-        default: false
-        }
-    }
-
     /// Its audio is still being written or is still needed for its HQ text: never evicted.
     public var needsAudio: Bool { self == .recording || self == .awaitingHQ }
 }
