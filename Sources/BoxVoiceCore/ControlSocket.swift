@@ -97,7 +97,7 @@ public final class ControlServer: @unchecked Sendable {
                 return
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            DispatchQueue.global().async { [self] in serve(client) }
+            BlockingWork.start("boxvoice.control-client") { [self] in serve(client) }
         }
     }
 

@@ -158,7 +158,7 @@ public final class Daemon: Sendable {
                 log("\(name): needs re-pair — the box refused this device (401); no more attempts")
             case .lastAudioRequest(let request):
                 // Answer off the event thread: a large upload must not hold back keep-alive replies.
-                DispatchQueue.global().async { Self.answer(request, with: responder, box: name, debug: debug, log: log) }
+                BlockingWork.start("boxvoice.last-audio") { Self.answer(request, with: responder, box: name, debug: debug, log: log) }
             case .event, .answeredPing:
                 break
             }

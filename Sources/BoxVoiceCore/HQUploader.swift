@@ -71,7 +71,7 @@ public final class HQUploader: @unchecked Sendable {
 
     private func launch(_ index: Int, _ segment: ClosedSegment) {
         running.enter()
-        DispatchQueue.global().async { [self] in
+        BlockingWork.start("boxvoice.hq-upload") { [self] in
             onEvent(.started(index: index, seconds: segment.duration))
             let result = upload(index, segment)
             let next: (Int, ClosedSegment)? = lock.withLock {

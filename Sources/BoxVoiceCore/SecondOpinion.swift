@@ -50,7 +50,7 @@ final class SecondOpinion: Sendable {
         started = Date()
         deadline = started.addingTimeInterval(wait)
         let path = workDirectory + "/check-\(UUID().uuidString).wav"
-        DispatchQueue.global().async { [self] in
+        BlockingWork.start("boxvoice.second-opinion") { [self] in
             defer { try? FileManager.default.removeItem(atPath: path) }
             do {
                 let file = try SoundFile.createFloatWAV(path: path)

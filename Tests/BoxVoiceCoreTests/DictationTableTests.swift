@@ -165,9 +165,21 @@ final class DictationRun: @unchecked Sendable {
         let clips = Array(Array(repeating: speech, count: 5).joined()) + ["send-buy-milk.wav"]
         let total = try run.run(clips)
         #expect(total > 175 * 48_000)
-        let lastAudio = try #require(run.timedEvents.last { if case .level(let elapsed, _) = $0.event { elapsed * 48_000 >= Double(total) - 4_800 } else { false } }?.at)
+        // Capture runs ahead of the recognizer on a file, so "the end of the recording" is the moment the send at
+        // its end is heard, not the moment its last samples were read.
+        let heard = try #require(run.timedEvents.first { if case .keyword = $0.event { true } else { false } }?.at)
         let firstUpload = try #require(run.box.server.transcriptions.first?.at)
-        #expect(firstUpload < lastAudio, "the first segment was transcribed before the recording ended")
+        let start = try #require(run.timedEvents.first?.at)
+        let timeline = run.timedEvents.compactMap { item -> String? in
+            switch item.event {
+            case .segment, .hq, .keyword, .committed: "\(String(format: "%.2f", item.at.timeIntervalSince(start))) s \(item.event)"
+            default: nil
+            }
+        }
+        #expect(firstUpload < heard, """
+            the first segment reached the box (\(String(format: "%.2f", firstUpload.timeIntervalSince(start))) s) before the \
+            send at the end was heard: \(timeline)
+            """)
         #expect(run.box.server.transcriptions.count >= 3)
         #expect(run.delivered.count == 1, "\(run.events.filter { if case .keyword = $0 { true } else { false } })")
     }
