@@ -9,7 +9,8 @@ public struct BoxSimConfiguration: Sendable {
     public var hq: HQMode
     /// The text HQ returns when its mode does not say (after `flaky` failures, after `slow` waits); nil: describe the audio.
     public var hqText: String?
-    /// What `GET /api/chat/default` answers; nil means `{"sessionId": null}`.
+    /// The default session when the box starts (nil: keep the one its data folder remembers, if any). It moves as
+    /// the box's does (contract §5).
     public var defaultSession: String?
     /// A session stays busy this long after a turn starts; a send meanwhile is `{"queued": true}`.
     public var turnSeconds: Double
@@ -22,11 +23,11 @@ public struct BoxSimConfiguration: Sendable {
     /// `chat.send` waits this long before it looks at a message: a POST in flight long enough to kill its sender
     /// mid-way, as a slow box or network would.
     public var sendDelaySeconds: Double = 0
-    /// Sessions the box knows besides the default one (`chat.send` to any other is 410).
+    /// Sessions the box knows besides the default one (a send to an unknown one is 410, or 404 when exact).
     public var extraSessions: [String] = []
 
     public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .pocketsphinx, hqText: String? = nil,
-                defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 50_000_000,
+                defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 64 << 20,
                 pairingTicketSeconds: Double = 600) {
         self.port = port
         self.dataDirectory = dataDirectory
@@ -47,7 +48,7 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
     /// Answers with the decoded audio's duration ("boxsim heard 3.52 s of audio"), service `boxsim`.
     case describe
     case fixed(String)
-    /// 500 with this code; permanent for `missing_api_key`, `missing_openrouter_key` and `http_4xx` except 429.
+    /// 500 with this code, `permanent` by the box's rule (`isPermanent(code:)`).
     case fail(code: String)
     /// The first N calls fail with 500 `network_error` (not permanent), later ones succeed.
     case flaky(Int)
@@ -84,10 +85,13 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Whether the box would mark a failure with this code permanent.
+    /// Whether the box marks a failure with this code permanent (contract §1): missing keys, a bad response shape,
+    /// any upstream 4xx but 429 (`http_4xx`), and the upstream codes that mean the request itself is wrong.
     public static func isPermanent(code: String) -> Bool {
-        if code == "missing_api_key" || code == "missing_openrouter_key" { return true }
-        if code.hasPrefix("http_4"), code != "http_429" { return true }
+        let always: Set = ["missing_api_key", "missing_openrouter_key", "bad_response_shape", "invalid_api_key",
+                           "invalid_request_error", "invalid_file_format"]
+        if always.contains(code) { return true }
+        if code.hasPrefix("http_4"), code.count == 8, Int(code.dropFirst(5)) != nil, code != "http_429" { return true }
         return false
     }
 }

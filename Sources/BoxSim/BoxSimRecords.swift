@@ -6,6 +6,8 @@ public struct SimDevice: Codable, Sendable, Equatable {
     public var label: String
     public var token: String
     public var pairedAt: Date
+    /// The `bbx_mobile` cookie value that authenticates like the token (absent in data from before cookies).
+    public var cookie: String?
 }
 
 /// A message the box accepted through `chat/send`.

@@ -10,58 +10,97 @@ extension BoxSimServer {
     static let allowedChannels: Set<String> = ["web-desktop", "web-mobile", "ios-native"]
     static let dedupWindow: TimeInterval = 7 * 24 * 3_600
 
-    func send(_ request: SimRequest) -> SimResponse {
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
-            return .json(400, ["error": "Body must be a JSON object"])
+    /// Checks run in the box's order: the body (400), the target session (400/404/410), then the dedup claim — so a
+    /// refused send claims nothing, and a retry of an accepted id to a session that went away is 410, not a duplicate.
+    func send(_ body: RequestBody) -> SimResponse {
+        guard let object = body.object else { return .json(400, ["error": "body must be a JSON object"]) }
+        guard let message = object["message"] as? String, !message.isEmpty else { return .json(400, ["error": "message must be a non-empty string"]) }
+        guard let session = object["session"] as? String, !session.isEmpty else { return .json(400, ["error": "session must be a non-empty string"]) }
+        var messageId = ""
+        if let value = object["messageId"] {
+            guard let text = value as? String else { return .json(400, ["error": "messageId must be a string"]) }
+            messageId = text
         }
-        guard let message = body["message"] as? String, !message.isEmpty else { return .json(400, ["error": "message is required"]) }
-        guard let messageId = body["messageId"] as? String, !messageId.isEmpty else { return .json(400, ["error": "messageId is required"]) }
-        guard let session = body["session"] as? String, !session.isEmpty else { return .json(400, ["error": "session is required"]) }
-        if let channel = body["channel"] {
+        if let channel = object["channel"] {
             guard let name = channel as? String, Self.allowedChannels.contains(name) else {
-                return .json(400, ["error": "Invalid channel"])
+                return .json(400, ["error": "channel must be one of web-desktop, web-mobile, ios-native"])
             }
         }
-        let exact = body["exactSession"] as? Bool ?? false
+        var exact = false
+        if let value = object["exactSession"] {
+            guard let flag = value as? Bool, String(cString: (value as! NSNumber).objCType) == "c" else {
+                return .json(400, ["error": "exactSession must be a boolean"])
+            }
+            exact = flag
+        }
         if configuration.sendDelaySeconds > 0 { Thread.sleep(forTimeInterval: configuration.sendDelaySeconds) }
         let now = Date()
         return records.withLock { records -> SimResponse in
-            if records.messages.contains(where: { $0.messageId == messageId && now.timeIntervalSince($0.receivedAt) < Self.dedupWindow }) {
-                return .json(200, ["deduplicated": true])
-            }
-            return lock.withLock { () -> SimResponse in
-                var target = session
+            lock.withLock { () -> SimResponse in
                 if session == "new" {
-                    target = "session-" + UUID().uuidString.lowercased().prefix(8)
-                    knownSessions.insert(target)
-                } else if !knownSessions.contains(session) {
-                    return exact ? .json(404, ["error": "Session not found"])
-                        : .json(410, ["error": "Chat session is unavailable", "code": "CHAT_SESSION_UNAVAILABLE"])
+                    if exact { return .json(400, ["error": "exactSession cannot be used with session \"new\""]) }
+                } else {
+                    switch sessions.availability(session) {
+                    case .live?: break
+                    case .deleting?:
+                        return .json(410, ["error": "Chat session is being deleted", "code": "CHAT_SESSION_UNAVAILABLE"])
+                    case nil:
+                        return exact ? .json(404, ["error": "Chat session not found"])
+                            : .json(410, ["error": "Chat session is unavailable", "code": "CHAT_SESSION_UNAVAILABLE"])
+                    }
                 }
-                let busy = (busyUntil[target] ?? .distantPast) > now
-                let turnId = busy ? nil : UUID().uuidString.lowercased()
-                if !busy, configuration.turnSeconds > 0 { busyUntil[target] = now.addingTimeInterval(configuration.turnSeconds) }
-                records.addMessage(SimMessage(messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId, queued: busy))
-                events.emitTracked("chat-message", ["messageId": messageId, "session": target])
-                return busy ? .json(200, ["queued": true]) : .json(200, ["turnId": turnId!])
+                // An empty id is accepted and never deduplicated.
+                if !messageId.isEmpty,
+                   records.messages.contains(where: { $0.messageId == messageId && now.timeIntervalSince($0.receivedAt) < Self.dedupWindow }) {
+                    return .json(200, ["deduplicated": true])
+                }
+                let fresh = session == "new"
+                let target = fresh ? "session-" + UUID().uuidString.lowercased().prefix(8) : session
+                let queued = !fresh && sessions.isBusy(target, now: now)
+                let turnId = queued ? nil : UUID().uuidString.lowercased()
+                if !queued { sessions.started(target, now: now, turnSeconds: configuration.turnSeconds) }
+                records.addMessage(SimMessage(messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId, queued: queued))
+                events.emitStored("chat-user-message", dataJSON: Self.json([
+                    "sessionId": fresh ? NSNull() : target as Any, "message": message, "user": NSNull(),
+                    "timestamp": Int(now.timeIntervalSince1970 * 1_000),
+                ]))
+                if fresh {
+                    sessions.assigned(target)
+                    events.emitStored("chat-session-assigned", dataJSON: Self.json(["sessionId": target]))
+                }
+                return queued ? .json(200, ["queued": true]) : .json(200, ["turnId": turnId!])
             }
         }
     }
 
     // MARK: §1 transcription
 
-    func transcribe(_ request: SimRequest) -> SimResponse {
+    /// The box's file-part limit (50 MiB, on the file part, not the body).
+    static let filePartLimit = 52_428_800
+
+    func transcribe(_ request: SimRequest, _ body: RequestBody) -> SimResponse {
         var record = SimTranscription(at: Date(), session: nil, ignoredFields: [], filename: nil, guessedFormat: "webm",
                                       bytes: request.body.count, sampleRate: nil, channels: nil, float32: nil, frames: nil, status: 400, text: nil)
-        defer { records.withLock { $0.addTranscription(record) } }
-        guard let form = try? MultipartForm(body: request.body, contentType: request.header("content-type") ?? ""),
-              let fileIndex = form.parts.firstIndex(where: { $0.name == "file" && $0.filename != nil }) else {
-            return .json(400, ["error": "No audio uploaded"])
+        let result = transcribe(request, body, into: &record)
+        record.status = result.status
+        records.withLock { $0.addTranscription(record) }
+        return result
+    }
+
+    private func transcribe(_ request: SimRequest, _ body: RequestBody, into record: inout SimTranscription) -> SimResponse {
+        guard case .multipart(let contentType) = body else { return .json(406, ["error": "the request is not multipart"]) }
+        guard let form = try? MultipartForm(body: request.body, contentType: contentType) else {
+            return .json(500, ["error": "Internal server error"])
         }
-        // The box reads text fields only before the file part.
-        record.session = form.parts[..<fileIndex].last { $0.name == "session" }.map { String(decoding: $0.body, as: UTF8.self) }
-        record.ignoredFields = form.parts[(fileIndex + 1)...].map(\.name)
+        // The file is the first file part, whatever its name; a part without a filename is a text field unless typed
+        // application/octet-stream.
+        guard let fileIndex = form.parts.firstIndex(where: \.isFile) else { return .json(400, ["error": "No audio uploaded"]) }
         let file = form.parts[fileIndex]
+        guard file.body.count <= Self.filePartLimit else { return .json(413, ["error": "request file too large"]) }
+        // Text fields are read once the file is buffered: one sent after the file part may be missed. boxsim always
+        // misses it (the worse of the box's two outcomes), so a client that sends fields late finds out here.
+        record.session = form.parts[..<fileIndex].last { $0.name == "session" && !$0.isFile }.map { String(decoding: $0.body, as: UTF8.self) }
+        record.ignoredFields = form.parts[(fileIndex + 1)...].map(\.name)
         record.filename = file.filename
         let ext = (file.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? ""
         record.guessedFormat = ["wav", "webm", "mp3", "m4a", "ogg", "flac"].contains(ext) ? ext : "webm"
@@ -77,7 +116,6 @@ extension BoxSimServer {
             return hqCalls
         }
         let result = respond(call: call, audio: audio, guessedFormat: record.guessedFormat)
-        record.status = result.status
         record.text = (try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any])?["text"] as? String
         return result
     }

@@ -11,12 +11,17 @@ extension BoxSimServer {
 
     public func unsubscribeEvents(_ token: Int) { eventSink.remove(token) }
 
-    func requestLastAudio(body: [UInt8]) -> SimResponse {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-              let messageId = object["messageId"] as? String, !messageId.isEmpty else {
-            return .json(400, ["error": "bad-request", "message": "messageId is required"])
+    func requestLastAudio(_ body: RequestBody) -> SimResponse {
+        guard let object = body.object, let messageId = object["messageId"] as? String, !messageId.isEmpty else {
+            return .json(400, ["error": "bad-request", "message": "messageId must be a non-empty string"])
         }
-        let requested = (object["timeoutMs"] as? NSNumber)?.doubleValue ?? 10_000
+        var requested = 10_000.0
+        if let value = object["timeoutMs"] {
+            guard let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c", number.doubleValue.isFinite else {
+                return .json(400, ["error": "bad-request", "message": "timeoutMs must be a number"])
+            }
+            requested = number.doubleValue
+        }
         let timeout = min(max(requested, 100), 30_000) / 1_000
         let requestId = lastAudio.create(messageId: messageId, timeout: timeout)
         eventSink.emit("chat-last-audio-request", ["requestId": requestId, "messageId": messageId])
@@ -28,25 +33,36 @@ extension BoxSimServer {
         case .audio(let answer):
             var headers: [(String, String)] = [("Content-Type", answer.contentType)]
             if let recordedAt = answer.recordedAt { headers.append(("X-Recorded-At", recordedAt)) }
-            if let text = answer.text { headers.append(("X-Message-Text", Self.percentEncode(String(text.prefix(1_500))))) }
+            if let text = answer.text {
+                // `text.slice(0, 1500)` counts UTF-16 code units; a cut inside a surrogate pair leaves a lone half,
+                // which encodeURIComponent refuses: the requester gets 500, not the recording.
+                let units = Array(text.utf16.prefix(1_500))
+                guard let cut = String(utf16CodeUnits: units, count: units.count) as String?, !Self.endsInLoneSurrogate(units) else {
+                    return .json(500, ["error": "Internal server error"])
+                }
+                headers.append(("X-Message-Text", Self.percentEncode(cut)))
+            }
             if let id = answer.messageId { headers.append(("X-Message-Id", Self.percentEncode(id))) }
             if let session = answer.sessionId { headers.append(("X-Session-Id", Self.percentEncode(session))) }
             return SimResponse(status: 200, headers: headers, body: answer.audio)
         }
     }
 
-    func answerLastAudio(requestId: String, _ request: SimRequest) -> SimResponse {
-        let contentType = request.header("content-type") ?? ""
-        if contentType.lowercased().hasPrefix("multipart/") {
-            guard let form = try? MultipartForm(body: request.body, contentType: contentType),
-                  let fileIndex = form.parts.firstIndex(where: { $0.filename != nil }) else {
-                return .json(400, ["error": "No audio uploaded"])
-            }
+    static func endsInLoneSurrogate(_ units: [UInt16]) -> Bool {
+        guard let last = units.last else { return false }
+        return UTF16.isLeadSurrogate(last)
+    }
+
+    func answerLastAudio(requestId: String, _ request: SimRequest, _ body: RequestBody) -> SimResponse {
+        if case .multipart(let contentType) = body {
+            guard let form = try? MultipartForm(body: request.body, contentType: contentType) else { return .json(500, ["error": "Internal server error"]) }
+            guard let fileIndex = form.parts.firstIndex(where: \.isFile) else { return .json(400, ["error": "No audio uploaded"]) }
             // Fields count only before the file part, as on the box.
             let fields = form.parts[..<fileIndex]
             func field(_ name: String) -> String? { fields.last { $0.name == name }.map { String(decoding: $0.body, as: UTF8.self) } }
             let file = form.parts[fileIndex]
-            let answer = LastAudioPending.Fulfillment(audio: Array(file.body), contentType: file.contentType ?? "application/octet-stream",
+            // The requester gets the part's type; a part without one reads as text/plain.
+            let answer = LastAudioPending.Fulfillment(audio: Array(file.body), contentType: file.contentType ?? "text/plain",
                                                       recordedAt: field("recordedAt"), text: field("text"),
                                                       messageId: field("messageId"), sessionId: field("sessionId"))
             switch lastAudio.fulfill(requestId, answer) {
@@ -55,7 +71,7 @@ extension BoxSimServer {
             case .unknown: return .json(404, ["error": "unknown-request"])
             }
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any], object["none"] as? Bool == true else {
+        guard body.object?["none"] as? Bool == true else {
             return .json(400, ["error": "bad-answer", "message": "Expected multipart audio or {\"none\": true}"])
         }
         return lastAudio.reportNone(requestId) ? .json(200, ["ok": true]) : .json(404, ["error": "unknown-request"])

@@ -15,11 +15,11 @@ public final class BoxSimServer: @unchecked Sendable {
 
     var http: HTTPServer!
     let records: BoxSimRecords
+    /// Pairing tickets, sessions and the HQ call count; `records` has its own lock, always taken first.
     let lock = NSLock()
     var tickets: [String: Date] = [:]
     var hqCalls = 0
-    var busyUntil: [String: Date] = [:]
-    var knownSessions: Set<String>
+    var sessions: ChatSessions
     let lastAudio = LastAudioPending()
     /// Called with every transient event the box would publish (`chat-last-audio-request`, …).
     let eventSink = EventSink()
@@ -31,19 +31,18 @@ public final class BoxSimServer: @unchecked Sendable {
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration
         records = try BoxSimRecords(directory: configuration.dataDirectory)
-        knownSessions = Set(records.messages.map(\.session) + configuration.extraSessions)
-        if let session = configuration.defaultSession { knownSessions.insert(session) }
+        sessions = ChatSessions(directory: configuration.dataDirectory, configured: configuration.defaultSession,
+                                extra: configuration.extraSessions, seen: records.messages.map(\.session))
         http = try HTTPServer(port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32) { [unowned self] request in
             self.route(request)
         }
-        events = EventHub(server: http, pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
-        _ = eventSink.add { [weak events] name, data in events?.emitTransient(name, data) }
+        events = try EventHub(server: http, dataDirectory: configuration.dataDirectory,
+                              pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
+        _ = eventSink.add { [weak events] name, data in events?.emitTransient(name, dataJSON: Self.json(data)) }
         let hub = events!
         http.handleWebSockets(path: "/" + configuration.slug + "/api/trpc", .init(
             authorize: { [unowned self] headers in
-                guard let header = headers["authorization"], header.hasPrefix("Bearer "),
-                      self.knowsToken(String(header.dropFirst("Bearer ".count))) else { return #"{"error":"Not authenticated"}"# }
-                return nil
+                self.device(authorizing: headers) == nil ? #"{"error":"Not authenticated"}"# : nil
             },
             opened: { hub.opened($0) },
             received: { hub.received($0, $1) },
@@ -58,11 +57,24 @@ public final class BoxSimServer: @unchecked Sendable {
     /// Event WebSocket connections open now.
     public var eventConnections: Int { events.connectionCount }
 
-    /// Publishes a stored (tracked) event, as the box does for chat activity.
-    public func emitTrackedEvent(_ name: String, _ data: [String: String]) { events.emitTracked(name, data) }
+    /// Publishes a stored event, as the box does for chat activity; returns its id.
+    @discardableResult
+    public func emitStoredEvent(_ name: String, _ data: [String: Any]) -> Int { events.emitStored(name, dataJSON: Self.json(data)) }
 
-    private func knowsToken(_ token: String) -> Bool {
-        records.withLock { $0.devices.contains { $0.token == token } }
+    /// The session `GET /api/chat/default` names now.
+    public var defaultSession: String? { lock.withLock { sessions.defaultSession } }
+
+    /// Simulator control: another client moves the default (nil clears it).
+    public func moveDefault(to session: String?) { lock.withLock { sessions.setDefault(session) } }
+
+    /// Simulator control: a session is being deleted (`.deleting`), is gone (nil), or is live again.
+    public func setSession(_ id: String, _ availability: ChatSessionAvailability?) {
+        lock.withLock { sessions.set(id, to: availability.map { $0 == .live ? .live : .deleting }) }
+    }
+
+    static func json(_ object: Any) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: inspection (in-process)
@@ -73,7 +85,7 @@ public final class BoxSimServer: @unchecked Sendable {
 
     /// Mints a single-use pairing ticket (valid for `pairingTicketSeconds`) and the link that carries it.
     public func mintPairingLink(label: String = "Bee Box", session: String? = nil) -> String {
-        let ticket = Self.randomToken(bytes: 18)
+        let ticket = Self.randomToken(bytes: 32)
         lock.withLock { tickets[ticket] = Date().addingTimeInterval(configuration.pairingTicketSeconds) }
         var items = [URLQueryItem(name: "baseURL", value: baseURL), URLQueryItem(name: "label", value: label),
                      URLQueryItem(name: "pairingToken", value: ticket)]
@@ -89,31 +101,59 @@ public final class BoxSimServer: @unchecked Sendable {
     private func route(_ request: SimRequest) -> SimResponse {
         if request.path.hasPrefix("/boxsim/") { return admin(request) }
         let prefix = "/" + configuration.slug + "/api/"
-        guard request.path.hasPrefix(prefix) else { return .json(404, ["error": "Not found"]) }
+        guard request.path.hasPrefix(prefix) else { return notFound(request) }
         let endpoint = String(request.path.dropFirst(prefix.count))
-        switch (request.method, endpoint) {
-        case ("POST", "pairing/redeem"):
-            return redeem(request)
-        case (_, "pairing/redeem"):
-            return .json(404, ["error": "Not found"])
-        default:
-            break
+        let known = ["pairing/redeem", "pairing/session", "chat/default", "chat/send", "chat/transcribe-audio", "chat/last-audio/request"]
+        guard known.contains(endpoint) || endpoint.hasPrefix("chat/last-audio/") else { return notFound(request) }
+        // The framework reads the body by its Content-Type before any route code or authentication runs.
+        let body: RequestBody
+        switch RequestBody.parse(request) {
+        case .body(let parsed): body = parsed
+        case .refused(let refusal): return refusal
         }
-        guard authenticated(request) else { return .json(401, ["error": "Not authenticated"]) }
         switch (request.method, endpoint) {
-        case ("GET", "chat/default"): return .json(200, ["sessionId": configuration.defaultSession as Any? ?? NSNull()])
-        case ("POST", "chat/send"): return send(request)
-        case ("POST", "chat/transcribe-audio"): return transcribe(request)
-        case ("POST", "chat/last-audio/request"): return requestLastAudio(body: request.body)
-        case ("POST", let path) where path.hasPrefix("chat/last-audio/"):
-            return answerLastAudio(requestId: String(path.dropFirst("chat/last-audio/".count)), request)
-        default: return .json(404, ["error": "Not found"])
+        case ("POST", "pairing/redeem"): return redeem(body)
+        case (_, "pairing/redeem"): return notFound(request)
+        default: break
         }
+        guard let (device, byBearer) = device(authorizing: request.headers) else { return .json(401, ["error": "Not authenticated"]) }
+        var response: SimResponse
+        switch (request.method, endpoint) {
+        case ("POST", "pairing/session"): response = SimResponse(status: 204)
+        case ("GET", "chat/default"): response = .json(200, ["sessionId": defaultSession as Any? ?? NSNull()])
+        case ("POST", "chat/send"): response = send(body)
+        case ("POST", "chat/transcribe-audio"): response = transcribe(request, body)
+        case ("POST", "chat/last-audio/request"): response = requestLastAudio(body)
+        case ("POST", let path) where path.hasPrefix("chat/last-audio/") && !path.dropFirst("chat/last-audio/".count).contains("/"):
+            response = answerLastAudio(requestId: String(path.dropFirst("chat/last-audio/".count)), request, body)
+        default: return notFound(request)
+        }
+        // Every answer to a bearer-authenticated request sets the mobile cookie (contract §6).
+        if byBearer, let cookie = device.cookie {
+            response.headers.append(("Set-Cookie", "bbx_mobile=\(cookie); Path=/\(configuration.slug); HttpOnly; SameSite=Lax"))
+        }
+        return response
     }
 
-    private func authenticated(_ request: SimRequest) -> Bool {
-        guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else { return false }
-        return knowsToken(String(header.dropFirst("Bearer ".count)))
+    /// fastify's answer for a route it does not have.
+    private func notFound(_ request: SimRequest) -> SimResponse {
+        .json(404, ["message": "Route \(request.method):\(request.path) not found", "error": "Not Found", "statusCode": 404])
+    }
+
+    /// The device a request authenticates as — by the `bbx_mobile` cookie, checked first, else by the bearer token
+    /// — and whether it was the bearer.
+    func device(authorizing headers: [String: String]) -> (SimDevice, byBearer: Bool)? {
+        let devices = records.withLock { $0.devices }
+        if let cookies = headers["cookie"] {
+            for pair in cookies.split(separator: ";") {
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, parts[0] == "bbx_mobile" else { continue }
+                if let device = devices.first(where: { $0.cookie == parts[1] }) { return (device, false) }
+            }
+        }
+        guard let header = headers["authorization"], header.hasPrefix("Bearer ") else { return nil }
+        let token = String(header.dropFirst("Bearer ".count))
+        return devices.first { $0.token == token }.map { ($0, true) }
     }
 
     private func admin(_ request: SimRequest) -> SimResponse {
@@ -121,45 +161,65 @@ public final class BoxSimServer: @unchecked Sendable {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
         func encoded<T: Encodable>(_ value: T) -> SimResponse {
-            SimResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array((try? encoder.encode(value)) ?? Data()))
+            SimResponse(status: 200, headers: [("Content-Type", SimResponse.jsonContentType)], body: Array((try? encoder.encode(value)) ?? Data()))
         }
+        let query = URLComponents(string: "?" + request.query)?.queryItems ?? []
+        func parameter(_ name: String) -> String? { query.first { $0.name == name }?.value }
         switch (request.method, request.path) {
         case ("POST", "/boxsim/pair-link"):
-            let query = URLComponents(string: "?" + request.query)?.queryItems ?? []
-            let label = query.first { $0.name == "label" }?.value ?? "Bee Box"
-            let session = query.first { $0.name == "session" }?.value
-            return .json(200, ["link": mintPairingLink(label: label, session: session)])
+            return .json(200, ["link": mintPairingLink(label: parameter("label") ?? "Bee Box", session: parameter("session"))])
         case ("POST", "/boxsim/retranscribe"):
             // The agent's side (`bbx chat retranscribe`), without a device token.
-            return requestLastAudio(body: request.body)
+            guard case .body(let body) = RequestBody.parse(request) else { return .json(400, ["error": "bad-request"]) }
+            return requestLastAudio(body)
         case ("POST", "/boxsim/fail-subscriptions"):
             // Simulator feature: every event subscription ends with an error frame (its connection stays open).
             events?.failSubscriptions(message: "subscription failed (boxsim /boxsim/fail-subscriptions)")
             return .json(200, ["ok": true])
+        case ("POST", "/boxsim/default"):
+            // Simulator feature: another client moves the default session (empty: none).
+            let session = parameter("session").flatMap { $0.isEmpty ? nil : $0 }
+            moveDefault(to: session)
+            return .json(200, ["sessionId": session as Any? ?? NSNull()])
+        case ("POST", "/boxsim/session"):
+            // Simulator feature: a session is being deleted, is gone, or is live.
+            guard let id = parameter("id"), !id.isEmpty, let state = parameter("state"), ["live", "deleting", "gone"].contains(state) else {
+                return .json(400, ["error": "give id=SESSION and state=live|deleting|gone"])
+            }
+            setSession(id, state == "gone" ? nil : state == "live" ? .live : .deleting)
+            return .json(200, ["ok": true])
+        case ("GET", "/boxsim/events"): return encoded(events.storedEvents)
         case ("GET", "/boxsim/pending"):
             return .json(200, lastAudio.pending.map { ["requestId": $0.requestId, "messageId": $0.messageId] })
         case ("GET", "/boxsim/messages"): return encoded(messages)
         case ("GET", "/boxsim/transcriptions"): return encoded(transcriptions)
         case ("GET", "/boxsim/status"):
-            return .json(200, ["baseURL": baseURL, "hq": configuration.hq.description, "devices": devices.count, "messages": messages.count])
+            return .json(200, ["baseURL": baseURL, "hq": configuration.hq.description, "devices": devices.count, "messages": messages.count,
+                               "defaultSession": defaultSession as Any? ?? NSNull()])
         default: return .json(404, ["error": "Not found"])
         }
     }
 
     // MARK: §6 pairing
 
-    private func redeem(_ request: SimRequest) -> SimResponse {
-        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
-              let ticket = body["pairingToken"] as? String, !ticket.isEmpty else {
+    private func redeem(_ body: RequestBody) -> SimResponse {
+        guard let object = body.object, let ticket = object["pairingToken"] as? String, !ticket.isEmpty else {
             return .json(400, ["error": "pairingToken is required"])
         }
-        let deviceLabel = (body["deviceLabel"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Device"
+        // Optional; when present a non-empty string (the ticket stays unspent otherwise). Trimmed; blank → the default.
+        var deviceLabel = "iOS companion"
+        if let label = object["deviceLabel"] {
+            guard let text = label as? String, !text.isEmpty else { return .json(400, ["error": "deviceLabel must be a non-empty string"]) }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !trimmed.isEmpty { deviceLabel = trimmed }
+        }
         let valid: Bool = lock.withLock {
             guard let expiry = tickets.removeValue(forKey: ticket) else { return false }  // single use
             return expiry > Date()
         }
         guard valid else { return .json(401, ["error": "Pairing code is invalid or expired."]) }
-        let device = SimDevice(deviceId: UUID().uuidString.lowercased(), label: deviceLabel, token: Self.randomToken(bytes: 32), pairedAt: Date())
+        let device = SimDevice(deviceId: UUID().uuidString.lowercased(), label: deviceLabel, token: Self.randomToken(bytes: 32), pairedAt: Date(),
+                               cookie: Self.randomToken(bytes: 32))
         records.withLock { $0.addDevice(device) }
         return .json(200, ["boxSlug": configuration.slug.split(separator: "/").last.map(String.init) ?? configuration.slug,
                            "label": "Bee Box", "deviceId": device.deviceId, "deviceLabel": device.label, "token": device.token])
@@ -171,4 +231,10 @@ public final class BoxSimServer: @unchecked Sendable {
         return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
+}
+
+/// What a simulated session can be made (simulator control).
+public enum ChatSessionAvailability: Sendable {
+    case live
+    case deleting
 }

@@ -25,9 +25,12 @@ public struct SimResponse: Sendable {
         self.body = body
     }
 
+    /// What the box's JSON answers are typed (fastify).
+    public static let jsonContentType = "application/json; charset=utf-8"
+
     public static func json(_ status: Int, _ object: Any) -> SimResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return SimResponse(status: status, headers: [("Content-Type", "application/json")], body: Array(data))
+        return SimResponse(status: status, headers: [("Content-Type", jsonContentType)], body: Array(data))
     }
 }
 
@@ -119,12 +122,36 @@ final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Closes a WebSocket connection from the server side.
-    func close(_ id: Int) {
-        connectionsLock.withLock {
-            guard let connection = connections[id] else { return }
-            _ = mg_websocket_write(connection, Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE), nil, 0)
+    /// Cuts a WebSocket connection as the box's keep-alive does (`terminate()`): the TCP connection ends with no
+    /// close frame. civetweb offers no such call, so the connection's socket is found by its two ports and shut down;
+    /// civetweb then sees the connection end and cleans up as for any dropped client.
+    func cut(_ id: Int) {
+        let ports: (remote: Int, local: Int)? = connectionsLock.withLock {
+            guard let connection = connections[id], let info = mg_get_request_info(connection)?.pointee else { return nil }
+            return (Int(info.remote_port), Int(info.server_port))
         }
+        guard let ports, let descriptor = Self.socket(remotePort: ports.remote, localPort: ports.local) else { return }
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// The descriptor of this process's TCP socket between `localPort` and `remotePort` on loopback.
+    private static func socket(remotePort: Int, localPort: Int) -> Int32? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+        for entry in entries {
+            guard let descriptor = Int32(entry) else { continue }
+            if port(of: descriptor, peer: true) == remotePort, port(of: descriptor, peer: false) == localPort { return descriptor }
+        }
+        return nil
+    }
+
+    private static func port(of descriptor: Int32, peer: Bool) -> Int? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(descriptor, $0, &length) : getsockname(descriptor, $0, &length) }
+        }
+        guard result == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func id(of connection: OpaquePointer) -> Int { Int(bitPattern: UnsafeRawPointer(connection)) }
@@ -212,11 +239,14 @@ final class HTTPServer: @unchecked Sendable {
     private static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 204: "No Content"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 404: "Not Found"
         case 410: "Gone"
+        case 406: "Not Acceptable"
         case 413: "Payload Too Large"
+        case 415: "Unsupported Media Type"
         case 500: "Internal Server Error"
         case 504: "Gateway Timeout"
         default: "Status"

@@ -7,6 +7,12 @@ public struct MultipartForm: Sendable {
         public let filename: String?
         public let contentType: String?
         public let body: ArraySlice<UInt8>
+
+        /// The box's rule (@fastify/busboy): a part is a file when it has a filename or is typed
+        /// `application/octet-stream`; anything else is a text field.
+        public var isFile: Bool {
+            filename != nil || contentType?.lowercased().hasPrefix("application/octet-stream") == true
+        }
     }
 
     public struct Malformed: Error, Sendable, CustomStringConvertible {

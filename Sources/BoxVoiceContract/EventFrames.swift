@@ -59,40 +59,140 @@ public enum EventFrames {
 
     // MARK: server side (boxsim)
 
-    public static func started(id: Int) -> String { json(["id": id, "result": ["type": "started"]]) }
-    public static func stopped(id: Int) -> String { json(["id": id, "result": ["type": "stopped"]]) }
+    /// A request id as the client sent it: tRPC echoes numbers as numbers and strings as strings, and keeps them
+    /// apart (`1` and `"1"` are two ids).
+    public enum RequestID: Hashable, Sendable, CustomStringConvertible {
+        case number(Int)
+        case string(String)
 
-    public static func event(id: Int, name: String, data: [String: Any], trackedId: String?) -> String {
+        init?(json value: Any?) {
+            if let text = value as? String {
+                self = .string(text)
+            } else if let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c",
+                      number.doubleValue == Double(number.intValue) {
+                self = .number(number.intValue)
+            } else {
+                return nil
+            }
+        }
+
+        var json: Any {
+            switch self {
+            case .number(let value): value
+            case .string(let value): value
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .number(let value): String(value)
+            case .string(let value): value
+            }
+        }
+    }
+
+    /// Where an answer goes: the request's id (or none, for a frame that could not be read) and whether the request
+    /// carried `"jsonrpc":"2.0"`, which every answer to it then repeats.
+    public struct Reply: Hashable, Sendable {
+        public var id: RequestID?
+        public var jsonrpc: Bool
+
+        public init(id: RequestID?, jsonrpc: Bool = false) {
+            self.id = id
+            self.jsonrpc = jsonrpc
+        }
+
+        func wrap(_ body: [String: Any]) -> String {
+            var object = body
+            object["id"] = id?.json ?? NSNull()
+            if jsonrpc { object["jsonrpc"] = "2.0" }
+            return EventFrames.json(object)
+        }
+    }
+
+    public static func started(_ reply: Reply) -> String { reply.wrap(["result": ["type": "started"]]) }
+    public static func stopped(_ reply: Reply) -> String { reply.wrap(["result": ["type": "stopped"]]) }
+
+    /// An event frame; `data` is the event's payload as JSON text. Stored events carry their id twice, as the box's
+    /// tracked envelope does.
+    public static func event(_ reply: Reply, name: String, dataJSON: String, trackedId: String?) -> String {
+        let data = (try? JSONSerialization.jsonObject(with: Data(dataJSON.utf8), options: [.fragmentsAllowed])) ?? [String: Any]()
         let payload: [String: Any] = ["event": name, "data": data]
-        guard let trackedId else { return json(["id": id, "result": ["type": "data", "data": payload]]) }
-        return json(["id": id, "result": ["type": "data", "id": trackedId, "data": ["id": trackedId, "data": payload]]])
+        guard let trackedId else { return reply.wrap(["result": ["type": "data", "data": payload]]) }
+        return reply.wrap(["result": ["type": "data", "id": trackedId, "data": ["id": trackedId, "data": payload]]])
     }
 
-    public static func error(id: Int?, message: String, code: String, httpStatus: Int) -> String {
-        json(["id": id as Any? ?? NSNull(), "error": ["message": message, "code": -32_600,
-                                                      "data": ["code": code, "httpStatus": httpStatus, "path": "events.subscribe"]]])
+    /// tRPC's error codes as JSON-RPC numbers, with the HTTP status each maps to.
+    public enum ErrorCode: String, Sendable {
+        case parseError = "PARSE_ERROR"
+        case badRequest = "BAD_REQUEST"
+        case notFound = "NOT_FOUND"
+        case internalServerError = "INTERNAL_SERVER_ERROR"
+
+        public var number: Int {
+            switch self {
+            case .parseError: -32_700
+            case .badRequest: -32_600
+            case .notFound: -32_004
+            case .internalServerError: -32_603
+            }
+        }
+
+        public var httpStatus: Int {
+            switch self {
+            case .parseError, .badRequest: 400
+            case .notFound: 404
+            case .internalServerError: 500
+            }
+        }
     }
 
-    /// Reads a client frame (boxsim): a subscription request, a stop, or PONG.
+    public static func error(_ reply: Reply, message: String, code: ErrorCode, path: String?) -> String {
+        var data: [String: Any] = ["code": code.rawValue, "httpStatus": code.httpStatus]
+        if let path { data["path"] = path }
+        return reply.wrap(["error": ["message": message, "code": code.number, "data": data]])
+    }
+
+    /// A client frame as the box reads it (boxsim).
     public enum ClientFrame: Sendable, Equatable {
+        /// The raw keep-alive texts.
+        case ping
         case pong
-        case subscribe(id: Int, path: String, lastEventId: String?)
-        case stop(id: Int)
-        case unknown
+        /// `lastEventId` is nil when absent; `.invalid` when present but not a JSON string.
+        case subscribe(Reply, path: String, lastEventId: LastEventID)
+        case stop(Reply)
+        /// A JSON frame that is not a request the box knows (no id, an unknown method).
+        case unknownMethod(Reply, method: String)
+        /// Not JSON at all.
+        case unreadable
+    }
+
+    public enum LastEventID: Sendable, Equatable {
+        case absent
+        case given(String)
+        case invalid
     }
 
     public static func parseClient(_ text: String) -> ClientFrame {
+        if text == ping { return .ping }
         if text == pong { return .pong }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
-              let id = (object["id"] as? NSNumber)?.intValue, let method = object["method"] as? String else { return .unknown }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return .unreadable }
+        let reply = Reply(id: RequestID(json: object["id"]), jsonrpc: object["jsonrpc"] as? String == "2.0")
+        let method = object["method"] as? String ?? ""
         switch method {
         case "subscription":
             let params = object["params"] as? [String: Any] ?? [:]
-            return .subscribe(id: id, path: params["path"] as? String ?? "", lastEventId: params["lastEventId"].map { "\($0)" })
+            let input = params["input"] as? [String: Any]
+            let last: LastEventID = switch params["lastEventId"] ?? input?["lastEventId"] {
+            case nil: .absent
+            case let text as String: .given(text)
+            default: .invalid
+            }
+            return .subscribe(reply, path: params["path"] as? String ?? "", lastEventId: last)
         case "subscription.stop":
-            return .stop(id: id)
+            return .stop(reply)
         default:
-            return .unknown
+            return .unknownMethod(reply, method: method)
         }
     }
 

@@ -111,12 +111,12 @@ import Testing
     @Test func trackedEventsArriveInOrderAndReplayAfterLastEventId() throws {
         let box = try SimulatedBox()
         let token = try pairedToken(box)
-        for index in 1...5 { box.server.emitTrackedEvent("chat-message", ["messageId": "M\(index)"]) }
+        for index in 1...5 { box.server.emitStoredEvent("chat-message", ["messageId": "M\(index)"]) }
         let (events, log) = stream(box, token: token, lastEventId: "2")
         defer { events.stop() }
         #expect(log.waitUntil(timeout: 5) { UpdateLog.trackedIds(in: $0).count >= 3 })
         #expect(log.trackedIds == ["3", "4", "5"])
-        for index in 6...25 { box.server.emitTrackedEvent("chat-message", ["messageId": "M\(index)"]) }
+        for index in 6...25 { box.server.emitStoredEvent("chat-message", ["messageId": "M\(index)"]) }
         #expect(log.waitUntil(timeout: 5) { UpdateLog.trackedIds(in: $0).count >= 23 })
         #expect(log.trackedIds == (3...25).map(String.init))
         #expect(events.lastEventId == "25")

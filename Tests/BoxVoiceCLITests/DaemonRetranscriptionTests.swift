@@ -43,10 +43,12 @@ import Testing
     @Test func eachMessageIsAnsweredWithItsOwnAudioSessionAndCappedText() throws {
         let long = String(repeating: "Buy milk and eggs. ", count: 100)  // 1900 characters
         let box = try SimulatedBox { $0.hq = .fixed(long); $0.defaultSession = "s1"; $0.extraSessions = ["s2"] }
-        let (home, env, ids) = try dictated([("send-buy-milk.wav", "s2"), ("send-kal-dinner.wav", nil)], into: box.server)
+        // The first follows the default; the second names its session (the default then moves there, contract §5).
+        let (home, env, ids) = try dictated([("send-buy-milk.wav", nil), ("send-kal-dinner.wav", "s2")], into: box.server)
         let daemon = try startDaemon(env, box: box.server)
 
-        for (id, session) in zip(ids, ["s2", "s1"]) {
+        #expect(box.server.defaultSession == "s2")
+        for (id, session) in zip(ids, ["s1", "s2"]) {
             let response = try #require(RetranscribeAgent(port: box.server.port, messageId: id, timeoutMs: 10_000).wait())
             #expect(response.status == 200)
             #expect(response.header("x-message-id") == id)
