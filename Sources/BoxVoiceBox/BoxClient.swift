@@ -23,6 +23,11 @@ public struct BoxClient: Sendable {
         self.verifyTLS = verifyTLS
     }
 
+    /// The box's event stream for this device (not started); nil without a token. The token stays inside.
+    public func eventStream(onUpdate: @escaping @Sendable (EventStream.Update) -> Void) -> EventStream? {
+        token.map { EventStream(baseURL: baseURL, token: $0, verifyTLS: verifyTLS, onUpdate: onUpdate) }
+    }
+
     // MARK: calls
 
     /// `POST /api/pairing/redeem`: trades a single-use pairing ticket for this device's token.

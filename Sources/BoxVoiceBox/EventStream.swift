@@ -278,7 +278,11 @@ private final class Connection {
             if status == 401 { outcome.unauthorized = true }
             outcome.reason = "the box ended the subscription: \(message)"
             return false
-        case .stopped, .unknown:
+        case .stopped:
+            // Stopped by the box: without a live subscription the PINGs would keep a deaf connection open.
+            outcome.reason = "the box stopped the subscription"
+            return false
+        case .unknown:
             break
         }
         return true

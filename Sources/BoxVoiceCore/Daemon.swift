@@ -17,19 +17,35 @@ public final class Daemon: Sendable {
         public var token: String
         public var verifyTLS: Bool
 
-        public init(name: String, client: BoxClient, baseURL: String, token: String, verifyTLS: Bool) {
+        public init(name: String, baseURL: String, token: String, verifyTLS: Bool) {
             self.name = name
-            self.client = client
+            self.client = BoxClient(baseURL: baseURL, token: token, verifyTLS: verifyTLS)
             self.baseURL = baseURL
             self.token = token
             self.verifyTLS = verifyTLS
         }
+
+        /// Whether a connection made for `other` still serves this box (re-pairing changes the token).
+        func connectsLike(_ other: Box) -> Bool {
+            name == other.name && baseURL == other.baseURL && token == other.token && verifyTLS == other.verifyTLS
+        }
+    }
+
+    /// The boxes paired now, and the one hotkey turns dictate to (nil: none is paired).
+    public struct Pairing: Sendable {
+        public var boxes: [Box]
+        public var dictating: String?
+
+        public init(boxes: [Box], dictating: String?) {
+            self.boxes = boxes
+            self.dictating = dictating
+        }
     }
 
     public struct Configuration: Sendable {
-        public var boxes: [Box]
-        /// The box hotkey turns dictate to.
-        public var dictationBox: Box
+        /// Reads the pairing as it is now: called at start and every `pairingCheckInterval`, so boxes paired,
+        /// re-paired or unpaired while the daemon runs are served without a restart. A throw keeps the last pairing.
+        public var pairing: @Sendable () throws -> Pairing
         public var store: MessageStore
         public var detector: KeywordDetector
         public var spotterPhrases: String?
@@ -44,12 +60,13 @@ public final class Daemon: Sendable {
         public var debug = false
         /// How often what killed runs left is looked for, and pending messages are tried.
         public var deliveryInterval: TimeInterval = 10
+        /// How often the pairing is read again.
+        public var pairingCheckInterval: TimeInterval = 1
 
-        public init(boxes: [Box], dictationBox: Box, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
+        public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
                     dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
                     openDevice: @escaping @Sendable () throws -> CapturePCM) {
-            self.boxes = boxes
-            self.dictationBox = dictationBox
+            self.pairing = pairing
             self.store = store
             self.detector = detector
             self.spotterPhrases = spotterPhrases
@@ -61,27 +78,48 @@ public final class Daemon: Sendable {
         }
     }
 
+    /// A hotkey turn could not start because no box is paired.
+    public struct NoBoxPaired: Error, CustomStringConvertible {
+        public var description: String {
+            "no box is paired, so there is nowhere to dictate to; pair one with `boxvoice pair LINK` (the daemon picks it up without a restart)"
+        }
+    }
+
+    private struct Served {
+        var pairing = Pairing(boxes: [], dictating: nil)
+        var streams: [String: (box: Box, stream: EventStream)] = [:]
+    }
+
     private let configuration: Configuration
     private let log: @Sendable (String) -> Void
     private let control = Mutex<ControlServer?>(nil)
+    private let served = Mutex(Served())
 
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
         self.log = log
     }
 
+    /// The box hotkey turns dictate to now.
+    private var dictationTarget: Box? {
+        served.withLock { served in served.pairing.dictating.flatMap { name in served.pairing.boxes.first { $0.name == name } } }
+    }
+
     /// Serves until `stop` is requested. Throws only when it cannot start (another daemon holds the socket).
     public func run(until stop: StopSignal) throws {
         let configuration = self.configuration
         let log = self.log
-        let target = configuration.dictationBox
         let turns = DictationTurns(begin: { [self] in
+            guard let target = dictationTarget else { throw NoBoxPaired() }
             let pcm = try configuration.openDevice()
-            // Each message goes to the box's default session, asked when it is sent: the turn records at once, and a
-            // box that is down holds the turn's messages rather than opening a new conversation (contract §5).
+            // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
+            // turn records at once; a box that is down holds the messages rather than opening a new conversation),
+            // the rest follow it (contract §5).
             var dictation = DictationSession.Configuration(box: target.name, client: target.client, session: nil,
                                                            spotterPhrases: configuration.spotterPhrases)
             dictation.sessionFromDefault = true
+            // The daemon's own event stream tells the store which session a turn's new conversation got.
+            dictation.followsSessionEvents = false
             dictation.endOfInput = .send
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.workDirectory = configuration.workDirectory
@@ -93,22 +131,27 @@ public final class Daemon: Sendable {
             log("\(target.name): dictation turn started on '\(configuration.deviceName)'")
             return (turn, pcm)
         }, onEnd: { [self] error in
-            log("\(target.name): dictation turn ended" + (error.map { ": \($0)" } ?? ""))
+            log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
             broadcast(["event": "idle"])
         })
         // The control socket first: a second daemon must stop here, before it subscribes to any box.
-        let server = try ControlServer(path: configuration.controlSocket) { request in
+        let server = try ControlServer(path: configuration.controlSocket) { [self] request in
             guard request.command == .status else { return turns.handle(request.command) }
             var reply = turns.status()
-            reply.message += "; serving \(configuration.boxes.count) box(es), dictating to '\(target.name)'"
+            let (count, target) = served.withLock { ($0.pairing.boxes.count, $0.pairing.dictating) }
+            reply.message += target.map { "; serving \(count) box(es), dictating to '\($0)'" } ?? "; no box is paired (waiting for `boxvoice pair`)"
             return reply
         }
         control.withLock { $0 = server }
-        let streams = configuration.boxes.map(stream(for:))
-        streams.forEach { $0.start() }
-        log("serving \(streams.count) box(es); control socket \(configuration.controlSocket); Ctrl-C to stop")
+        refreshPairing(initial: true)
+        log("control socket \(configuration.controlSocket); Ctrl-C to stop")
         var nextDelivery = Date()
+        var nextPairingCheck = Date().addingTimeInterval(configuration.pairingCheckInterval)
         while !stop.isRequested {
+            if Date() >= nextPairingCheck {
+                refreshPairing(initial: false)
+                nextPairingCheck = Date().addingTimeInterval(configuration.pairingCheckInterval)
+            }
             if Date() >= nextDelivery {
                 deliverOwed()
                 nextDelivery = Date().addingTimeInterval(configuration.deliveryInterval)
@@ -118,8 +161,48 @@ public final class Daemon: Sendable {
         turns.finish()
         server.stop()
         control.withLock { $0 = nil }
-        streams.forEach { $0.stop() }
+        served.withLock { $0.streams.values.forEach { $0.stream.stop() } }
         log("stopped")
+    }
+
+    /// Reads the pairing and makes the event streams match it: a new box gets one, a re-paired box (new token or
+    /// address) a fresh one, an unpaired box loses its.
+    private func refreshPairing(initial: Bool) {
+        let pairing: Pairing
+        do {
+            pairing = try configuration.pairing()
+        } catch {
+            if initial { log("could not read the paired boxes (\(error)); serving none until they can be read") }
+            return
+        }
+        var started: [EventStream] = []
+        var stopped: [EventStream] = []
+        var notes: [String] = []
+        served.withLock { served in
+            for box in pairing.boxes {
+                if let current = served.streams[box.name], current.box.connectsLike(box) { continue }
+                if let old = served.streams[box.name] {
+                    stopped.append(old.stream)
+                    notes.append("\(box.name): pairing changed; reconnecting with the new token")
+                } else if !initial {
+                    notes.append("\(box.name): newly paired; connecting")
+                }
+                let stream = stream(for: box)
+                served.streams[box.name] = (box, stream)
+                started.append(stream)
+            }
+            for name in served.streams.keys where !pairing.boxes.contains(where: { $0.name == name }) {
+                if let old = served.streams.removeValue(forKey: name) { stopped.append(old.stream) }
+                notes.append("\(name): unpaired; disconnected")
+            }
+            served.pairing = pairing
+        }
+        stopped.forEach { $0.stop() }
+        notes.forEach(log)
+        started.forEach { $0.start() }
+        if initial {
+            log(pairing.boxes.isEmpty ? "no box is paired; waiting for one (`boxvoice pair LINK`)" : "serving \(pairing.boxes.count) box(es)")
+        }
     }
 
     private func broadcast(_ object: [String: Any]) {
@@ -134,7 +217,7 @@ public final class Daemon: Sendable {
         } catch {
             log("could not check for interrupted recordings: \(error)")
         }
-        for box in configuration.boxes {
+        for box in served.withLock({ $0.pairing.boxes }) {
             let log = self.log
             let courier = BoxCourier(store: configuration.store, box: box.name, client: box.client, detector: configuration.detector) { event in
                 if case .queued(let id, _) = event { log("\(box.name): finished \(id), left awaiting HQ by an interrupted run") }
@@ -148,14 +231,20 @@ public final class Daemon: Sendable {
         let log = self.log
         let debug = configuration.debug
         let name = box.name
+        let store = configuration.store
+        let assignments = SessionAssignments(store: configuration.store) { _, session in log("\(name): a turn's new conversation is \(session)") }
         return EventStream(baseURL: box.baseURL, token: box.token, verifyTLS: box.verifyTLS) { update in
+            assignments.handle(update)
             switch update {
             case .subscribed:
                 log("\(name): connected")
+                try? store.recordContact(box: name, .reached)
             case .disconnected(let reason, let retryIn):
                 log("\(name): disconnected (\(reason)); retrying in \(Int(retryIn)) s")
+                try? store.recordContact(box: name, .unreachable)
             case .unauthorized:
                 log("\(name): needs re-pair — the box refused this device (401); no more attempts")
+                try? store.recordContact(box: name, .refused)
             case .lastAudioRequest(let request):
                 // Answer off the event thread: a large upload must not hold back keep-alive replies.
                 BlockingWork.start("boxvoice.last-audio") { Self.answer(request, with: responder, box: name, debug: debug, log: log) }

@@ -33,6 +33,9 @@ public final class DeliveryWorker: Sendable {
         queue.async { [delivery, onReport] in delivery.deliverDue(everything: everything).forEach(onReport) }
     }
 
+    /// Waits for the delivery in progress and any asked for before this call.
+    public func waitUntilIdle() { queue.sync {} }
+
     /// Waits for the delivery in progress (and any asked for before this call), then stops the periodic check.
     public func finish() {
         queue.sync { timer.cancel() }

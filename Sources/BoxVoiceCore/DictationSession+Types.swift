@@ -35,6 +35,14 @@ extension DictationSession {
         public var captureQueueSeconds: Double = 30
         /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
         public var dictionaryCache: String?
+        /// Open the box's event stream to learn which session a `"new"` first message opened. Off where someone
+        /// else feeds the store those events (the daemon's own stream).
+        public var followsSessionEvents = true
+        /// How long the end of a dictation waits for the box to name a new conversation its later messages wait for.
+        public var sessionAssignmentWaitSeconds: Double = 10
+
+        /// What the run asks for: nil for the box's default, `"new"`, or a session id.
+        var requestedSession: String? { sessionFromDefault ? nil : session ?? "new" }
 
         public init(box: String, client: BoxClient, session: String?, spotterPhrases: String?) {
             self.box = box
@@ -90,6 +98,8 @@ extension DictationSession {
         case queued(messageId: String, message: String)
         case delivered(messageId: String)
         case postponed(messageId: String, reason: String)
+        /// Committed, waiting for the box to name the conversation the run's first message opened (contract §5).
+        case heldForSession(messageId: String)
         case failed(messageId: String, reason: String)
         case draft(messageId: String)
         case discarded

@@ -49,6 +49,8 @@ public final class DictationSession: Sendable {
         var recent = RecentAudio(seconds: 8)
         /// A command waiting for the box's second opinion, and what was heard after it meanwhile.
         var pending: (check: SecondOpinion, queued: [LiveUpdate])?
+        /// The run every message of this dictation belongs to: one conversation (contract §5).
+        var run: SessionRun.ID?
     }
 
     private let configuration: Configuration
@@ -97,9 +99,22 @@ public final class DictationSession: Sendable {
             onEvent(.failed(messageId: "", reason: "could not check for what an interrupted run left (\(error)); it is kept and checked again next time"))
         }
         finisher.resumeAbandoned { worker.deliverNow(everything: true) }
+        do {
+            state.run = try store.beginRun(box: configuration.box, requested: configuration.requestedSession)
+        } catch {
+            throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
+        }
+        // A run that does not name its session learns it from the box's events (the stream connects in the
+        // background; listening never waits for it).
+        let assignments = SessionAssignments(store: store) { _, _ in worker.deliverNow() }
+        let learns = configuration.followsSessionEvents && (configuration.requestedSession.map { $0 == "new" } ?? true)
+        let events = learns ? configuration.client.eventStream { assignments.handle($0) } : nil
+        events?.start()
         defer {
             finisher.waitUntilIdle()
+            if let run = state.run { awaitSession(of: run, worker: worker) }
             worker.finish()
+            events?.stop()
         }
         let loop = Loop(session: self, transcriber: transcriber, worker: worker)
         var message: Message
@@ -382,10 +397,25 @@ public final class DictationSession: Sendable {
         return last
     }
 
+    /// Before returning, messages held for the run's new conversation get a while for the box to name it; after
+    /// that they stay committed in the outbox (the next command or the daemon sends them).
+    private func awaitSession(of run: SessionRun.ID, worker: DeliveryWorker) {
+        let deadline = Date().addingTimeInterval(configuration.sessionAssignmentWaitSeconds)
+        worker.waitUntilIdle()
+        func held() -> Bool {
+            guard (try? store.run(run))?.state == .assigning else { return false }
+            return ((try? store.messages(box: configuration.box)) ?? []).contains { $0.run == run && $0.state == .pending }
+        }
+        guard held() else { return }
+        while held(), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        worker.deliverNow()
+        worker.waitUntilIdle()
+    }
+
     /// Starts the next message: its row and folder first, so its very first sample belongs to a message.
     private func begin(_ state: inout Hearing) throws -> Message {
         let recording = try store.beginRecording(box: configuration.box, session: configuration.session,
-                                                 sessionFromDefault: configuration.sessionFromDefault)
+                                                 sessionFromDefault: configuration.sessionFromDefault, run: state.run)
         let uploader = finisher.uploader(for: recording.id, session: configuration.session)
         let tail = state.carried
         state.carried = []
@@ -409,6 +439,7 @@ public final class DictationSession: Sendable {
         case .postponed(let id, let failure, _): .postponed(messageId: id.rawValue, reason: failure.description)
         case .refused(let id, _, _): .failed(messageId: id.rawValue, reason: report.summary)
         case .storeFailed: .failed(messageId: "", reason: report.summary)
+        case .held(let id): .heldForSession(messageId: id.rawValue)
         }
     }
 

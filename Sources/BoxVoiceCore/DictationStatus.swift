@@ -67,6 +67,9 @@ public struct DictationStatus: Sendable {
         case .failed(let id, let reason):
             result = "not delivered, kept in the outbox: \(id): \(reason)"
             return [result]
+        case .heldForSession(let id):
+            result = "kept in the outbox until the box names this run's new conversation: \(id)"
+            return [result]
         case .draft(let id):
             newMessage()
             result = "kept as a draft: \(id)  (boxvoice outbox send \(id) | discard \(id))"

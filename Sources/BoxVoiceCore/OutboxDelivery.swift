@@ -16,6 +16,8 @@ public struct OutboxDelivery: Sendable {
         case refused(MessageID, failure: BoxFailure, now: MessageState)
         /// The store could not be read or written (disk, database): nothing was lost, nothing was sent.
         case storeFailed(StoreError)
+        /// Waiting, committed, until the box names the conversation its run's first message opened (contract §5).
+        case held(MessageID)
 
         /// Words for the user.
         public var summary: String {
@@ -27,6 +29,7 @@ public struct OutboxDelivery: Sendable {
                     ? "\(id) may already have reached the box (an earlier attempt's answer was lost), and a retry was refused: \(failure)"
                     : "\(id) was not delivered and is kept with its text: \(failure)"
             case .storeFailed(let error): "the outbox could not be read (\(error)); pending messages stay there"
+            case .held(let id): "\(id) waits for the box to name the new conversation its run opened, to go into the same one"
             }
         }
     }
@@ -34,35 +37,58 @@ public struct OutboxDelivery: Sendable {
     public let store: MessageStore
     public let box: String
     public let client: BoxClient
+    /// How long a run waits for the box's `chat-session-assigned` before it asks the box's default instead (the event
+    /// can be missed: no event connection, or a process killed between the send and the event).
+    public let assignmentPatience: TimeInterval
 
-    public init(store: MessageStore, box: String, client: BoxClient) {
+    public init(store: MessageStore, box: String, client: BoxClient, assignmentPatience: TimeInterval = 20) {
         self.store = store
         self.box = box
         self.client = client
+        self.assignmentPatience = assignmentPatience
     }
 
     /// Posts every due message of this box, oldest command first. After an uncertain failure the rest wait too: the
-    /// box is probably unreachable, and order is kept.
+    /// box is probably unreachable, and order is kept. A run waiting for its session holds its own messages only.
     /// - Parameter everything: also the messages still waiting out their backoff (the user asked now, or a new
     ///   command started: the box may be back).
     public func deliverDue(now: Date = Date(), everything: Bool = false) -> [Report] {
         var reports: [Report] = []
+        var held: Set<SessionRun.ID> = []
         do {
             for due in try store.due(box: box, now: now, ignoringBackoff: everything) {
                 guard let body = due.body else { continue }
+                if let run = due.run, held.contains(run) {
+                    reports.append(.held(due.id))
+                    continue
+                }
                 var message = due
+                var target: Target = .asIs
                 let sent = Result { () throws(BoxFailure) in
-                    if message.sessionUnresolved {
-                        // Asked now, in order: the default moves to where the run's first message went (contract §5),
-                        // so later messages of the run follow it. A failure here is never a reason to use "new".
+                    target = try self.target(of: message, now: now)
+                    switch target {
+                    case .hold: throw BoxFailure.uncertain(operation: "hold", reason: "")
+                    case .session(let session): message.session = session
+                    case .asIs: break
+                    }
+                    if message.sessionUnresolved, message.run == nil {
+                        // Asked now, in order: a failure here is never a reason to use "new".
                         message.session = try Self.defaultSession(client)
                         do { try store.resolveSession(message.id, to: message.session) } catch { throw BoxFailure.uncertain(operation: "record the box's session", reason: "\(error)") }
                     }
                     return try client.send(message: body, messageId: message.id.rawValue, session: message.session)
                 }
+                if case .hold = target, let run = message.run {
+                    held.insert(run)
+                    reports.append(.held(message.id))
+                    continue
+                }
                 switch sent {
                 case .success(let acceptance):
                     try store.recordAccepted(message.id, outcome: Self.describe(acceptance))
+                    if let run = message.run {
+                        try store.recordRunAccepted(run, message: message.id, sentTo: message.session ?? "new")
+                    }
                     reports.append(.delivered(message.id, acceptance: acceptance))
                 case .failure(let failure) where failure.isRetryable:
                     try store.recordUncertain(message.id, reason: failure.description, now: now)
@@ -81,6 +107,37 @@ public struct OutboxDelivery: Sendable {
             reports.append(.storeFailed(.io(path: store.databasePath, errno: EIO, doing: "read the outbox (\(error))")))
         }
         return reports
+    }
+
+    private enum Target {
+        /// The message's own session (messages from before runs).
+        case asIs
+        case session(String)
+        case hold
+    }
+
+    /// Where a message of a run goes now (contract §5): the run's session once known; for the run's first message the
+    /// session asked for, else the box's default, else `"new"`; nothing while the box has not yet named the
+    /// session a `"new"` first message opened.
+    private func target(of message: DictatedMessage, now: Date) throws(BoxFailure) -> Target {
+        guard let id = message.run else { return .asIs }
+        let run: SessionRun?
+        do { run = try store.run(id) } catch { throw BoxFailure.uncertain(operation: "read the run's session", reason: "\(error)") }
+        guard let run else { return .asIs }
+        switch run.state {
+        case .known:
+            return run.session.map(Target.session) ?? .hold
+        case .open:
+            if let requested = run.requested { return .session(requested) }
+            return .session(try Self.defaultSession(client) ?? "new")
+        case .assigning:
+            guard now.timeIntervalSince(run.updatedAt) >= assignmentPatience else { return .hold }
+            // The assignment event never came: the box made the new session its default when it assigned it, so the
+            // default names it unless another client has moved it since — the best the box can still say.
+            guard let session = try Self.defaultSession(client) else { return .hold }
+            do { try store.assignRunSession(id, session: session) } catch { throw BoxFailure.uncertain(operation: "record the run's session", reason: "\(error)") }
+            return .session(session)
+        }
     }
 
     /// The box's default session; a refusal of that question is not a refusal of the message: asked again later.

@@ -66,4 +66,6 @@ public struct DictatedMessage: Sendable, Equatable {
     /// The box's default session is to be asked for when the message is sent (dictation started without asking the
     /// box: listening never waits on the network, and an unreachable box is never a reason to open a new session).
     public var sessionUnresolved: Bool
+    /// The run of messages it belongs to, which all go into one conversation (nil for messages stored before runs).
+    public var run: SessionRun.ID? = nil
 }

@@ -4,10 +4,10 @@ import Foundation
 ///
 /// Version 1 (no `user_version`) had two tables, `outbox` (framed messages by state) and `recordings` (the retention
 /// index, with each folder's path). Version 2 has one row per message in `messages`; version 3 adds
-/// `session_unresolved`. The upgrade runs in one transaction: every pending, failed, draft or delivered message and
+/// `session_unresolved`; version 4 adds runs (`runs`, `messages.run`). The upgrade runs in one transaction: every pending, failed, draft or delivered message and
 /// every retained recording survives it.
 enum MessageSchema {
-    static let version: Int64 = 3
+    static let version: Int64 = 4
 
     static func prepare(_ db: SQLiteDatabase, recordingsRoot: String) throws {
         let current = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
@@ -42,7 +42,32 @@ enum MessageSchema {
             if !columns.contains("session_unresolved") {
                 try db.execute("ALTER TABLE messages ADD COLUMN session_unresolved INTEGER NOT NULL DEFAULT 0")
             }
+            // Version 3 had no runs: its messages keep their own session (or ask the default, as before).
+            if !columns.contains("run") {
+                try db.execute("ALTER TABLE messages ADD COLUMN run TEXT")
+            }
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS runs (
+                    id TEXT PRIMARY KEY,
+                    box TEXT NOT NULL,
+                    requested TEXT,
+                    session TEXT,
+                    first_message TEXT,
+                    state TEXT NOT NULL,
+                    updated_at REAL NOT NULL
+                )
+                """)
+            // What the daemon's event connection last found: the box refused the device, could not be reached, answered.
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS box_contact (
+                    box TEXT PRIMARY KEY,
+                    refused_at REAL,
+                    unreachable_since REAL,
+                    reached_at REAL
+                )
+                """)
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_box_state ON messages (box, state)")
+            try db.execute("CREATE INDEX IF NOT EXISTS messages_by_run ON messages (run)")
             let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text })
             if tables.contains("outbox") { try migrateOutbox(db, recordingsRoot: recordingsRoot) }
             if tables.contains("recordings") { try migrateRecordings(db, recordingsRoot: recordingsRoot) }

@@ -86,17 +86,46 @@ public enum BoxHealth: Sendable, Equatable {
     case needsRePair
 }
 
+/// What a connection to a box just found (the daemon's event stream).
+public enum BoxContact: Sendable {
+    /// The box answered.
+    case reached
+    /// No answer (the box or the network is down).
+    case unreachable
+    /// It refused this device's token (401).
+    case refused
+}
+
 extension MessageStore {
-    /// The box's health from its messages: a 401 since it was last paired means it needs re-pairing; messages
-    /// postponed for want of an answer mean it is unreachable since the oldest of them; else it is fine.
+    /// Notes what a connection to `box` found, for `health`.
+    public func recordContact(box: String, _ contact: BoxContact, at date: Date = Date()) throws {
+        let now = SQLiteValue.real(date.timeIntervalSince1970)
+        try write { db in
+            try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box)])
+            switch contact {
+            case .reached:
+                try db.execute("UPDATE box_contact SET reached_at = ?, unreachable_since = NULL, refused_at = NULL WHERE box = ?", [now, .text(box)])
+            case .unreachable:
+                try db.execute("UPDATE box_contact SET unreachable_since = COALESCE(unreachable_since, ?) WHERE box = ?", [now, .text(box)])
+            case .refused:
+                try db.execute("UPDATE box_contact SET refused_at = ?, unreachable_since = NULL WHERE box = ?", [now, .text(box)])
+            }
+        }
+    }
+
+    /// The box's health from its messages and the last connection to it: a 401 since it was last paired means it
+    /// needs re-pairing; messages postponed for want of an answer, or a connection that fails, mean it is
+    /// unreachable since the earliest of them; else it is fine.
     public func health(box: String, pairedAt: Date) throws -> BoxHealth {
         try read { db in
-            let refused = try db.query("SELECT MAX(updated_at) FROM messages WHERE box = ? AND failure = 'unauthorized' AND state = 'failed'",
-                                       [.text(box)]).first?.first?.real
+            let contact = try db.query("SELECT refused_at, unreachable_since FROM box_contact WHERE box = ?", [.text(box)]).first
+            let refusedMessage = try db.query("SELECT MAX(updated_at) FROM messages WHERE box = ? AND failure = 'unauthorized' AND state = 'failed'",
+                                              [.text(box)]).first?.first?.real
+            let refused = [refusedMessage, contact?[0].real].compactMap { $0 }.max()
             if let refused, refused > pairedAt.timeIntervalSince1970 { return .needsRePair }
             let waiting = try db.query("SELECT MIN(command_at) FROM messages WHERE box = ? AND state = 'pending' AND failure = 'uncertain'",
                                        [.text(box)]).first?.first?.real
-            if let waiting { return .unreachable(since: Date(timeIntervalSince1970: waiting)) }
+            if let since = [waiting, contact?[1].real].compactMap({ $0 }).min() { return .unreachable(since: Date(timeIntervalSince1970: since)) }
             return .ok
         }
     }

@@ -58,16 +58,28 @@ public final class MessageStore: Sendable {
 
     /// Starts a message: its folder (0700, leased to this process before anyone can see it), then its row in state
     /// `recording`.
-    /// - Parameter sessionFromDefault: the box's default session is asked for at delivery (`session` is ignored).
-    public func beginRecording(box: String, session: String?, sessionFromDefault: Bool = false, at date: Date = Date()) throws -> Recording {
+    /// - Parameters:
+    ///   - run: the run it belongs to; its session is the run's (known now, or learnt when the run's first message is
+    ///     sent). Without a run, `session` is used as given.
+    ///   - sessionFromDefault: without a run, the box's default session is asked for at delivery (`session` ignored).
+    public func beginRecording(box: String, session: String?, sessionFromDefault: Bool = false, run: SessionRun.ID? = nil,
+                               at date: Date = Date()) throws -> Recording {
         let id = MessageID.new()
         let (folder, lease) = try makeLeasedFolder(box: box, id: id)
         try write { db in
+            var known = sessionFromDefault ? nil : session
+            var unresolved = sessionFromDefault
+            if let run {
+                guard let record = try fetchRun(run, in: db) else { throw StoreError.unknownRun(run) }
+                known = record.session
+                unresolved = record.session == nil
+            }
             try db.execute("""
-                INSERT INTO messages (id, box, session, session_unresolved, state, recorded_at, has_audio, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)
-                """, [.text(id.rawValue), .text(box), sessionFromDefault ? .null : session.map { .text($0) } ?? .null,
-                      .integer(sessionFromDefault ? 1 : 0), .text(MessageState.recording.rawValue),
-                      .real(date.timeIntervalSince1970), .real(Date().timeIntervalSince1970)])
+                INSERT INTO messages (id, box, session, session_unresolved, state, recorded_at, has_audio, updated_at, run)
+                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
+                """, [.text(id.rawValue), .text(box), known.map { .text($0) } ?? .null, .integer(unresolved ? 1 : 0),
+                      .text(MessageState.recording.rawValue), .real(date.timeIntervalSince1970), .real(Date().timeIntervalSince1970),
+                      run.map { .text($0.rawValue) } ?? .null])
         }
         return Recording(id: id, folder: folder, lease: lease)
     }
@@ -256,7 +268,7 @@ public final class MessageStore: Sendable {
 
     static let columns = """
         id, box, session, state, heard_text, typed_prefix, command_action, command_phrase, command_at, body, text,
-        recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, session_unresolved
+        recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, session_unresolved, run
         """
 
     func select(_ clause: String, _ values: [SQLiteValue], in db: SQLiteDatabase) throws -> [DictatedMessage] {
@@ -274,7 +286,7 @@ public final class MessageStore: Sendable {
                                hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),
                                nextAttemptAt: row[14].real.map(Date.init(timeIntervalSince1970:)), lastError: row[15].text,
                                failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text,
-                               sessionUnresolved: (row[18].integer ?? 0) != 0)
+                               sessionUnresolved: (row[18].integer ?? 0) != 0, run: row[19].text.map(SessionRun.ID.init(rawValue:)))
     }
 
     func removeFolders(_ folders: [String]) {

@@ -14,6 +14,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAllowed(MessageID, from: MessageState, MessageTransition)
     /// A box name that cannot name a folder.
     case invalidBoxName(String)
+    /// No run has this id.
+    case unknownRun(SessionRun.ID)
 
     /// The disk (or quota) is full: the caller keeps what it has and says so.
     public var isDiskFull: Bool {
@@ -33,6 +35,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAllowed(let id, let state, let transition):
             "message \(id) is \(state.rawValue); \(transition.userWords) does not apply to it"
         case .invalidBoxName(let name): "'\(name)' cannot name a box's folder"
+        case .unknownRun(let id): "no dictation run \(id.rawValue) is in the outbox"
         }
     }
 }

@@ -14,19 +14,33 @@ Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text
        boxsim transcriptions [--data DIR | --url BASE]
        boxsim retranscribe --message ID [--timeout-ms N] [--data DIR | --url BASE]
 
-serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/SIGTERM, keeping devices,
-                 messages and the transcription log in DIR (default ./boxsim-data); it writes its base URL
-                 to DIR/boxsim.url. HQ MODE: pocketsphinx (default: Debian's en-us model decodes the upload),
-                 describe (says how much audio it heard), fixed:TEXT, fail:CODE (missing_api_key,
-                 missing_openrouter_key and http_4xx are permanent), flaky:N (first N calls fail with
-                 network_error), slow:SECONDS. The event WebSocket PINGs a client silent for --ping-interval
-                 seconds (30) and drops it when nothing comes within --pong-grace seconds (5). --send-delay
-                 holds each chat/send that long before handling it (a slow box, for kill tests).
+serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/SIGTERM. What the box keeps
+                 across restarts is kept in DIR (default ./boxsim-data): paired devices, messages, sessions and
+                 the default, stored events (their ids keep increasing; older than a day pruned at start),
+                 the transcription log; it writes its base URL to DIR/boxsim.url. Pairing tickets die with the
+                 process, as on the box. The default session moves as the box's does: to a session where a
+                 send starts a run, and to a new session when it is assigned (--default-session sets it at
+                 start). The event WebSocket PINGs (twice) a client silent for --ping-interval seconds (30)
+                 and cuts it, without a close frame, when nothing comes within --pong-grace seconds (5).
 pair-link        mints a single-use pairing link (valid 10 minutes, gone when boxsim restarts).
 messages         lists what the box received through chat/send (JSON).
 transcriptions   lists transcribe-audio calls: fields, audio format as decoded, outcome (JSON).
 retranscribe     plays the agent asking for a message's recording (`bbx chat retranscribe`): the box asks
                  every connected client, then prints the outcome, the returned WAV's format and X-* headers.
+
+Simulator features (a real box has none of these):
+  --hq MODE        what transcription answers: pocketsphinx (default: Debian's en-us model decodes the
+                   upload), describe (says how much audio it heard), fixed:TEXT, fail:CODE (500 with that
+                   code, `permanent` by the box's rule: missing keys, bad_response_shape, http_4xx but 429,
+                   invalid_api_key, invalid_request_error, invalid_file_format), flaky:N (the first N calls
+                   fail with network_error), slow:SECONDS. --hq-text: the text after flaky/slow calls.
+  --turn-seconds   how long a run keeps a session busy (a send meanwhile is queued).
+  --send-delay S   holds each chat/send S seconds before handling it (a slow box, for kill tests).
+  /boxsim/* routes (loopback, no token): pair-link, messages, transcriptions, events, pending,
+                   status, retranscribe, default?session=ID (another client moves the default),
+                   session?id=ID&state=live|deleting|gone, fail-subscriptions (every subscription
+                   gets an error frame, then stopped).
+  Fields sent after the file part are always missed (the box misses them only sometimes).
 """
 
 func fail(_ message: String, status: Int32 = 1) -> Never {

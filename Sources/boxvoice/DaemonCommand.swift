@@ -5,6 +5,7 @@ import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
+import Synchronization
 
 /// `boxvoice daemon`: stays connected to every paired box, answers its retranscription requests from the retained
 /// recordings and delivers the outbox. Foreground; logs to stderr; SIGINT/SIGTERM end it cleanly.
@@ -14,7 +15,8 @@ enum DaemonCommand: Command {
     static let usage = """
     Usage: boxvoice daemon [--box NAME] [--device PCM] [--alsa-config FILE] [--debug]
 
-    For every paired box: keeps the event stream open (reconnecting at once, then backing off up to
+    For every paired box (read again every second: boxes paired, re-paired or unpaired while it runs
+    are picked up without a restart, and with none paired it waits for one): keeps the event stream open (reconnecting at once, then backing off up to
     30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on),
     answers each retranscription request from the retained recordings (or with none), and delivers
     pending outbox messages every 10 s. Logs to stderr (--debug adds the normal 404s of requests
@@ -35,29 +37,29 @@ enum DaemonCommand: Command {
         let debug = arguments.flag("--debug")
         try arguments.finish()
         let registry = BoxRegistry(directory: Paths.configDirectory)
-        let paired = try registry.boxes()
-        guard !paired.isEmpty else {
-            throw CLIError.failed("no box is paired; the daemon serves paired boxes. Pair one with `boxvoice pair LINK`.")
+        // Read now to refuse a --box that names no paired box; read again while running, so pairing, re-pairing
+        // and unpairing take effect without a restart (a daemon started with no box waits for one).
+        if let dictationBox, try registry.box(named: dictationBox) == nil {
+            throw CLIError.failed("no paired box is named '\(dictationBox)'; `boxvoice boxes` lists them")
         }
-        guard let target = try registry.box(named: dictationBox ?? registry.selectedName()) ?? paired.first else {
-            throw CLIError.failed("no paired box is named '\(dictationBox ?? "")'; `boxvoice boxes` lists them")
-        }
-        var boxes: [Daemon.Box] = []
-        for box in paired {
-            guard let token = try registry.token(for: box) else {
-                log("\(box.name): no device token is stored; pair it again")
-                continue
+        let missingTokens = Mutex<Set<String>>([])
+        let pairing: @Sendable () throws -> Daemon.Pairing = {
+            var boxes: [Daemon.Box] = []
+            for box in try registry.boxes() {
+                guard let token = try registry.token(for: box) else {
+                    if missingTokens.withLock({ $0.insert(box.name).inserted }) { log("\(box.name): no device token is stored; pair it again") }
+                    continue
+                }
+                boxes.append(Daemon.Box(name: box.name, baseURL: box.baseURL, token: token, verifyTLS: !box.insecure))
             }
-            boxes.append(Daemon.Box(name: box.name, client: BoxClient(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure),
-                                    baseURL: box.baseURL, token: token, verifyTLS: !box.insecure))
-        }
-        guard let dictationTarget = boxes.first(where: { $0.name == target.name }) else {
-            throw CLIError.failed("no device token is stored for '\(target.name)'; pair it again")
+            let wanted = try dictationBox ?? registry.selectedName()
+            let dictating = boxes.first { $0.name == wanted }?.name ?? boxes.first?.name
+            return Daemon.Pairing(boxes: boxes, dictating: dictating)
         }
         let work = try ScratchDirectory(purpose: "daemon", fallback: Paths.cacheDirectory)
         defer { work.remove() }
         var configuration = Daemon.Configuration(
-            boxes: boxes, dictationBox: dictationTarget, store: try LocalStore.open(),
+            pairing: pairing, store: try LocalStore.open(),
             detector: try ModelsDirectory.keywordDetector(override: nil), spotterPhrases: try ModelsDirectory.spotterPhrases(),
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: device, configFile: alsaConfig).paced() }

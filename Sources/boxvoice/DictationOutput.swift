@@ -107,6 +107,7 @@ final class DictationOutput: @unchecked Sendable {
         case .delivered(let id): Console.out("delivered \(id)")
         case .postponed(let id, let reason): Console.err("kept in the outbox, will retry: \(id) (\(reason))")
         case .failed(let id, let reason): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
+        case .heldForSession(let id): Console.err("kept in the outbox until the box names this run's new conversation: \(id)")
         case .draft(let id): Console.out("kept as a draft: \(id)")
         case .discarded: Console.out("discarded")
         }

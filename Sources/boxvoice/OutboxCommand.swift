@@ -87,7 +87,7 @@ enum OutboxCommand: Command {
                 for report in courier.run(everything: true) {
                     switch report {
                     case .delivered: Console.out(report.summary)
-                    case .postponed: Console.err(report.summary)
+                    case .postponed, .held: Console.err(report.summary)
                     case .refused, .storeFailed:
                         Console.err(report.summary)
                         failed = true
