@@ -26,7 +26,7 @@ public struct OutboxDelivery: Sendable {
             case .postponed(let id, let failure, _): "\(id) is still pending: \(failure)"
             case .refused(let id, let failure, let state):
                 state == .possiblyDelivered
-                    ? "\(id) may already have reached the box (an earlier attempt's answer was lost), and a retry was refused: \(failure)"
+                    ? "\(id) may already have reached the box (an earlier attempt's answer was lost; a retry was told: \(failure)); its text is kept — check the conversation, and if it is not there, `boxvoice outbox resend \(id)` sends it again as a new message"
                     : "\(id) was not delivered and is kept with its text: \(failure)"
             case .storeFailed(let error): "the outbox could not be read (\(error)); pending messages stay there"
             case .held(let id): "\(id) waits for the box to name the new conversation its run opened, to go into the same one"

@@ -130,3 +130,37 @@ extension MessageStore {
         }
     }
 }
+
+extension MessageStore {
+    /// `outbox resend ID`: a message that may or may not have arrived (or was refused) goes out again as a new
+    /// message — a new id, so the box cannot take it for the first, into the box's default session asked at send —
+    /// with the same text and recording. The old row is discarded once the new one holds both.
+    ///
+    /// The framed body is the store's own (`<speech … message-id="ID" …>`): only that attribute changes.
+    public func resendAsNew(_ id: MessageID, now: Date = Date()) throws -> MessageID {
+        let fresh = MessageID.new()
+        try write { db in
+            guard let old = try fetch(id, in: db) else { throw StoreError.unknownMessage(id) }
+            guard old.state == .possiblyDelivered || old.state == .failed, let body = old.body else {
+                throw StoreError.notAllowed(id, from: old.state, .retry)
+            }
+            let reframed = body.replacingOccurrences(of: " message-id=\"\(id.rawValue)\"", with: " message-id=\"\(fresh.rawValue)\"")
+            try db.execute("""
+                INSERT INTO messages (id, box, session, session_unresolved, state, heard_text, typed_prefix, command_action, command_phrase,
+                    command_at, body, text, recorded_at, has_audio, updated_at, next_attempt_at)
+                SELECT ?, box, NULL, 1, 'pending', heard_text, typed_prefix, command_action, command_phrase, ?, ?, text, recorded_at,
+                    has_audio, ?, ? FROM messages WHERE id = ?
+                """, [.text(fresh.rawValue), .real(now.timeIntervalSince1970), .text(reframed), .real(now.timeIntervalSince1970),
+                      .real(now.timeIntervalSince1970), .text(id.rawValue)])
+            try change(id, .discard, [("heard_text", .text("")), ("body", .null), ("text", .null), ("command_phrase", .null),
+                                      ("has_audio", .integer(0))], in: db)
+            if old.hasAudio {
+                // The rename happens inside the transaction: if it fails, neither row changes.
+                let from = folder(of: old), to = folder(box: old.box, id: fresh)
+                // (A commit failing after it leaves a folder without a row, which the next recovery adopts as a draft.)
+                guard rename(from, to) == 0 else { throw StoreError.io(path: from, errno: errno, doing: "move the recording to the new message") }
+            }
+        }
+        return fresh
+    }
+}

@@ -33,6 +33,8 @@ enum OutboxCommand: Command {
     Usage: boxvoice outbox [list] [--json]
            boxvoice outbox send ID       send a draft (HQ-transcribed from its audio first) or a failed message now
            boxvoice outbox retry         deliver every pending message now, whatever its backoff
+           boxvoice outbox resend ID     send a possibly-delivered (or failed) message again as a new message,
+                                         into the box's default session
            boxvoice outbox discard ID    forget a draft, failed or pending message (and its recording)
     """
 
@@ -56,6 +58,31 @@ enum OutboxCommand: Command {
                 }
             }
             return 0
+        case "resend":
+            guard let text = arguments.positional() else { throw CLIError.usage("resend needs a message id") }
+            try arguments.finish()
+            let id = try LocalStore.id(text)
+            let fresh: MessageID
+            do {
+                fresh = try store.resendAsNew(id)
+            } catch let error as StoreError {
+                throw CLIError.failed("\(error); only a possibly-delivered or failed message can be resent as new")
+            }
+            Console.out("\(id) is resent as the new message \(fresh)")
+            guard let message = try store.message(fresh) else { return 1 }
+            let (client, embedded) = try clientFor(box: message.box)
+            defer { embedded?.stop() }
+            var failed = false
+            for report in OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true) {
+                switch report {
+                case .delivered: Console.out(report.summary)
+                case .postponed, .held: Console.err(report.summary)
+                case .refused, .storeFailed:
+                    Console.err(report.summary)
+                    failed = true
+                }
+            }
+            return failed ? 1 : 0
         case "send", "retry":
             var boxes: [String]
             if verb == "send" {

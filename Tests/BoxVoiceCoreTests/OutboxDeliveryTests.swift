@@ -103,6 +103,51 @@ import Testing
         #expect(reports.first?.summary.contains("may already have reached the box") == true)
     }
 
+    /// Acceptance: the first attempt was accepted but its answer lost; the session then went away; the retry's 410
+    /// (the box checks the target before the dedup claim) ends "possibly delivered", never "refused" — and the user can
+    /// send it again as a new message, which goes where the box's default says, with a new id.
+    @Test func aLost200Then410EndsPossiblyDeliveredAndResendsAsANewMessage() throws {
+        let sim = try SimulatedBox { $0.defaultSession = "s1"; $0.extraSessions = ["s2"] }
+        let token = try token(for: sim.server)
+        let client = BoxClient(baseURL: sim.baseURL, token: token)
+        let box = try outbox()
+        let id = try commit(box, session: "s2") { id in
+            SpeechFraming.frame("Buy milk", origin: .live, messageId: id.rawValue, localTime: (9, 30))
+        }
+        let body = try #require(try box.message(id)?.body)
+        _ = try client.send(message: body, messageId: id.rawValue, session: "s2")  // accepted; the answer never came back
+        try box.recordUncertain(id, reason: "timed out")
+        sim.server.setSession("s2", .deleting)
+        let delivery = OutboxDelivery(store: box, box: "home", client: client)
+        let reports = delivery.deliverDue(everything: true)
+        guard case .refused(id, .definitive(_, 410, _, _), .possiblyDelivered)? = reports.first else {
+            Issue.record("expected possibly delivered after a 410, got \(reports)")
+            return
+        }
+        #expect(try box.message(id)?.state == .possiblyDelivered)
+        #expect(try box.message(id)?.body == body, "its text is kept")
+
+        let fresh = try box.resendAsNew(id)
+        #expect(fresh != id)
+        #expect(try box.message(id)?.state == .discarded)
+        let again = delivery.deliverDue()
+        guard case .delivered(fresh, _)? = again.first else {
+            Issue.record("expected the new message delivered, got \(again)")
+            return
+        }
+        let last = try #require(sim.server.messages.last)
+        // The first send moved the default to s2; its deletion cleared it, so the box's default says "new".
+        #expect(last.messageId == fresh.rawValue && last.session != "s2" && sim.server.defaultSession == last.session)
+        #expect(last.message == body.replacingOccurrences(of: id.rawValue, with: fresh.rawValue))
+    }
+
+    @Test func onlyAPossiblyDeliveredOrFailedMessageCanBeResentAsNew() throws {
+        let box = try outbox()
+        let id = try commit(box, session: "s1") { _ in "pending" }
+        #expect(throws: StoreError.self) { try box.resendAsNew(id) }
+        #expect(try box.message(id)?.state == .pending)
+    }
+
     @Test func a401FailsWithRePair() throws {
         let sim = try SimulatedBox()
         let box = try outbox()
