@@ -196,12 +196,15 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         #expect(Secrets.leaked(in: printed).isEmpty)
     }
 
-    @Test func withoutAPairedBoxItSaysHowToPair() throws {
+    @Test func withoutAPairedBoxItWaitsAndSaysHowToPair() throws {
         let home = TemporaryDirectory("daemon-cli")
         let env = Run.isolatedEnvironment(home)
-        let result = try Run.process(Run.boxvoice, ["daemon"], environment: env)
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("no box is paired"))
+        let daemon = try Spawned(Run.boxvoice, ["daemon"], environment: env)
+        #expect(daemon.waitFor("no box is paired; waiting for one (`boxvoice pair LINK`)"), "\(daemon.stderr)")
+        let toggled = try Run.process(Run.boxvoice, ["toggle"], environment: env)
+        #expect(toggled.stdout.contains("no box is paired") || toggled.stderr.contains("no box is paired"), "\(toggled.stdout)\(toggled.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
     }
 }
 
