@@ -22,7 +22,17 @@ public struct SoundFileError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "\(operation) '\(path)' failed: \(libraryMessage)" }
 }
 
-/// A WAV file opened through libsndfile. This file is the only place that imports the libsndfile C module.
+/// How a sound file is stored, as libsndfile reads it.
+public enum AudioContainer: String, Sendable, Equatable, Codable {
+    case wav
+    case oggOpus = "ogg-opus"
+    case oggVorbis = "ogg-vorbis"
+    case flac
+    case other
+}
+
+/// A sound file (WAV, Ogg Opus, FLAC) opened through libsndfile. This file is the only place that imports the
+/// libsndfile C module.
 ///
 /// Not thread-safe: one owner at a time.
 public final class SoundFile {
@@ -32,6 +42,7 @@ public final class SoundFile {
     /// True when the samples are stored as 32-bit IEEE float.
     public let isFloat32: Bool
     public private(set) var frames: Int64
+    public let container: AudioContainer
     private var handle: OpaquePointer?
 
     private init(path: String, handle: OpaquePointer, info: SF_INFO) {
@@ -41,6 +52,13 @@ public final class SoundFile {
         channels = Int(info.channels)
         isFloat32 = (info.format & Int32(SF_FORMAT_SUBMASK)) == Int32(SF_FORMAT_FLOAT)
         frames = info.frames
+        container = switch (info.format & Int32(SF_FORMAT_TYPEMASK), info.format & Int32(SF_FORMAT_SUBMASK)) {
+        case (Int32(SF_FORMAT_WAV), _): .wav
+        case (Int32(SF_FORMAT_OGG), Int32(SF_FORMAT_OPUS)): .oggOpus
+        case (Int32(SF_FORMAT_OGG), Int32(SF_FORMAT_VORBIS)): .oggVorbis
+        case (Int32(SF_FORMAT_FLAC), _): .flac
+        default: .other
+        }
     }
 
     deinit { try? close() }
@@ -55,6 +73,24 @@ public final class SoundFile {
     public static func createPCM16WAV(path: String, sampleRate: Int, channels: Int = 1) throws -> SoundFile {
         try create(path: path, sampleRate: sampleRate, channels: channels,
                    format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+    }
+
+    /// Creates (or replaces) an Ogg Opus file (48 kHz: Opus's own rate) coded at about `bitsPerSecond`.
+    public static func createOggOpus(path: String, channels: Int = 1, bitsPerSecond: Int) throws -> SoundFile {
+        let file = try create(path: path, sampleRate: 48_000, channels: channels, format: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS))
+        // libsndfile sets Opus's target bitrate from a "compression level" in 0…1, linear between its 256 kbit/s and
+        // 6 kbit/s per channel (level 0 is the highest rate).
+        let perChannel = Double(bitsPerSecond) / Double(channels)
+        var level = min(1, max(0, (256_000 - perChannel) / (256_000 - 6_000)))
+        guard sf_command(file.handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size)) == Int32(SF_TRUE) else {
+            throw file.failure("set the Opus bitrate of")
+        }
+        return file
+    }
+
+    /// Creates (or replaces) a FLAC file of 24-bit samples: lossless for what a microphone delivers.
+    public static func createFLAC(path: String, sampleRate: Int = 48_000, channels: Int = 1) throws -> SoundFile {
+        try create(path: path, sampleRate: sampleRate, channels: channels, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_24))
     }
 
     private static func create(path: String, sampleRate: Int, channels: Int, format: Int32) throws -> SoundFile {
@@ -74,7 +110,9 @@ public final class SoundFile {
         }
         // A PEAK chunk would be rewritten on close only; without it the header is just fmt/fact/data,
         // which keeps mid-recording header refreshes and crash repair simple.
-        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        if format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_WAV) {
+            sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        }
         return SoundFile(path: path, handle: handle, info: info)
     }
 
