@@ -23,6 +23,9 @@ public struct BoxSimConfiguration: Sendable {
     /// `chat.send` waits this long before it looks at a message: a POST in flight long enough to kill its sender
     /// mid-way, as a slow box or network would.
     public var sendDelaySeconds: Double = 0
+    /// Reads request bodies at most this fast (bits per second; nil: as fast as they come): a box across the
+    /// internet, for measuring uploads (a simulator feature).
+    public var uplinkBitsPerSecond: Double?
     /// Sessions the box knows besides the default one (a send to an unknown one is 410, or 404 when exact).
     public var extraSessions: [String] = []
 

@@ -35,6 +35,8 @@ public struct SimTranscription: Codable, Sendable, Equatable {
     public var channels: Int?
     public var float32: Bool?
     public var frames: Int64?
+    /// How the audio was stored, as decoded (`wav`, `ogg-opus`, …).
+    public var container: String? = nil
     public var status: Int
     public var text: String?
 }

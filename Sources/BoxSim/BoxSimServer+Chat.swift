@@ -110,6 +110,7 @@ extension BoxSimServer {
         record.channels = audio?.channels
         record.float32 = audio?.float32
         record.frames = audio?.frames
+        record.container = audio?.container.rawValue
 
         let call = lock.withLock { () -> Int in
             hqCalls += 1
@@ -136,7 +137,8 @@ extension BoxSimServer {
         default:
             break
         }
-        guard audio != nil, guessedFormat == "wav" else {
+        // The HQ services take every format the box names (contract §1); this one decodes what libsndfile reads.
+        guard audio != nil, ["wav", "ogg", "flac"].contains(guessedFormat) else {
             return failure("http_400", "The transcription service could not decode the \(guessedFormat) audio")
         }
         switch configuration.hq {
@@ -158,6 +160,7 @@ extension BoxSimServer {
         var channels: Int
         var float32: Bool
         var frames: Int64
+        var container: AudioContainer
         /// pocketsphinx's text, when asked for and it could decode.
         var recognized: String?
     }
@@ -168,7 +171,8 @@ extension BoxSimServer {
         let path = configuration.dataDirectory + "/upload-\(UUID().uuidString).tmp"
         defer { try? FileManager.default.removeItem(atPath: path) }
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)), let file = try? SoundFile.open(path: path) else { return nil }
-        var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames)
+        var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames,
+                                   container: file.container)
         if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
             upload.recognized = recognizerLock.withLock { () -> String? in
                 if recognizer == nil {

@@ -33,7 +33,8 @@ public final class BoxSimServer: @unchecked Sendable {
         records = try BoxSimRecords(directory: configuration.dataDirectory)
         sessions = ChatSessions(directory: configuration.dataDirectory, configured: configuration.defaultSession,
                                 extra: configuration.extraSessions, seen: records.messages.map(\.session))
-        http = try HTTPServer(port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32) { [unowned self] request in
+        http = try HTTPServer(port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32,
+                              readBitsPerSecond: configuration.uplinkBitsPerSecond) { [unowned self] request in
             self.route(request)
         }
         events = try EventHub(server: http, dataDirectory: configuration.dataDirectory,

@@ -42,6 +42,8 @@ final class HTTPServer: @unchecked Sendable {
     private var context: OpaquePointer?
     private let handler: Handler
     private let maxBodyBytes: Int
+    /// Request bodies are read no faster than this (nil: unthrottled).
+    private let readBitsPerSecond: Double?
 
     struct StartFailure: Error, CustomStringConvertible {
         let message: String
@@ -51,9 +53,10 @@ final class HTTPServer: @unchecked Sendable {
     private static let libraryInit: Void = { _ = mg_init_library(0) }()
 
     /// Listens on 127.0.0.1:`port` (0: any free port).
-    init(port: Int, maxBodyBytes: Int, threads: Int = 8, handler: @escaping Handler) throws {
+    init(port: Int, maxBodyBytes: Int, threads: Int = 8, readBitsPerSecond: Double? = nil, handler: @escaping Handler) throws {
         _ = Self.libraryInit
         self.handler = handler
+        self.readBitsPerSecond = readBitsPerSecond
         self.maxBodyBytes = maxBodyBytes
         var callbacks = mg_callbacks()
         callbacks.log_message = { _, _ in 1 }  // civetweb would print to stderr; the simulator reports through its own log
@@ -218,11 +221,18 @@ final class HTTPServer: @unchecked Sendable {
         } else {
             var body: [UInt8] = []
             if info.content_length > 0 { body.reserveCapacity(Int(info.content_length)) }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
+            // Throttled reads take 16 KiB at a time and wait until the rate allows the next: the sender's socket
+            // buffers fill and its upload slows to the rate, as over a slow uplink.
+            var chunk = [UInt8](repeating: 0, count: readBitsPerSecond == nil ? 65_536 : 16_384)
+            let started = Date()
             while body.count <= maxBodyBytes {
                 let got = chunk.withUnsafeMutableBytes { mg_read(connection, $0.baseAddress, $0.count) }
                 if got <= 0 { break }
                 body.append(contentsOf: chunk[0..<Int(got)])
+                if let rate = readBitsPerSecond {
+                    let due = Double(body.count * 8) / rate - Date().timeIntervalSince(started)
+                    if due > 0 { Thread.sleep(forTimeInterval: due) }
+                }
             }
             response = body.count > maxBodyBytes
                 ? .json(413, ["error": "Request body too large (limit \(maxBodyBytes / 1_000_000) MB)"])

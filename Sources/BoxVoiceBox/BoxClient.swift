@@ -60,9 +60,22 @@ public struct BoxClient: Sendable {
 
     /// `POST /api/chat/transcribe-audio`: `session` first, then the WAV streamed from disk as `segment.wav`.
     public func transcribe(wavPath: String, session: String?, progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> Wire.Transcription {
+        try transcribe(audioPath: wavPath, as: .wav, session: session, progress: progress)
+    }
+
+    /// What an HQ upload's file part is: the box reads the format from the filename's extension (contract §1).
+    public enum UploadedAudio: Sendable {
+        case wav, ogg
+
+        var filename: String { self == .wav ? "segment.wav" : "segment.ogg" }
+        var contentType: String { self == .wav ? "audio/wav" : "audio/ogg" }
+    }
+
+    public func transcribe(audioPath: String, as format: UploadedAudio, session: String?,
+                           progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> Wire.Transcription {
         let parts: [MultipartPart] = [
             .field(name: "session", value: session ?? "new"),
-            .file(name: "file", path: wavPath, filename: "segment.wav", contentType: "audio/wav"),
+            .file(name: "file", path: audioPath, filename: format.filename, contentType: format.contentType),
         ]
         let response = try exchange("transcribe audio", .post, "/api/chat/transcribe-audio", body: .multipart(parts),
                                     timeout: Self.transcribeTimeout, progress: progress)

@@ -13,6 +13,8 @@ public struct PairedBox: Codable, Sendable, Equatable {
     /// TLS verification off: only when the user explicitly marked the box so.
     public var insecure: Bool
     public var pairedAt: Date
+    /// What HQ uploads go as: `wav`, `opus` or `auto` (nil: `auto`).
+    public var uploadCodec: String?
 }
 
 /// The paired boxes (`boxes.json`) and their device tokens (`credentials.json`, mode 0600) under XDG config.
@@ -103,6 +105,16 @@ public struct BoxRegistry: Sendable {
         var boxes = try loadBoxes()
         guard boxes.boxes.contains(where: { $0.name == name }) else { throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them") }
         boxes.selected = name
+        try saveBoxes(boxes)
+    }
+
+    /// Sets what a box's HQ uploads go as (`wav`, `opus`, `auto`).
+    public func setUploadCodec(_ codec: String, for name: String) throws(Failure) {
+        var boxes = try loadBoxes()
+        guard let index = boxes.boxes.firstIndex(where: { $0.name == name }) else {
+            throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them")
+        }
+        boxes.boxes[index].uploadCodec = codec
         try saveBoxes(boxes)
     }
 

@@ -16,6 +16,8 @@ public final class Daemon: Sendable {
         public var baseURL: String
         public var token: String
         public var verifyTLS: Bool
+        /// What HQ uploads go as (the box's `boxes codec` setting).
+        public var uploadCodec: UploadCodec = .auto
 
         public init(name: String, baseURL: String, token: String, verifyTLS: Bool) {
             self.name = name
@@ -123,6 +125,11 @@ public final class Daemon: Sendable {
             dictation.endOfInput = .send
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.workDirectory = configuration.workDirectory
+            let store = configuration.store
+            let known = (try? store.uploadProfile(box: target.name)) ?? (wavOnly: false, linkBytesPerSecond: nil)
+            dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, profile: .init(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond)) {
+                try? store.recordUploadProfile(box: target.name, wavOnly: $0.wavOnly, linkBytesPerSecond: $0.linkBytesPerSecond)
+            }
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
                 guard let object = DictationEvents.jsonObject(event) else { return }
                 self.broadcast(object)

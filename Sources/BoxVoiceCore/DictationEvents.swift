@@ -30,6 +30,7 @@ public enum DictationEvents {
         case .delivered(let id): return ["event": "delivered", "messageId": id]
         case .postponed(let id, let reason): return ["event": "queued", "messageId": id, "reason": reason]
         case .failed(let id, let reason): return ["event": "failed", "messageId": id, "reason": reason]
+        case .uploadCodec(let format, let reason): return ["event": "codec", "codec": format, "reason": reason]
         case .heldForSession(let id):
             return ["event": "held", "messageId": id, "reason": "waiting for the box to name the conversation this run opened"]
         case .draft(let id): return ["event": "draft", "messageId": id]

@@ -38,6 +38,8 @@ extension DictationSession {
         /// Open the box's event stream to learn which session a `"new"` first message opened. Off where someone
         /// else feeds the store those events (the daemon's own stream).
         public var followsSessionEvents = true
+        /// What segments are uploaded as (needs `workDirectory` for Opus copies); nil: WAV.
+        public var uploadCodec: UploadCodecPolicy?
         /// How long the end of a dictation waits for the box to name a new conversation its later messages wait for.
         public var sessionAssignmentWaitSeconds: Double = 10
 
@@ -100,6 +102,8 @@ extension DictationSession {
         case postponed(messageId: String, reason: String)
         /// Committed, waiting for the box to name the conversation the run's first message opened (contract §5).
         case heldForSession(messageId: String)
+        /// What segments go to the box's HQ as from now on (`wav` or `opus`), and why.
+        case uploadCodec(format: String, reason: String)
         case failed(messageId: String, reason: String)
         case draft(messageId: String)
         case discarded

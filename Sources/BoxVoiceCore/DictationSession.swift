@@ -67,7 +67,8 @@ public final class DictationSession: Sendable {
         self.store = store
         self.onEvent = onEvent
         finisher = MessageFinisher(store: store, box: configuration.box, client: configuration.client, detector: detector,
-                                   hqRetryDelays: configuration.hqRetryDelays, onEvent: onEvent)
+                                   hqRetryDelays: configuration.hqRetryDelays, uploadCodec: configuration.uploadCodec,
+                                   workDirectory: configuration.workDirectory, onEvent: onEvent)
         hearing = Mutex(Hearing(machine: DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput)))
     }
 

@@ -14,6 +14,8 @@ public struct DictationStatus: Sendable {
     /// HQ state per segment number of the latest message that has any.
     public private(set) var hq: [Int: DictationSession.HQState] = [:]
     private var hqMessage = ""
+    /// What segments go to the box as (`wav`, `opus`), once the first was chosen.
+    public private(set) var uploadFormat: String?
     public private(set) var result = ""
     /// Spoken commands to remind the user of, as the vocabulary spells them.
     public let hints: [String]
@@ -48,6 +50,10 @@ public struct DictationStatus: Sendable {
             hq[index] = state
         case .fallback(let reason):
             return ["HQ unavailable, the live text is sent: \(reason)"]
+        case .uploadCodec(let format, let reason):
+            let first = uploadFormat == nil
+            uploadFormat = format
+            return first ? [] : ["uploads now go as \(format == "opus" ? "Opus" : "WAV"): \(reason)"]
         case .committed:
             newMessage()
         case .commandChecked(let action, .rejected, _):
@@ -93,7 +99,7 @@ public struct DictationStatus: Sendable {
         let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
         var first = "\(dot) \(Self.clock(elapsed))  \(Self.meter(dBFS))  segments \(segments)"
         if !hq.isEmpty {
-            first += "  HQ " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
+            first += "  HQ" + (uploadFormat.map { "(\($0))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
         }
         // Only the newest utterances can show: an hour of dictation is not joined ten times a second.
         var newest: [String] = partial.isEmpty ? [] : [partial]

@@ -27,6 +27,7 @@ public struct FileTranscription: Sendable {
         case segmented(count: Int, seconds: Double)
         case uploaded(SegmentResult)
         case retrying(index: Int, attempt: Int, failure: BoxFailure)
+        case codec(UploadChoice)
     }
 
     public let client: BoxClient
@@ -35,6 +36,8 @@ public struct FileTranscription: Sendable {
     public var maxParallel = 3
     /// Extra tries for an uncertain failure, with this many seconds before each.
     public var retryDelays: [Double] = [1, 2]
+    /// What each segment goes as (nil: WAV).
+    public var codec: UploadCodecPolicy?
 
     public init(client: BoxClient, session: String?) {
         self.client = client
@@ -44,8 +47,11 @@ public struct FileTranscription: Sendable {
     /// - Parameter workDirectory: where the segments are written (removed by the caller when it likes).
     /// Segments upload as they are cut, so the first is on its way before the file is read to the end.
     public func run(file: String, workDirectory: String, onEvent: @escaping @Sendable (Event) -> Void = { _ in }) throws -> Result {
-        let uploader = HQUploader(client: client, session: session, maxParallel: maxParallel, retryDelays: retryDelays) { event in
+        let uploader = HQUploader(client: client, session: session, maxParallel: maxParallel, retryDelays: retryDelays,
+                                  codec: codec, workDirectory: workDirectory) { event in
             switch event {
+            case .codec(let choice):
+                onEvent(.codec(choice))
             case .uploaded(let result):
                 onEvent(.uploaded(result))
             case .retrying(let index, let attempt, let failure):

@@ -20,6 +20,8 @@ public final class HQUploader: @unchecked Sendable {
         case retrying(index: Int, attempt: Int, failure: BoxFailure)
         /// Reported once: later segments are not uploaded.
         case stopped(BoxFailure)
+        /// The upload format changed (the first choice counts as a change).
+        case codec(UploadChoice)
     }
 
     private let client: BoxClient
@@ -35,8 +37,15 @@ public final class HQUploader: @unchecked Sendable {
     private var results: [Int: Result] = [:]
     private var stopped: BoxFailure?
 
+    /// Chooses each segment's format; nil (or no `workDirectory` to encode into): WAV.
+    private let codec: UploadCodecPolicy?
+    private let workDirectory: String?
+
     public init(client: BoxClient, session: String?, maxParallel: Int = 3, retryDelays: [Double] = [1, 2],
+                codec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
                 onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.codec = codec
+        self.workDirectory = workDirectory
         self.client = client
         self.session = session
         self.maxParallel = max(1, maxParallel)
@@ -94,13 +103,43 @@ public final class HQUploader: @unchecked Sendable {
         }
     }
 
+    /// The segment as the policy wants it on the wire: the WAV itself, or an Ogg Opus copy in the work folder
+    /// (removed after the upload). An encoding that fails sends the WAV.
+    private func prepare(_ segment: ClosedSegment) -> (path: String, format: BoxClient.UploadedAudio) {
+        guard let codec, let workDirectory else { return (segment.path, .wav) }
+        let (choice, changed) = codec.next()
+        if changed { onEvent(.codec(choice)) }
+        guard choice.format == .opus else { return (segment.path, .wav) }
+        let path = workDirectory + "/upload-\(UUID().uuidString).ogg"
+        do {
+            let encoded = try AudioEncoding.encode([segment.path], to: path, as: .speechOpus)
+            codec.recordEncoding(cpuSeconds: encoded.cpuSeconds, audioSeconds: Double(encoded.frames) / 48_000)
+            return (path, .ogg)
+        } catch {
+            return (segment.path, .wav)
+        }
+    }
+
     private func upload(_ index: Int, _ segment: ClosedSegment) -> Result {
         var attempt = 0
+        var (path, format) = prepare(segment)
+        defer { if path != segment.path { unlink(path) } }
         while true {
             do {
-                let transcription = try client.transcribe(wavPath: segment.path, session: session)
+                let started = Date()
+                let transcription = try client.transcribe(audioPath: path, as: format, session: session)
+                let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+                codec?.recordUpload(bytes: bytes ?? 0, seconds: Date().timeIntervalSince(started))
                 return Result(index: index, seconds: segment.duration, transcription: transcription, failure: nil)
             } catch {
+                if format == .ogg, error.isFormatRejection, let codec {
+                    // The box cannot read Opus: this segment again as WAV, and every later one.
+                    codec.markWAVOnly()
+                    onEvent(.codec(codec.next().choice))
+                    unlink(path)
+                    (path, format) = (segment.path, .wav)
+                    continue
+                }
                 let alreadyStopped = lock.withLock { stopped != nil }
                 if error.isRetryable, attempt < retryDelays.count, !alreadyStopped {
                     attempt += 1

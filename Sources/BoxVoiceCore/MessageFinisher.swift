@@ -16,13 +16,19 @@ public final class MessageFinisher: Sendable {
     public let client: BoxClient
     public let detector: KeywordDetector
     public let hqRetryDelays: [Double]
+    /// What segments go to HQ as, and the private folder Opus copies are made in (either nil: WAV).
+    public let uploadCodec: UploadCodecPolicy?
+    public let workDirectory: String?
     private let onEvent: @Sendable (DictationSession.Event) -> Void
     private let queue = DispatchQueue(label: "boxvoice.finish")
     /// A permanent HQ failure is reported once; later messages skip HQ.
     private let unavailable = Mutex<BoxFailure?>(nil)
 
     public init(store: MessageStore, box: String, client: BoxClient, detector: KeywordDetector, hqRetryDelays: [Double] = [1, 2],
+                uploadCodec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
                 onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
+        self.uploadCodec = uploadCodec
+        self.workDirectory = workDirectory
         self.store = store
         self.box = box
         self.client = client
@@ -38,8 +44,9 @@ public final class MessageFinisher: Sendable {
     public func uploader(for id: MessageID, session: String?) -> HQUploader {
         let onEvent = self.onEvent
         let key = id.rawValue
-        return HQUploader(client: client, session: session, retryDelays: hqRetryDelays) { event in
+        return HQUploader(client: client, session: session, retryDelays: hqRetryDelays, codec: uploadCodec, workDirectory: workDirectory) { event in
             switch event {
+            case .codec(let choice): onEvent(.uploadCodec(format: choice.format.rawValue, reason: choice.reason))
             case .started(let index, _): onEvent(.hq(messageId: key, index: index + 1, state: .uploading))
             case .uploaded(let result):
                 onEvent(.hq(messageId: key, index: result.index + 1,

@@ -63,7 +63,9 @@ enum MessageSchema {
                     box TEXT PRIMARY KEY,
                     refused_at REAL,
                     unreachable_since REAL,
-                    reached_at REAL
+                    reached_at REAL,
+                    wav_only INTEGER NOT NULL DEFAULT 0,
+                    link_bytes_per_second REAL
                 )
                 """)
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_box_state ON messages (box, state)")

@@ -97,6 +97,24 @@ public enum BoxContact: Sendable {
 }
 
 extension MessageStore {
+    /// What uploads to `box` have taught: it refuses Opus (WAV only), and the link's measured speed.
+    public func uploadProfile(box: String) throws -> (wavOnly: Bool, linkBytesPerSecond: Double?) {
+        try read { db in
+            guard let row = try db.query("SELECT wav_only, link_bytes_per_second FROM box_contact WHERE box = ?", [.text(box)]).first else {
+                return (false, nil)
+            }
+            return ((row[0].integer ?? 0) != 0, row[1].real)
+        }
+    }
+
+    public func recordUploadProfile(box: String, wavOnly: Bool, linkBytesPerSecond: Double?) throws {
+        try write { db in
+            try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box)])
+            try db.execute("UPDATE box_contact SET wav_only = ?, link_bytes_per_second = ? WHERE box = ?",
+                           [.integer(wavOnly ? 1 : 0), linkBytesPerSecond.map { .real($0) } ?? .null, .text(box)])
+        }
+    }
+
     /// Notes what a connection to `box` found, for `health`.
     public func recordContact(box: String, _ contact: BoxContact, at date: Date = Date()) throws {
         let now = SQLiteValue.real(date.timeIntervalSince1970)

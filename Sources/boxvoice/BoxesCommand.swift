@@ -12,6 +12,7 @@ enum BoxesCommand: Command {
     Usage: boxvoice boxes [list] [--json]
            boxvoice boxes use NAME
            boxvoice boxes unpair NAME
+           boxvoice boxes codec NAME wav|opus|auto
 
     The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise.
     unpair forgets the box, its device token and its retained recordings (revoke the device on
@@ -48,6 +49,14 @@ enum BoxesCommand: Command {
                     Console.out("\(box.name == selected ? "*" : " ") \(box.name)  \(box.label)  \(box.baseURL)\(box.insecure ? "  (TLS not verified)" : "")  — \(try health(box).text)")
                 }
             }
+        case "codec":
+            guard let name = arguments.positional(), let value = arguments.positional() else {
+                throw CLIError.usage("codec needs a box name and wav, opus or auto")
+            }
+            try arguments.finish()
+            guard UploadCodec(rawValue: value) != nil else { throw CLIError.usage("codec takes wav, opus or auto, not '\(value)'") }
+            try registry.setUploadCodec(value, for: name)
+            Console.out("'\(name)' uploads HQ segments as \(value)")
         case "use":
             guard let name = arguments.positional() else { throw CLIError.usage("use needs a box name") }
             try arguments.finish()

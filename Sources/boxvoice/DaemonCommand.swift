@@ -50,7 +50,9 @@ enum DaemonCommand: Command {
                     if missingTokens.withLock({ $0.insert(box.name).inserted }) { log("\(box.name): no device token is stored; pair it again") }
                     continue
                 }
-                boxes.append(Daemon.Box(name: box.name, baseURL: box.baseURL, token: token, verifyTLS: !box.insecure))
+                var served = Daemon.Box(name: box.name, baseURL: box.baseURL, token: token, verifyTLS: !box.insecure)
+                served.uploadCodec = box.uploadCodec.flatMap(UploadCodec.init(rawValue:)) ?? .auto
+                boxes.append(served)
             }
             let wanted = try dictationBox ?? registry.selectedName()
             let dictating = boxes.first { $0.name == wanted }?.name ?? boxes.first?.name

@@ -14,6 +14,7 @@ enum DictateCommand: Command {
     static let usage = """
     Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav] [--realtime] [--alsa-config FILE]
                             [--session ID|new] [--once] [--on-eof send|draft|discard] [--json] [--no-keys]
+                            [--codec wav|opus|auto]
 
     Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt
     (`boxvoice keywords detect TEXT` shows which a phrase is): send and sendHq deliver and keep
@@ -28,7 +29,9 @@ enum DictateCommand: Command {
     shows the level, segments, the live transcript and HQ progress; NO_COLOR or a non-terminal gives
     plain lines. --no-pipelining holds HQ uploads until the send (only to measure what pipelining gains).
     --input and clockless devices (ALSA `file` PCMs) are read as fast as they go; --realtime paces them
-    like a microphone.
+    like a microphone. --codec: what segments go to HQ as (default: the box's `boxes codec` setting,
+    else auto — Ogg Opus when it reaches the box sooner than WAV on the link measured from the uploads,
+    WAV when the box refused Opus before).
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -38,6 +41,7 @@ enum DictateCommand: Command {
         let input = try arguments.option("--input")
         let alsaConfig = try arguments.option("--alsa-config")
         let sessionOption = try arguments.option("--session")
+        let codecOption = try UploadCodecs.parse(try arguments.option("--codec"))
         let eofName = try arguments.option("--on-eof") ?? "send"
         let realtime = arguments.flag("--realtime")
         let once = arguments.flag("--once")
@@ -97,7 +101,10 @@ enum DictateCommand: Command {
         defer { scratch.remove() }
         configuration.workDirectory = scratch.path
         // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
-        let dictation = DictationSession(configuration: configuration, detector: detector, store: try LocalStore.open()) { output.handle($0) }
+        let store = try LocalStore.open()
+        configuration.uploadCodec = try UploadCodecs.policy(for: boxLabel, configured: try registry.box(named: boxLabel)?.uploadCodec,
+                                                            override: codecOption, store: store)
+        let dictation = DictationSession(configuration: configuration, detector: detector, store: store) { output.handle($0) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

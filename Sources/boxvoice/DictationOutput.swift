@@ -89,6 +89,7 @@ final class DictationOutput: @unchecked Sendable {
     private static func plain(_ event: DictationSession.Event) {
         switch event {
         case .level, .partial, .segment: break
+        case .uploadCodec(let format, let reason): Console.err("HQ uploads go as \(format == "opus" ? "Opus" : "WAV"): \(reason)")
         case .final(let text): Console.out("… \(text)")
         case .keyword(let action, let phrase, let at): Console.out("[\(at.formatted(2)) s] \(action.rawValue) (\"\(phrase)\")")
         case .hq(_, let index, let state):

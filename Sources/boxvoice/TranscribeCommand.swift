@@ -9,17 +9,19 @@ enum TranscribeCommand: Command {
     static let name = "transcribe"
     static let summary = "HQ-transcribe a sound file through the box"
     static let usage = """
-    Usage: boxvoice transcribe FILE [--box NAME] [--json]
+    Usage: boxvoice transcribe FILE [--box NAME] [--codec wav|opus|auto] [--json]
 
     Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points,
     uploads each to the box's HQ transcription as soon as it is cut (up to 3 at a time) and prints
     the texts joined in order. Uncertain failures are retried twice; a permanent HQ failure is
-    reported once and stops the rest.
+    reported once and stops the rest. Segments go as WAV or Ogg Opus (--codec; default: the box's
+    setting, `auto`: whichever reaches the box sooner on the measured link).
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
         let boxName = try arguments.option("--box")
         let json = arguments.flag("--json")
+        let codecOption = try UploadCodecs.parse(try arguments.option("--codec"))
         guard let file = arguments.positional() else { throw CLIError.usage("name the sound file to transcribe") }
         try arguments.finish()
         guard FileManager.default.isReadableFile(atPath: file) else {
@@ -36,7 +38,8 @@ enum TranscribeCommand: Command {
         let scratch = try ScratchDirectory(purpose: "transcribe", fallback: Paths.cacheDirectory)
         defer { scratch.remove() }
         let work = scratch.path
-        let transcription = FileTranscription(client: client, session: session)
+        var transcription = FileTranscription(client: client, session: session)
+        transcription.codec = try UploadCodecs.policy(for: box.name, configured: box.uploadCodec, override: codecOption)
         let result: FileTranscription.Result
         do {
             result = try transcription.run(file: file, workDirectory: work) { event in
@@ -48,6 +51,8 @@ enum TranscribeCommand: Command {
                     Console.err("segment \(segment.index + 1) (\(segment.seconds.formatted(1)) s): \(segment.failure.map { "failed: \($0)" } ?? "done")")
                 case .retrying(let index, let attempt, let failure):
                     Console.err("segment \(index + 1): retry \(attempt) after: \(failure)")
+                case .codec(let choice):
+                    Console.err("uploading as \(choice.format == .opus ? "Opus" : "WAV"): \(choice.reason)")
                 }
             }
         } catch let failure as FileTranscription.Failure {
