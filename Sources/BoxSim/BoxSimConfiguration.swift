@@ -23,6 +23,9 @@ public struct BoxSimConfiguration: Sendable {
     /// `chat.send` waits this long before it looks at a message: a POST in flight long enough to kill its sender
     /// mid-way, as a slow box or network would.
     public var sendDelaySeconds: Double = 0
+    /// Audio formats (by the box's guess from the extension) the HQ service refuses with 500 `invalid_file_format`
+    /// (permanent): an HQ provider that cannot read them (a simulator feature).
+    public var hqRejectedFormats: Set<String> = []
     /// Reads request bodies at most this fast (bits per second; nil: as fast as they come): a box across the
     /// internet, for measuring uploads (a simulator feature).
     public var uplinkBitsPerSecond: Double?

@@ -129,6 +129,9 @@ extension BoxSimServer {
             let fallback = audio.map { String(format: "boxsim heard %.2f s of audio", Double($0.frames) / Double(max($0.sampleRate, 1))) } ?? ""
             return .json(200, ["text": text ?? configuration.hqText ?? fallback, "diarized": false, "service": "boxsim"])
         }
+        if configuration.hqRejectedFormats.contains(guessedFormat) {
+            return failure("invalid_file_format", "The transcription service cannot read \(guessedFormat) audio")
+        }
         switch configuration.hq {
         case .fail(let code):
             return failure(code, "HQ transcription failed (\(code))")

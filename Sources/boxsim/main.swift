@@ -8,7 +8,7 @@ import Foundation
 let usage = """
 Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text TEXT]
                     [--default-session ID] [--turn-seconds N] [--ping-interval S] [--pong-grace S]
-                    [--send-delay S] [--uplink MBIT]
+                    [--send-delay S] [--uplink MBIT] [--hq-rejects FORMAT,…]
        boxsim pair-link [--data DIR | --url BASE] [--label NAME] [--session ID]
        boxsim messages [--data DIR | --url BASE]
        boxsim transcriptions [--data DIR | --url BASE]
@@ -36,6 +36,8 @@ Simulator features (a real box has none of these):
                    fail with network_error), slow:SECONDS. --hq-text: the text after flaky/slow calls.
   --turn-seconds   how long a run keeps a session busy (a send meanwhile is queued).
   --send-delay S   holds each chat/send S seconds before handling it (a slow box, for kill tests).
+  --hq-rejects F,…  the HQ service refuses these formats (wav, ogg, flac, …: the box's guess from the
+                   extension) with a permanent invalid_file_format.
   --uplink MBIT    reads request bodies no faster than MBIT megabits per second: a box across the
                    internet, for measuring what uploads cost (WAV vs Ogg Opus).
   /boxsim/* routes (loopback, no token): pair-link, messages, transcriptions, events, pending,
@@ -106,6 +108,9 @@ func main() {
         if let seconds = seconds("--ping-interval", within: 0.1...3_600) { configuration.pingIntervalSeconds = seconds }
         if let seconds = seconds("--pong-grace", within: 0.1...3_600) { configuration.pongGraceSeconds = seconds }
         if let seconds = seconds("--send-delay", within: 0...600) { configuration.sendDelaySeconds = seconds }
+        if let text = option("--hq-rejects") {
+            configuration.hqRejectedFormats = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        }
         if let text = option("--uplink") {
             guard let rate = Double(text), rate.isFinite, (0.01...100_000).contains(rate) else {
                 fail("--uplink takes megabits per second from 0.01 to 100000, not '\(text)'", status: 2)
