@@ -87,8 +87,8 @@ public struct BoxClient: Sendable {
 
     /// What a client answers a last-audio request with (contract §7.2).
     public enum LastAudioAnswer: Sendable {
-        /// The recording, already one WAV file (segments joined).
-        case audio(wavPath: String, recordedAt: Date, text: String, messageId: String, sessionId: String?)
+        /// The recording, already one file (segments joined): WAV, or Ogg Opus for a box that takes it.
+        case audio(wavPath: String, recordedAt: Date, text: String, messageId: String, sessionId: String?, format: UploadedAudio = .wav)
         /// This client does not hold the recording. Always answer: silence looks like a client that is asleep.
         case none
     }
@@ -101,16 +101,17 @@ public struct BoxClient: Sendable {
         switch answer {
         case .none:
             body = .bytes(Data(#"{"none":true}"#.utf8), contentType: "application/json")
-        case .audio(let path, let recordedAt, let text, let messageId, let sessionId):
+        case .audio(let path, let recordedAt, let text, let messageId, let sessionId, let format):
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             var parts: [MultipartPart] = [
                 .field(name: "recordedAt", value: formatter.string(from: recordedAt)),
-                .field(name: "text", value: String(text.prefix(1_500))),
+                .field(name: "text", value: Self.cutToUTF16Units(text, 1_500)),
                 .field(name: "messageId", value: messageId),
             ]
             if let sessionId { parts.append(.field(name: "sessionId", value: sessionId)) }
-            parts.append(.file(name: "file", path: path, filename: "last-message.wav", contentType: "audio/wav"))
+            parts.append(.file(name: "file", path: path, filename: format == .wav ? "last-message.wav" : "last-message.ogg",
+                               contentType: format.contentType))
             body = .multipart(parts)
         }
         let path = "/api/chat/last-audio/" + (requestId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? requestId)
@@ -118,6 +119,21 @@ public struct BoxClient: Sendable {
         if response.status == 404, Wire.errorMessage(Data(response.body))?.message == "unknown-request" { return .unknownRequest }
         try Self.requireSuccess(response, operation)
         return try decode(operation, response, Wire.lastAudioAnswerOutcome)
+    }
+
+    /// The longest prefix of whole characters within `limit` UTF-16 code units: the box cuts the text at 1500 units
+    /// and a cut inside a surrogate pair would cost the requester the recording (contract §7.2).
+    static func cutToUTF16Units(_ text: String, _ limit: Int) -> String {
+        var units = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let next = text.index(after: index)
+            let count = text.utf16.distance(from: index, to: next)
+            if units + count > limit { break }
+            units += count
+            end = next
+        }
+        return String(text[..<end])
     }
 
     // MARK: plumbing

@@ -230,6 +230,9 @@ public final class Daemon: Sendable {
                 if case .queued(let id, _) = event { log("\(box.name): finished \(id), left awaiting HQ by an interrupted run") }
             }
             for report in courier.run(everything: false) { log("\(box.name): outbox: \(report.summary)") }
+            for done in configuration.store.compressRetained(box: box.name) {
+                log("\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → \(done.bytesAfter) bytes)")
+            }
         }
     }
 
@@ -272,7 +275,7 @@ public final class Daemon: Sendable {
                 if debug { log("\(name): debug: the box no longer waited for \(request.requestId) (404)") }
             case .audio(let outcome, let format, let bytes):
                 var cut = ""
-                if case .pcm16kTail = format { cut = "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: " }
+                if case .wav(.pcm16kTail) = format { cut = "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: " }
                 log("\(name): \(cut)answered \(request.requestId) with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(outcome)")
             case .none(let outcome):
                 log("\(name): answered \(request.requestId) with none (\(request.messageId) is not kept): \(outcome)")

@@ -63,6 +63,16 @@ public final class MessageFinisher: Sendable {
         queue.async { [self] in
             finishNow(id, uploads: uploads, lease: lease)
             then()
+            // Its audio no longer changes: kept compressed from now on (after the POST was started, never before).
+            compress(id)
+        }
+    }
+
+    private func compress(_ id: MessageID) {
+        do {
+            try store.compressRecording(id)
+        } catch {
+            onEvent(.failed(messageId: id.rawValue, reason: "its recording could not be compressed (\(error)); it is kept as recorded"))
         }
     }
 
@@ -81,7 +91,10 @@ public final class MessageFinisher: Sendable {
 
     private func resumeNow() {
         do {
-            for (message, lease) in try store.claimAwaitingHQ(box: box) { finishNow(message.id, uploads: nil, lease: lease) }
+            for (message, lease) in try store.claimAwaitingHQ(box: box) {
+                finishNow(message.id, uploads: nil, lease: lease)
+                compress(message.id)
+            }
         } catch {
             onEvent(.failed(messageId: "", reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))
         }

@@ -68,6 +68,7 @@ enum MessageSchema {
                     link_bytes_per_second REAL
                 )
                 """)
+            try db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_box_state ON messages (box, state)")
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_run ON messages (run)")
             let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text })

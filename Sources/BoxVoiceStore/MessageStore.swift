@@ -194,6 +194,9 @@ public final class MessageStore: Sendable {
         guard message.hasAudio else { return [] }
         let folder = folder(of: message)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        // A compressed recording is one whole file (written under another name, synced, renamed): it replaces the
+        // segments even if a crash left them beside it.
+        if let compressed = RetentionFormat.compressedNames.first(where: names.contains) { return [folder + "/" + compressed] }
         return names.filter { $0.hasPrefix("seg-") && $0.hasSuffix(".wav") }.sorted().map { folder + "/" + $0 }
     }
 

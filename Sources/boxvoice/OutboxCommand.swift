@@ -157,8 +157,12 @@ enum RecordingsCommand: Command {
     static let usage = """
     Usage: boxvoice recordings [list] [--box NAME] [--json]
            boxvoice recordings forget ID [--box NAME]
+           boxvoice recordings keep-as opus|flac|wav
 
     The last 5 recordings per box are kept so the box can ask for them again (retranscription).
+    Once its message is committed a recording is compressed: Ogg Opus by default (about 3 kB/s: five
+    ten-minute recordings take about 10 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s)
+    or kept as recorded (Float32 WAV, 192 kB/s). `keep-as` sets it for recordings committed from now on.
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -181,6 +185,13 @@ enum RecordingsCommand: Command {
                     Console.out("\(recording.messageId)  \(formatter.string(from: recording.recordedAt))  \(recording.text.prefix(60))")
                 }
             }
+        case "keep-as":
+            guard let text = arguments.positional() else { throw CLIError.usage("keep-as needs opus, flac or wav") }
+            try arguments.finish()
+            guard let format = RetentionFormat(rawValue: text) else { throw CLIError.usage("keep-as takes opus, flac or wav, not '\(text)'") }
+            try store.setRetentionFormat(format)
+            Console.out("recordings are kept as \(format.rawValue) from now on")
+            return 0
         case "forget":
             guard let text = arguments.positional() else { throw CLIError.usage("forget needs a message id") }
             try arguments.finish()
