@@ -9,9 +9,10 @@ import Foundation
 import Testing
 
 @Suite struct LastAudioResponderTests {
-    /// Four minutes at 48 kHz Float32 (46 MB, several segments) is over the 45 MB an answer may be: it goes as 16 kHz
-    /// 16-bit, all of it.
-    @Test func aRecordingOver45MBIsAnsweredAs16kHz16Bit() throws {
+    /// Four minutes at 48 kHz Float32 (46 MB, several segments) is over the 45 MB an answer may be: it goes whole as
+    /// Ogg Opus; to a box that refused Opus, as 16 kHz 16-bit WAV, all of it.
+    @Test(arguments: [false, true])
+    func aRecordingOver45MBIsAnsweredWhole(wavOnly: Bool) throws {
         let box = try SimulatedBox { $0.defaultSession = "s1" }
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "answer")
         Secrets.register(token)
@@ -29,6 +30,7 @@ import Testing
 
         try store.commitSend(recording.id, MessageStore.Ending(heardText: "a long one", command: nil, liveText: "a long one"),
                              liveBody: "<speech>a long one</speech>")
+        if wavOnly { try store.recordUploadProfile(box: "home", wavOnly: true, linkBytesPerSecond: nil) }
         try FileManager.default.createDirectory(atPath: data.file("work"), withIntermediateDirectories: true)
         let responder = LastAudioResponder(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), store: store,
                                            workDirectory: data.file("work"))
@@ -41,14 +43,20 @@ import Testing
             Issue.record("expected audio, got \(answered)")
             return
         }
-        #expect(format == .pcm16k)
+        #expect(format == (wavOnly ? .wav(.pcm16k) : .oggOpus))
         #expect(sent < LastAudioResponder.maxAnswerBytes)
         let response = try #require(agent.wait())
         #expect(response.status == 200)
-        let path = data.file("answer.wav")
+        #expect(response.header("content-type") == (wavOnly ? "audio/wav" : "audio/ogg"))
+        let path = data.file(wavOnly ? "answer.wav" : "answer.ogg")
         try Data(response.body).write(to: URL(fileURLWithPath: path))
         let file = try SoundFile.open(path: path)
-        #expect(file.sampleRate == 16_000 && file.channels == 1 && !file.isFloat32)
-        #expect(abs(Int(file.frames) - 240 * 16_000) <= 16, "all four minutes, resampled")
+        if wavOnly {
+            #expect(file.sampleRate == 16_000 && file.channels == 1 && !file.isFloat32)
+            #expect(abs(Int(file.frames) - 240 * 16_000) <= 16, "all four minutes, resampled")
+        } else {
+            #expect(file.container == .oggOpus && file.sampleRate == 48_000)
+            #expect(abs(try file.readAll().count - 240 * 48_000) <= 960, "all four minutes")
+        }
     }
 }
