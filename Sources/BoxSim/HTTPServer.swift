@@ -44,6 +44,9 @@ final class HTTPServer: @unchecked Sendable {
     private let maxBodyBytes: Int
     /// Request bodies are read no faster than this (nil: unthrottled).
     private let readBitsPerSecond: Double?
+    /// The simulated uplink is one link: concurrent uploads share it. When it is next free to carry bytes.
+    private let linkFreeAt = NSLock()
+    private var linkFree = Date.distantPast
 
     struct StartFailure: Error, CustomStringConvertible {
         let message: String
@@ -221,17 +224,20 @@ final class HTTPServer: @unchecked Sendable {
         } else {
             var body: [UInt8] = []
             if info.content_length > 0 { body.reserveCapacity(Int(info.content_length)) }
-            // Throttled reads take 16 KiB at a time and wait until the rate allows the next: the sender's socket
-            // buffers fill and its upload slows to the rate, as over a slow uplink.
+            // Throttled reads take 16 KiB at a time, each waiting for its turn on one shared link: the senders'
+            // socket buffers fill and their uploads slow to the link's rate, together, as over a slow uplink.
             var chunk = [UInt8](repeating: 0, count: readBitsPerSecond == nil ? 65_536 : 16_384)
-            let started = Date()
             while body.count <= maxBodyBytes {
                 let got = chunk.withUnsafeMutableBytes { mg_read(connection, $0.baseAddress, $0.count) }
                 if got <= 0 { break }
                 body.append(contentsOf: chunk[0..<Int(got)])
                 if let rate = readBitsPerSecond {
-                    let due = Double(body.count * 8) / rate - Date().timeIntervalSince(started)
-                    if due > 0 { Thread.sleep(forTimeInterval: due) }
+                    let done = linkFreeAt.withLock { () -> Date in
+                        linkFree = max(linkFree, Date()).addingTimeInterval(Double(got) * 8 / rate)
+                        return linkFree
+                    }
+                    let wait = done.timeIntervalSinceNow
+                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 }
             }
             response = body.count > maxBodyBytes

@@ -14,23 +14,31 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
     warm["XDG_CACHE_HOME"] = work + "/cache"
     let (warmStatus, warmPeakKB) = try spawnAndMeasure(boxvoice, ["listen", "--input", samples + "/none-weather.wav"], environment: warm)
     guard warmStatus == 0 else { throw BenchFailure(message: "boxvoice listen exited with \(warmStatus) while making the dictionary cut") }
-    for length in minutes {
+    // The longest recording of ten minutes or less is also run with each fixed upload codec: encoding Opus must not
+    // cost memory (the issue's bound: within 5 MB of WAV).
+    let codecLength = minutes.filter { $0 <= 10 }.max()
+    var runs: [(length: Double, codec: String?)] = minutes.map { ($0, nil) }
+    if let codecLength { runs += [(codecLength, "wav"), (codecLength, "opus")] }
+    for (length, codec) in runs {
+        let label = "\(Int(length))-\(codec ?? "auto")"
         let clip = work + "/recording.wav"
         try speechRecording(seconds: length * 60, samples: samples, path: clip)
-        var configuration = BoxSimConfiguration(dataDirectory: work + "/box-\(Int(length))", hq: .fixed("Text of one segment."))
+        var configuration = BoxSimConfiguration(dataDirectory: work + "/box-" + label, hq: .fixed("Text of one segment."))
         configuration.defaultSession = "s1"
         let box = try BoxSimServer(configuration: configuration)
         defer { box.stop() }
         var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = work + "/home-\(Int(length))/data"
-        environment["XDG_CONFIG_HOME"] = work + "/home-\(Int(length))/config"
+        environment["XDG_DATA_HOME"] = work + "/home-\(label)/data"
+        environment["XDG_CONFIG_HOME"] = work + "/home-\(label)/config"
         environment["XDG_CACHE_HOME"] = work + "/cache"
         _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
         let started = Date()
-        let (status, peakKB) = try spawnAndMeasure(boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
+        let (status, peakKB) = try spawnAndMeasure(boxvoice, ["dictate", "--no-keys", "--input", clip] + (codec.map { ["--codec", $0] } ?? []),
+                                                   environment: environment)
         let wall = Date().timeIntervalSince(started)
         guard status == 0 else { throw BenchFailure(message: "boxvoice dictate exited with \(status) on the \(Int(length)) min recording") }
-        rows.append("| \(Int(length)) min | \(String(format: "%.1f", Double(peakKB) / 1024)) MB | \(String(format: "%.0f", wall)) s | \(box.messages.count) |")
+        let formats = Set(box.transcriptions.map(\.guessedFormat)).sorted().joined(separator: "+")
+        rows.append("| \(Int(length)) min, `--codec \(codec ?? "auto")` (sent \(formats)) | \(String(format: "%.1f", Double(peakKB) / 1024)) MB | \(String(format: "%.0f", wall)) s | \(box.messages.count) |")
         try? FileManager.default.removeItem(atPath: clip)
     }
     print("""

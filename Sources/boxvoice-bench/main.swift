@@ -39,6 +39,10 @@ do {
         try benchRealSpeech(models: models, samples: samples, real: real, work: work,
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
                             clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"))
+    case "codec"?:
+        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "codec needs --models DIR --samples DIR") }
+        try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,
+                       rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100])
     case "durability"?:
         guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
         try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)

@@ -47,8 +47,13 @@ import Testing
         let result = try desk.run("transcribe", Checkout.sample("send-buy-milk.wav"))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "Buy milk and eggs on the way home.\n")
+        // `auto` with the link not measured yet sends Ogg Opus; `--codec wav` the recording's own Float32.
         let seen = try #require(desk.box.server.transcriptions.last)
-        #expect(seen.float32 == true && seen.sampleRate == 48_000 && seen.channels == 1)
+        #expect(seen.container == "ogg-opus" && seen.filename == "segment.ogg" && seen.sampleRate == 48_000 && seen.channels == 1)
+        let asWAV = try desk.run("transcribe", "--codec", "wav", Checkout.sample("send-buy-milk.wav"))
+        #expect(asWAV.stdout == "Buy milk and eggs on the way home.\n", "\(asWAV.stderr)")
+        let wav = try #require(desk.box.server.transcriptions.last)
+        #expect(wav.float32 == true && wav.sampleRate == 48_000 && wav.channels == 1 && wav.filename == "segment.wav")
         #expect(desk.box.server.devices.first?.label.hasPrefix("boxvoice on ") == true)
     }
 

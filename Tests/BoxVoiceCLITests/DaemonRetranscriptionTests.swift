@@ -32,12 +32,11 @@ import Testing
         return daemon
     }
 
-    /// The retained segments of a message, joined, as `boxvoice recordings --json` lists them.
-    private func retainedAudio(_ id: String, env: [String: String]) throws -> [Float] {
+    /// The files a message's recording is kept in, as `boxvoice recordings --json` lists them.
+    private func retainedFiles(_ id: String, env: [String: String]) throws -> [String] {
         let listed = try Run.process(Run.boxvoice, ["recordings", "--json"], environment: env)
         let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let segments = try #require(rows.first { $0["messageId"] as? String == id }?["segments"] as? [String])
-        return try segments.flatMap { try WAV.samples($0) }
+        return try #require(rows.first { $0["messageId"] as? String == id }?["segments"] as? [String])
     }
 
     @Test func eachMessageIsAnsweredWithItsOwnAudioSessionAndCappedText() throws {
@@ -54,12 +53,14 @@ import Testing
             #expect(response.header("x-message-id") == id)
             #expect(response.header("x-session-id") == session, "the session it was dictated into")
             #expect(response.header("x-message-text")?.removingPercentEncoding?.count == 1_500)
-            #expect(response.header("content-type") == "audio/wav")
-            let answered = home.file("answer-\(id).wav")
+            // Kept compressed once committed, it goes as it is kept: one Ogg Opus file.
+            #expect(response.header("content-type") == "audio/ogg")
+            let kept = try retainedFiles(id, env: env)
+            #expect(kept.count == 1 && kept.first?.hasSuffix("/audio.ogg") == true, "\(kept)")
+            #expect(Data(response.body) == (try Data(contentsOf: URL(fileURLWithPath: try #require(kept.first)))), "the retained file, byte for byte")
+            let answered = home.file("answer-\(id).ogg")
             try Data(response.body).write(to: URL(fileURLWithPath: answered))
-            let wav = try WAV.read(answered)
-            #expect(wav.sampleRate == 48_000 && wav.isFloat32)
-            #expect(wav.samples == (try retainedAudio(id, env: env)), "the retained segments joined, sample for sample")
+            #expect(try SoundFile.open(path: answered).container == .oggOpus)
         }
 
         let unknown = try #require(RetranscribeAgent(port: box.server.port, messageId: "NOT-A-KEPT-MESSAGE", timeoutMs: 3_000).wait())

@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceStore
 import BoxVoiceTestSupport
@@ -138,12 +139,16 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
             #expect(answered.status == 0, "\(answered.stderr)")
             let response = try #require(agent.wait())
             if expectAudio {
-                #expect(answered.stdout.contains("answered with the recording of \(messageId) (48 kHz Float32"))
+                // Committed, it is kept as Ogg Opus and answered as it is kept.
+                #expect(answered.stdout.contains("answered with the recording of \(messageId) (Ogg Opus"), "\(answered.stdout)")
+                #expect(response.header("content-type") == "audio/ogg")
                 #expect(response.status == 200)
                 #expect(response.header("x-message-id") == messageId)
                 #expect(response.header("x-session-id") == "s1")
                 #expect(response.header("x-message-text")?.removingPercentEncoding?.hasPrefix("Buy milk.") == true)
-                #expect(response.body.count > 4 * 48_000 * 4)  // seconds of Float32 audio
+                let answer = home.file("answer.ogg")
+                try Data(response.body).write(to: URL(fileURLWithPath: answer))
+                #expect(try SoundFile.open(path: answer).readAll().count > 4 * 48_000, "seconds of audio")
             } else {
                 #expect(answered.stdout.contains("answered none"))
                 #expect(response.status == 404)

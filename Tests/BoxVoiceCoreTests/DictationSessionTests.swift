@@ -35,7 +35,8 @@ import Testing
         #expect(try store.message(try #require(MessageID(exactly: id)))?.state == .delivered)
         let kept = try #require(try store.retainedRecording(box: "home", messageId: id))
         #expect(kept.text.hasPrefix("Please buy milk"))
-        #expect(kept.segments.map { ($0 as NSString).lastPathComponent } == ["seg-0001.wav"])
+        // Committed and sent: kept compressed, one Ogg Opus file for the whole recording.
+        #expect(kept.segments.map { ($0 as NSString).lastPathComponent } == ["audio.ogg"])
         #expect(run.events.contains(.delivered(messageId: id)))
         // The command was announced only once the message was durable, and before any HQ or POST.
         let order = run.events.compactMap { event -> String? in

@@ -71,9 +71,7 @@ public enum WAV {
 /// A child process left running while a test talks to it: its output is collected as it comes.
 public final class Spawned: @unchecked Sendable {
     public let process = Process()
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
+    private let output = Output()
     private let group = DispatchGroup()
     public let stdin = Pipe()
 
@@ -87,19 +85,33 @@ public final class Spawned: @unchecked Sendable {
         process.standardError = errPipe
         process.standardInput = stdin
         try process.run()
+        // The readers hold only the output (not `self`), so a test that ends early — a failed `#require` — still
+        // releases this value, whose deinit kills the process instead of leaving it running.
+        let output = output
         for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
-            DispatchQueue.global().async(group: group) { [self] in
+            DispatchQueue.global().async(group: group) {
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
                     if chunk.isEmpty { return }
-                    lock.withLock { if isOut { out.append(chunk) } else { err.append(chunk) } }
+                    output.append(chunk, toOut: isOut)
                 }
             }
         }
     }
 
-    public var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
-    public var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    public var stdout: String { output.text(out: true) }
+    public var stderr: String { output.text(out: false) }
+
+    /// What the process printed so far.
+    private final class Output: @unchecked Sendable {
+        // @unchecked: both buffers are touched under `lock` only.
+        private let lock = NSLock()
+        private var out = Data()
+        private var err = Data()
+
+        func append(_ chunk: Data, toOut: Bool) { lock.withLock { if toOut { out.append(chunk) } else { err.append(chunk) } } }
+        func text(out wanted: Bool) -> String { lock.withLock { String(decoding: wanted ? out : err, as: UTF8.self) } }
+    }
 
     /// Waits until stdout or stderr holds `text`; false on timeout or when the process ended without it.
     public func waitFor(_ text: String, timeout: TimeInterval = 30) -> Bool {
@@ -258,4 +270,11 @@ public enum Signal {
     public static func energy(_ samples: [Float], from start: Int, count: Int) -> Double {
         samples[start..<min(start + count, samples.count)].reduce(0) { $0 + Double($1) * Double($1) }
     }
+}
+
+/// Where two sample arrays first differ (nil: identical), for expectations whose failure message must not print
+/// millions of samples.
+public func firstDifference(_ a: [Float], _ b: [Float]) -> String? {
+    if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return "sample \(index): \(a[index]) vs \(b[index])" }
+    return a.count == b.count ? nil : "lengths \(a.count) vs \(b.count)"
 }
