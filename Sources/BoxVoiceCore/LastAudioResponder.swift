@@ -5,7 +5,7 @@ import BoxVoiceStore
 import Foundation
 
 /// Answers the box's retranscription requests from retention (contract §7.2, §8), or `none`; it always answers.
-/// A recording kept as Ogg Opus goes as it is (`last-message.ogg`: an hour is about 11 MB, whole); one still kept
+/// A recording kept as Ogg Opus goes as it is (`last-message.ogg`: an hour is about 29 MB, whole); one still kept
 /// as WAV segments goes as one 48 kHz Float32 WAV while that fits in 45 MB, else as Ogg Opus encoded now. A box
 /// that refused Opus gets WAV as before (16 kHz 16-bit when 48 kHz does not fit, then only the end).
 public struct LastAudioResponder: Sendable {

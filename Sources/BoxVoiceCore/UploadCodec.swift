@@ -17,13 +17,13 @@ public struct UploadChoice: Sendable, Equatable {
 
 /// The choice itself, as arithmetic on what was measured (no I/O): a spoken send waits for the last segment's
 /// upload, so `auto` picks whichever format gets a segment to the box sooner — Opus pays its encoding, WAV its
-/// 64 times more bytes — and keeps WAV (lossless) while it costs at most 10 % more time. On a fast link that is WAV;
-/// below roughly 100 Mbit/s Opus wins, and below ~1.6 Mbit/s WAV cannot even keep up with the speech.
+/// 27 times more bytes — and keeps WAV (lossless) while it costs at most 10 % more time. On a link faster than about 300 Mbit/s that is WAV;
+/// below it Opus wins, and below ~1.6 Mbit/s WAV cannot even keep up with the speech.
 public enum UploadDecision {
     /// 48 kHz mono Float32.
     public static let wavBytesPerSecond = 192_000.0
     /// What the speech Opus rate makes of a second, with Ogg's framing.
-    public static let opusBytesPerSecond = 3_200.0
+    public static let opusBytesPerSecond = 8_200.0
     /// Encoding cost before any was measured (measured here: about 3 ms of CPU per second of audio).
     public static let defaultEncodeSecondsPerSecond = 0.004
 

@@ -110,12 +110,13 @@ public final class PocketSphinxDecoder {
         return hypothesis
     }
 
-    /// Decodes a whole recording as one utterance.
+    /// Decodes a whole recording as one utterance, handed over at once (`full_utt`): its cepstral mean is taken over
+    /// the recording itself, so the text depends on this recording alone — not on what the decoder heard before, as a
+    /// live utterance's running estimate does. What an HQ service transcribing files one by one needs.
     public func transcribe(_ samples: [Int16]) throws -> String {
         try start()
-        for start in stride(from: 0, to: samples.count, by: 4_096) {
-            try process(Array(samples[start..<min(start + 4_096, samples.count)]))
-        }
+        let rc = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
+        guard rc >= 0 else { throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)") }
         return try end()
     }
 }

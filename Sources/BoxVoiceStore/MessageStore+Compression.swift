@@ -2,7 +2,7 @@ import BoxVoiceAudio
 import Foundation
 
 /// How retained recordings are kept once their message is committed (contract §8 keeps five per box; this decides
-/// their size): Ogg Opus (about 3 kB a second, the default), FLAC (lossless, about 70 kB a second) or the recorded
+/// their size): Ogg Opus (about 8 kB a second, the default), FLAC (lossless, about 70 kB a second) or the recorded
 /// Float32 WAV (192 kB a second).
 public enum RetentionFormat: String, Sendable, CaseIterable {
     case opus, flac, wav

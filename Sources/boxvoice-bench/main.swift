@@ -42,7 +42,8 @@ do {
     case "codec"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "codec needs --models DIR --samples DIR") }
         try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,
-                       rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100])
+                       rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100],
+                       bitrates: value("--bitrates").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [24, 32, 48, 96])
     case "durability"?:
         guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
         try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)

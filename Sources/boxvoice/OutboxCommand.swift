@@ -160,8 +160,8 @@ enum RecordingsCommand: Command {
            boxvoice recordings keep-as opus|flac|wav
 
     The last 5 recordings per box are kept so the box can ask for them again (retranscription).
-    Once its message is committed a recording is compressed: Ogg Opus by default (about 3 kB/s: five
-    ten-minute recordings take about 10 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s)
+    Once its message is committed a recording is compressed: Ogg Opus by default (about 8 kB/s: five
+    ten-minute recordings take about 24 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s)
     or kept as recorded (Float32 WAV, 192 kB/s). `keep-as` sets it for recordings committed from now on.
     """
 
