@@ -72,17 +72,7 @@ enum OutboxCommand: Command {
             guard let message = try store.message(fresh) else { return 1 }
             let (client, embedded) = try clientFor(box: message.box)
             defer { embedded?.stop() }
-            var failed = false
-            for report in OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true) {
-                switch report {
-                case .delivered: Console.out(report.summary)
-                case .postponed, .held: Console.err(report.summary)
-                case .refused, .storeFailed:
-                    Console.err(report.summary)
-                    failed = true
-                }
-            }
-            return failed ? 1 : 0
+            return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true)) ? 0 : 1
         case "send", "retry":
             var boxes: [String]
             if verb == "send" {
@@ -111,15 +101,7 @@ enum OutboxCommand: Command {
                 let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
                     if case .fallback(let reason) = event { Console.err("HQ unavailable, sending the live text: \(reason)") }
                 }
-                for report in courier.run(everything: true) {
-                    switch report {
-                    case .delivered: Console.out(report.summary)
-                    case .postponed, .held: Console.err(report.summary)
-                    case .refused, .storeFailed:
-                        Console.err(report.summary)
-                        failed = true
-                    }
-                }
+                if !show(courier.run(everything: true)) { failed = true }
             }
             if boxes.isEmpty { Console.out("Nothing is pending.") }
             return failed ? 1 : 0
@@ -138,6 +120,21 @@ enum OutboxCommand: Command {
         default:
             throw CLIError.usage("unknown outbox verb '\(verb)'")
         }
+    }
+
+    /// Prints what a delivery pass did; false when a message was refused or the store failed.
+    private static func show(_ reports: [OutboxDelivery.Report]) -> Bool {
+        var fine = true
+        for report in reports {
+            switch report {
+            case .delivered: Console.out(report.summary)
+            case .postponed, .held: Console.err(report.summary)
+            case .refused, .storeFailed:
+                Console.err(report.summary)
+                fine = false
+            }
+        }
+        return fine
     }
 
     /// The client for a box named in the outbox: a paired box, or the embedded local one.

@@ -15,6 +15,13 @@ import Testing
         return box.eventConnections == count
     }
 
+    /// `boxvoice pair` with a fresh link from `box`, its tokens registered for the leak scan.
+    private func pair(_ box: BoxSimServer, _ env: [String: String]) throws {
+        let paired = try Run.process(Run.boxvoice, ["pair", box.mintPairingLink()], environment: env)
+        #expect(paired.status == 0, "\(paired.stderr)")
+        box.devices.map(\.token).forEach(Secrets.register)
+    }
+
     @Test func aDaemonStartedWithNoBoxAnswersForABoxPairedAfterItStarted() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-late-pair")
@@ -24,9 +31,7 @@ import Testing
         let status = try Run.process(Run.boxvoice, ["status"], environment: env)
         #expect(status.stdout.contains("no box is paired"), "\(status.stdout)")
 
-        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env)
-        #expect(paired.status == 0, "\(paired.stderr)")
-        box.server.devices.map(\.token).forEach(Secrets.register)
+        try pair(box.server, env)
         #expect(waitForConnections(box.server, 1), "\(daemon.stderr)")
         let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(dictated.status == 0, "\(dictated.stderr)")
@@ -49,9 +54,7 @@ import Testing
         let boxes = try Run.process(Run.boxvoice, ["boxes"], environment: env)
         #expect(boxes.stdout.contains("needs re-pair"), "\(boxes.stdout)")
 
-        let repaired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink()], environment: env)
-        #expect(repaired.status == 0, "\(repaired.stderr)")
-        box.server.devices.map(\.token).forEach(Secrets.register)
+        try pair(box.server, env)
         #expect(daemon.waitFor("pairing changed; reconnecting"), "\(daemon.stderr)")
         #expect(waitForConnections(box.server, 1), "\(daemon.stderr)")
         let after = try Run.process(Run.boxvoice, ["boxes"], environment: env)
