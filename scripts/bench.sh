@@ -144,13 +144,13 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
         echo
         echo "$retranscribe_table"
     fi
-    if [ -n "$codec_table" ]; then
-        echo
-        echo "$codec_table"
-    fi
     if [ -n "$real_table" ]; then
         echo
         echo "$real_table"
+    fi
+    if [ -n "$codec_table" ]; then
+        echo
+        echo "$codec_table"
     fi
     if [ -n "$durability_table" ]; then
         echo
