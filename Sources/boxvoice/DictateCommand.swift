@@ -14,7 +14,7 @@ enum DictateCommand: Command {
     static let usage = """
     Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav] [--realtime] [--alsa-config FILE]
                             [--session ID|new] [--once] [--on-eof send|draft|discard] [--json] [--no-keys]
-                            [--codec wav|opus|auto]
+                            [--codec wav|opus|auto] [--keywords FILE]
 
     Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt
     (`boxvoice keywords detect TEXT` shows which a phrase is): send and sendHq deliver and keep
@@ -29,7 +29,8 @@ enum DictateCommand: Command {
     shows the level, segments, the live transcript and HQ progress; NO_COLOR or a non-terminal gives
     plain lines. --no-pipelining holds HQ uploads until the send (only to measure what pipelining gains).
     --input and clockless devices (ALSA `file` PCMs) are read as fast as they go; --realtime paces them
-    like a microphone. --codec: what segments go to HQ as (default: the box's `boxes codec` setting,
+    like a microphone. --keywords: another vocabulary file in the format of Models/speech-keywords.en.txt
+    (the commands it names are the ones that act). --codec: what segments go to HQ as (default: the box's `boxes codec` setting,
     else auto — Ogg Opus when it reaches the box sooner than WAV on the link measured from the uploads,
     WAV when the box refused Opus before).
     """
@@ -42,6 +43,7 @@ enum DictateCommand: Command {
         let alsaConfig = try arguments.option("--alsa-config")
         let sessionOption = try arguments.option("--session")
         let codecOption = try UploadCodecs.parse(try arguments.option("--codec"))
+        let keywordsOption = try arguments.option("--keywords")
         let eofName = try arguments.option("--on-eof") ?? "send"
         let realtime = arguments.flag("--realtime")
         let once = arguments.flag("--once")
@@ -55,7 +57,7 @@ enum DictateCommand: Command {
             throw CLIError.usage("--on-eof must be send, draft or discard")
         }
 
-        let detector = try ModelsDirectory.keywordDetector(override: nil)
+        let detector = try ModelsDirectory.keywordDetector(override: keywordsOption)
         let output = DictationOutput(json: json, vocabulary: detector.vocabulary)
 
         // The box: a paired one, or the embedded local box.

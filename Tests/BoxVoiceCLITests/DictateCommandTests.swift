@@ -40,6 +40,25 @@ import Testing
         #expect(box.server.messages.first?.session == "s1")
     }
 
+    /// `--keywords` swaps the vocabulary: here "buy milk" is made a cancel, so the clip that asks to buy milk is dropped.
+    @Test func anotherVocabularyDecidesWhatTheCommandsAre() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("dictate-vocabulary")
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        let vocabulary = home.file("words.txt")
+        try "[cancel cancel-message]\nbuy milk\n".write(toFile: vocabulary, atomically: true, encoding: .utf8)
+        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--keywords", vocabulary, "--input", Checkout.sample("send-buy-milk.wav")],
+                                     environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\"action\":\"cancel\""), "\(result.stdout)")
+        #expect(box.server.messages.isEmpty)
+
+        let missing = try Run.process(Run.boxvoice, ["dictate", "--keywords", home.file("nope.txt"), "--input", Checkout.sample("send-buy-milk.wav")],
+                                      environment: env)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot read the keyword vocabulary"), "\(missing.stderr)")
+    }
+
     @Test func aBadEndOfInputPolicyIsAUsageError() throws {
         let result = try Run.boxvoice("dictate", "--on-eof", "later")
         #expect(result.status == 2)
