@@ -23,6 +23,9 @@ public enum FileCapturePCM {
     public static func make(samples: [Float], streamFormat: SampleFormat = .float32LE, name: String = "boxvoice_file",
                             directory: String, integerOnly: Bool = false) throws -> Made {
         precondition(!(integerOnly && streamFormat == .float32LE), "an integer-only PCM needs an integer stream")
+        // The configuration names the raw file by an absolute path, so the PCM works from any working directory.
+        let directory = directory.hasPrefix("/") ? directory
+            : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let rawPath = (directory as NSString).appendingPathComponent("\(name).\(streamFormat.rawValue.lowercased()).raw")
         let configPath = (directory as NSString).appendingPathComponent("\(name).asound.conf")

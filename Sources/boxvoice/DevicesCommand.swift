@@ -12,8 +12,10 @@ enum DevicesCommand: Command {
     `boxvoice record --device NAME`. PCMs you define yourself in ~/.asoundrc work too,
     even when they carry no hint.
 
-    `file-pcm` writes an ALSA configuration (DIR/NAME.asound.conf) defining a capture PCM that
-    plays WAV through alsa-lib's file plugin, for trying boxvoice with no microphone. It delivers
+    `file-pcm` writes an ALSA configuration (DIR/NAME.asound.conf, DIR by default the cache folder's
+    file-pcm/) defining a capture PCM that plays WAV through alsa-lib's file plugin — the audio it
+    plays is a raw file beside it, named by its absolute path, so the PCM works from any folder —
+    for trying boxvoice with no microphone. It delivers
     as fast as it is read and then silence, so record it with --max-seconds.
     """
 
@@ -44,7 +46,7 @@ enum DevicesCommand: Command {
 enum FilePCMSubcommand {
     static func run(_ arguments: inout Arguments) throws -> Int32 {
         // Options first: their values must not be taken for the WAV (`--dir D FILE.wav`).
-        let directory = try arguments.option("--dir") ?? "."
+        let directory = try arguments.option("--dir") ?? Paths.cacheDirectory + "/file-pcm"
         let name = try arguments.option("--name") ?? "boxvoice_file"
         let format = try arguments.option("--format").map { text -> SampleFormat in
             guard let format = SampleFormat(alsaName: text) else { throw CLIError.usage("--format must be FLOAT_LE, S32_LE or S16_LE") }

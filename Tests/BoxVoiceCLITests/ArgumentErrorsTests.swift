@@ -77,4 +77,20 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: dir.file("boxvoice_file.asound.conf")))
     }
+
+    /// Without --dir the PCM goes under the cache folder, not the working directory, and names its audio by an
+    /// absolute path, so recording from it works from anywhere.
+    @Test func filePCMGoesUnderTheCacheAndWorksFromAnyFolder() throws {
+        let home = TemporaryDirectory("file-pcm-cache")
+        let env = Run.isolatedEnvironment(home)
+        let made = try Run.process(Run.boxvoice, ["devices", "file-pcm", "--name", "anywhere", Checkout.sample("none-weather.wav")], environment: env)
+        #expect(made.status == 0, "\(made.stderr)")
+        let config = home.file("cache/boxvoice/file-pcm/anywhere.asound.conf")
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        #expect(text.contains("\"" + home.file("cache/boxvoice/file-pcm/")), "the raw file is named by an absolute path: \(text)")
+        let recorded = try Run.process(Run.boxvoice, ["record", "--alsa-config", config, "--device", "anywhere", "--max-seconds", "1",
+                                                      "--out", home.file("rec")], environment: env)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.file("rec/seg-0001.wav")))
+    }
 }
