@@ -123,6 +123,6 @@ enum DictateCommand: Command {
         }
         output.finish()
         // A message the box refused (401, 4xx) is kept in the outbox, but the run did not do what was asked.
-        return output.refusals > 0 ? 1 : 0
+        return output.refusals > 0 ? ExitStatus.refused : ExitStatus.success
     }
 }

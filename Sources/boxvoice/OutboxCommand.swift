@@ -72,7 +72,7 @@ enum OutboxCommand: Command {
             guard let message = try store.message(fresh) else { return 1 }
             let (client, embedded) = try clientFor(box: message.box)
             defer { embedded?.stop() }
-            return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true)) ? 0 : 1
+            return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true)) ? ExitStatus.success : ExitStatus.refused
         case "send", "retry":
             var boxes: [String]
             if verb == "send" {
@@ -104,7 +104,7 @@ enum OutboxCommand: Command {
                 if !show(courier.run(everything: true)) { failed = true }
             }
             if boxes.isEmpty { Console.out("Nothing is pending.") }
-            return failed ? 1 : 0
+            return failed ? ExitStatus.refused : ExitStatus.success
         case "discard":
             guard let text = arguments.positional() else { throw CLIError.usage("discard needs a message id") }
             try arguments.finish()

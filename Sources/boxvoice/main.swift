@@ -10,6 +10,15 @@ protocol Command: Sendable {
     static func run(_ arguments: inout Arguments) throws -> Int32
 }
 
+/// What the process exit status says (documented in `boxvoice --help` and the man page).
+enum ExitStatus {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usage: Int32 = 2
+    /// The box refused a message (a 4xx, or 401: re-pair). It is kept in the outbox with its text.
+    static let refused: Int32 = 3
+}
+
 enum Commands {
     static let all: [any Command.Type] = [
         DictateCommand.self, InboxCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
@@ -32,6 +41,8 @@ func printHelp() {
         Console.out("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary)
     }
     Console.out("\nRun `boxvoice <command> --help` for a command's options; `boxvoice --version` for the version.")
+    Console.out("Exit status: 0 done, 1 failed (the message says why and what was kept), 2 a usage error, 3 the box refused a")
+    Console.out("message (it is kept in the outbox; `boxvoice outbox` lists it).")
 }
 
 func runMain() -> Int32 {

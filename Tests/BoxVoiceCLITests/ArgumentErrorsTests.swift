@@ -38,14 +38,14 @@ import Testing
 
 @Suite struct RefusedRunTests {
     /// The box no longer accepts this device: `dictate --once` keeps the message in the outbox, says to re-pair, and
-    /// exits 1 (it did not do what was asked).
-    @Test func aRunWhoseMessageWasRefusedExitsOne() throws {
+    /// exits 3, the code that means "the box refused a message" (it did not do what was asked).
+    @Test func aRunWhoseMessageWasRefusedExitsThree() throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("refused")
         let env = try Run.pairedEnvironment(home, with: box.server)
         try Run.revokeStoredToken(home)
         let run = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--session", "s1", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
-        #expect(run.status == 1, "\(run.stdout) \(run.stderr)")
+        #expect(run.status == 3, "\(run.stdout) \(run.stderr)")
         #expect(run.stderr.contains("boxvoice pair"), "\(run.stderr)")
         let outbox = try Run.process(Run.boxvoice, ["outbox"], environment: env)
         #expect(outbox.stdout.contains("failed"), "\(outbox.stdout)")

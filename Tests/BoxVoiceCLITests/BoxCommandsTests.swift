@@ -205,7 +205,7 @@ import Testing
         let path = home.file("config/boxvoice/credentials.json")
         let name = try Run.revokeStoredToken(home)
         let refused = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
-        #expect(refused.status == 1)
+        #expect(refused.status == 3, "the box refused the message: \(refused.stderr)")
         #expect(try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env).stdout.contains("\"health\":\"needs-re-pair\""))
 
         let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Bee Box")], environment: env)
