@@ -8,6 +8,7 @@ enum RecordCommand: Command {
     static let usage = """
     Usage: boxvoice record [--device PCM] [--out DIR] [--max-seconds N] [--segment-seconds N]
                            [--cut-search-seconds N] [--format FLOAT_LE|S32_LE|S16_LE] [--alsa-config FILE] [--json]
+                           [--realtime]
 
     Records 48 kHz mono audio from an ALSA capture PCM into DIR/seg-0001.wav, seg-0002.wav, …
     A segment closes at the quietest 20 ms inside its last --cut-search-seconds (5) before
@@ -20,6 +21,7 @@ enum RecordCommand: Command {
       --format F            only accept this device format (default: FLOAT_LE, then S32_LE, then S16_LE)
       --alsa-config FILE    resolve PCM names in this self-contained ALSA configuration file
       --json                print one JSON object per event
+      --realtime            pace a PCM without a clock (an ALSA `file` PCM) like a microphone: N seconds take N s
     """
 
     static func run(_ arguments: inout Arguments) throws -> Int32 {
@@ -36,6 +38,7 @@ enum RecordCommand: Command {
         let alsaConfig = try arguments.option("--alsa-config")
         let formatName = try arguments.option("--format")
         let json = arguments.flag("--json")
+        let realtime = arguments.flag("--realtime")
         try arguments.finish()
 
         var formats = SampleFormat.capturePreference
@@ -57,7 +60,7 @@ enum RecordCommand: Command {
         let policy = SegmentPolicy(sampleRate: pcm.sampleRate, maxSeconds: segmentSeconds, searchSeconds: searchSeconds)
         let writer = SegmentWriter(directory: directory, policy: policy, sampleRate: pcm.sampleRate,
                                    firstIndex: nextSegmentIndex(in: directory))
-        let capture = AudioCapture(pcm: pcm)
+        let capture = AudioCapture(pcm: pcm.paced(realtime))
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

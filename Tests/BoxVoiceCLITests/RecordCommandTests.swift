@@ -28,6 +28,25 @@ import Testing
         #expect(result.stdout.contains("peak") && result.stdout.contains("dBFS"))
     }
 
+    /// A `file` PCM delivers as fast as it is read; `--realtime` paces it like a microphone: two seconds take two.
+    @Test func realtimePacesAClocklessPCM() throws {
+        let dir = TemporaryDirectory("cli-realtime")
+        let made = try FileCapturePCM.make(wav: Checkout.sample("send-buy-milk.wav"), name: "mic", directory: dir.path)
+        let fast = Date()
+        let quick = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "2",
+                                     "--out", dir.file("fast"), environment: environment(dir))
+        let quickSeconds = Date().timeIntervalSince(fast)
+        let paced = Date()
+        let slow = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "2", "--realtime",
+                                    "--out", dir.file("paced"), environment: environment(dir))
+        let pacedSeconds = Date().timeIntervalSince(paced)
+        #expect(quick.status == 0 && slow.status == 0, "\(quick.stderr) \(slow.stderr)")
+        #expect(pacedSeconds >= 2, "paced: \(pacedSeconds) s")
+        #expect(quickSeconds < pacedSeconds, "unpaced \(quickSeconds) s, paced \(pacedSeconds) s")
+        #expect(firstDifference(try WAV.samples(dir.file("fast/seg-0001.wav")), try WAV.samples(dir.file("paced/seg-0001.wav"))) == nil,
+                "the same audio either way")
+    }
+
     @Test func jsonEventsDescribeEachSegment() throws {
         let dir = TemporaryDirectory("cli")
         let made = try FileCapturePCM.make(wav: Checkout.sample("send-buy-milk.wav"), name: "mic", directory: dir.path)
