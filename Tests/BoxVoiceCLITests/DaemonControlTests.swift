@@ -23,6 +23,10 @@ import Testing
 
         let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
         #expect(follow.waitFor("\"state\":\"idle\""))
+        // The same stream in words for a person, and as status-bar states.
+        let words = try Spawned(Run.boxvoice, ["status", "--follow"], environment: env)
+        let bar = try Spawned(Run.boxvoice, ["status", "--follow", "--waybar"], environment: env)
+        #expect(words.waitFor("idle") && bar.waitFor("\"class\":\"idle\""))
 
         let started = try Run.process(Run.boxvoice, ["start"], environment: env)
         #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
@@ -36,6 +40,11 @@ import Testing
         #expect(stopped.status == 0)
         #expect(follow.waitFor("\"event\":\"delivered\""), "\(daemon.stderr)")
         #expect(follow.waitFor("\"event\":\"idle\""))
+        #expect(words.waitFor("delivered "), "\(words.stdout)")
+        #expect(words.stdout.contains("… ") && !words.stdout.contains("{"), "what was heard, in words: \(words.stdout)")
+        #expect(bar.waitFor("\"class\":\"recording\""), "\(bar.stdout)")
+        #expect(bar.stdout.split(separator: "\n").count >= 3 && bar.stdout.hasSuffix("\"class\":\"idle\",\"text\":\"\",\"tooltip\":\"boxvoice: idle\"}\n"),
+                "idle, recording, idle: \(bar.stdout)")
         #expect(box.server.messages.count == 1)
         // The file PCM is paced like a microphone: a turn of a few seconds is one segment, one HQ upload.
         #expect(box.server.transcriptions.count == 1)
@@ -53,6 +62,8 @@ import Testing
         #expect(daemon.wait() == 0)
         follow.signal(SIGTERM)
         follow.wait()
+        words.signal(SIGTERM)
+        bar.signal(SIGTERM)
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(Secrets.leaked(in: daemon.stderr + follow.stdout).isEmpty)
     }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What `boxvoice status --follow` shows of the daemon's event lines (the JSON `DictationEvents` writes): words for a
+/// person, or the state a status bar (waybar, polybar) draws. Pure: a JSON object in, text out.
+public enum FollowView {
+    /// A line for a person, or nil for an event too frequent to print (levels, partial words).
+    public static func line(_ event: [String: Any]) -> String? {
+        let id = event["messageId"] as? String ?? ""
+        switch event["event"] as? String ?? "" {
+        case "listening": return "listening"
+        case "final": return (event["text"] as? String).map { "… " + $0 }
+        case "keyword": return "heard \"\(event["phrase"] as? String ?? "")\" (\(words(event["action"] as? String)))"
+        case "committed": return "kept: the message is safe in the outbox"
+        case "codec": return "HQ uploads go as \((event["codec"] as? String) == "opus" ? "Opus" : "WAV"): \(event["reason"] as? String ?? "")"
+        case "fallback": return "HQ unavailable, the live text is sent: \(event["reason"] as? String ?? "")"
+        case "queued": return event["reason"].map { "kept in the outbox, will retry \(id): \($0)" } ?? "sending \(id)"
+        case "held": return "kept in the outbox until the box names this turn's new conversation: \(id)"
+        case "delivered": return "delivered \(id)"
+        case "failed": return "not delivered (kept in the outbox) \(id): \(event["reason"] as? String ?? "")"
+        case "draft": return "kept as a draft: \(id)"
+        case "discarded": return "discarded"
+        case "recovered": return event["message"] as? String
+        case "idle": return "idle"
+        default: return nil
+        }
+    }
+
+    /// The status-bar state after `event`: recording while a turn hears, holding while a message waits for the box,
+    /// failed after a refusal, idle otherwise.
+    public enum BarState: String, Sendable, Equatable {
+        case idle, recording, holding, failed
+    }
+
+    public static func state(after event: [String: Any], from current: BarState) -> BarState {
+        switch event["event"] as? String ?? "" {
+        case "listening", "level", "partial", "final", "keyword", "segment", "hq", "committed": .recording
+        case "queued" where event["reason"] != nil: .holding
+        case "held": .holding
+        case "failed": .failed
+        case "idle": current == .recording ? .idle : current
+        case "delivered": current == .holding ? .idle : current
+        default: current
+        }
+    }
+
+    /// One line of waybar's `return-type: json` (also read by polybar scripts): text, tooltip and a class to style.
+    public static func bar(_ state: BarState) -> String {
+        let (text, tooltip): (String, String) = switch state {
+        case .idle: ("", "boxvoice: idle")
+        case .recording: ("● dictating", "boxvoice: dictating (toggle to send)")
+        case .holding: ("⏸ held", "boxvoice: a message waits in the outbox for the box")
+        case .failed: ("✗ not sent", "boxvoice: the box refused a message; `boxvoice outbox` lists it")
+        }
+        let object: [String: String] = ["text": text, "tooltip": tooltip, "class": state.rawValue, "alt": state.rawValue]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func words(_ action: String?) -> String {
+        switch action ?? "" {
+        case "send", "sendHq": "send"
+        case "sendClose": "send and stop"
+        case "sendCheckpoint": "send this part"
+        case "micOff": "stop listening, keep a draft"
+        case "cancel": "cancel"
+        case "erase": "start over"
+        default: action ?? ""
+        }
+    }
+}
