@@ -59,11 +59,11 @@ public enum FollowView {
     private static func words(_ action: String?) -> String {
         switch action ?? "" {
         case "send", "sendHq": "send"
-        case "sendClose": "send and stop"
+        case "sendClose": "send, then end the turn"
         case "sendCheckpoint": "send this part"
-        case "micOff": "stop listening, keep a draft"
+        case "micOff": "pause, keep a draft"
         case "cancel": "cancel"
-        case "erase": "start over"
+        case "erase": "drop what was said so far"
         default: action ?? ""
         }
     }

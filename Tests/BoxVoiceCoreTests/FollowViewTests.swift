@@ -6,7 +6,7 @@ import Testing
     @Test(arguments: [
         (#"{"event":"listening"}"#, "listening"),
         (#"{"event":"final","text":"buy milk"}"#, "… buy milk"),
-        (#"{"event":"keyword","action":"sendClose","phrase":"over and out","at":3.2}"#, "heard \"over and out\" (send and stop)"),
+        (#"{"event":"keyword","action":"sendClose","phrase":"over and out","at":3.2}"#, "heard \"over and out\" (send, then end the turn)"),
         (#"{"event":"delivered","messageId":"A1"}"#, "delivered A1"),
         (#"{"event":"queued","messageId":"A1","reason":"box down"}"#, "kept in the outbox, will retry A1: box down"),
         (#"{"event":"held","messageId":"A1","reason":"x"}"#, "kept in the outbox until the box names this turn's new conversation: A1"),
