@@ -125,11 +125,7 @@ public final class Daemon: Sendable {
             dictation.endOfInput = .send
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.workDirectory = configuration.workDirectory
-            let store = configuration.store
-            let known = (try? store.uploadProfile(box: target.name)) ?? (wavOnly: false, linkBytesPerSecond: nil)
-            dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, profile: .init(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond)) {
-                try? store.recordUploadProfile(box: target.name, wavOnly: $0.wavOnly, linkBytesPerSecond: $0.linkBytesPerSecond)
-            }
+            dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.name, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
                 guard let object = DictationEvents.jsonObject(event) else { return }
                 self.broadcast(object)

@@ -403,10 +403,7 @@ public final class DictationSession: Sendable {
     private func awaitSession(of run: SessionRun.ID, worker: DeliveryWorker) {
         let deadline = Date().addingTimeInterval(configuration.sessionAssignmentWaitSeconds)
         worker.waitUntilIdle()
-        func held() -> Bool {
-            guard (try? store.run(run))?.state == .assigning else { return false }
-            return ((try? store.messages(box: configuration.box)) ?? []).contains { $0.run == run && $0.state == .pending }
-        }
+        func held() -> Bool { (try? store.runIsHolding(run)) ?? false }
         guard held() else { return }
         while held(), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         worker.deliverNow()

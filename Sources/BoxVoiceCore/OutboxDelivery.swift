@@ -63,28 +63,16 @@ public struct OutboxDelivery: Sendable {
                     continue
                 }
                 var message = due
-                var target: Target = .asIs
-                let sent = Result { () throws(BoxFailure) in
-                    target = try self.target(of: message, now: now)
-                    switch target {
-                    case .hold: throw BoxFailure.uncertain(operation: "hold", reason: "")
-                    case .session(let session): message.session = session
-                    case .asIs: break
-                    }
-                    if message.sessionUnresolved, message.run == nil {
-                        // Asked now, in order: a failure here is never a reason to use "new".
-                        message.session = try Self.defaultSession(client)
-                        do { try store.resolveSession(message.id, to: message.session) } catch { throw BoxFailure.uncertain(operation: "record the box's session", reason: "\(error)") }
-                    }
-                    return try client.send(message: body, messageId: message.id.rawValue, session: message.session)
-                }
-                if case .hold = target, let run = message.run {
-                    held.insert(run)
-                    reports.append(.held(message.id))
-                    continue
+                let sent = Result { () throws(BoxFailure) -> Wire.SendAcceptance? in
+                    guard case .session(let session) = try destination(of: message, now: now) else { return nil }
+                    message.session = session
+                    return try client.send(message: body, messageId: message.id.rawValue, session: session)
                 }
                 switch sent {
-                case .success(let acceptance):
+                case .success(nil):
+                    if let run = message.run { held.insert(run) }
+                    reports.append(.held(message.id))
+                case .success(let acceptance?):
                     try store.recordAccepted(message.id, outcome: Self.describe(acceptance))
                     if let run = message.run {
                         try store.recordRunAccepted(run, message: message.id, sentTo: message.session ?? "new")
@@ -109,24 +97,29 @@ public struct OutboxDelivery: Sendable {
         return reports
     }
 
-    private enum Target {
-        /// The message's own session (messages from before runs).
-        case asIs
-        case session(String)
+    private enum Destination {
+        /// Send it into this session (nil: `"new"`, for messages stored before runs).
+        case session(String?)
+        /// Not yet: its run waits for the box to name the session its first message opened.
         case hold
     }
 
-    /// Where a message of a run goes now (contract §5): the run's session once known; for the run's first message the
-    /// session asked for, else the box's default, else `"new"`; nothing while the box has not yet named the
-    /// session a `"new"` first message opened.
-    private func target(of message: DictatedMessage, now: Date) throws(BoxFailure) -> Target {
-        guard let id = message.run else { return .asIs }
+    /// Where a message goes now (contract §5). A message of a run: the run's session once known; for the run's first
+    /// message the session asked for, else the box's default, else `"new"`; nothing while the box has not yet named
+    /// the session a `"new"` first message opened. A message stored before runs: its own session, or the default
+    /// asked now when it was left to be resolved — a failure to ask is never a reason to use `"new"`.
+    private func destination(of message: DictatedMessage, now: Date) throws(BoxFailure) -> Destination {
         let run: SessionRun?
-        do { run = try store.run(id) } catch { throw BoxFailure.uncertain(operation: "read the run's session", reason: "\(error)") }
-        guard let run else { return .asIs }
+        do { run = try message.run.flatMap(store.run) } catch { throw BoxFailure.uncertain(operation: "read the run's session", reason: "\(error)") }
+        guard let run else {
+            guard message.sessionUnresolved else { return .session(message.session) }
+            let session = try Self.defaultSession(client)
+            do { try store.resolveSession(message.id, to: session) } catch { throw BoxFailure.uncertain(operation: "record the box's session", reason: "\(error)") }
+            return .session(session)
+        }
         switch run.state {
         case .known:
-            return run.session.map(Target.session) ?? .hold
+            return run.session.map { .session($0) } ?? .hold
         case .open:
             if let requested = run.requested { return .session(requested) }
             return .session(try Self.defaultSession(client) ?? "new")
@@ -135,7 +128,7 @@ public struct OutboxDelivery: Sendable {
             // The assignment event never came: the box made the new session its default when it assigned it, so the
             // default names it unless another client has moved it since — the best the box can still say.
             guard let session = try Self.defaultSession(client) else { return .hold }
-            do { try store.assignRunSession(id, session: session) } catch { throw BoxFailure.uncertain(operation: "record the run's session", reason: "\(error)") }
+            do { try store.assignRunSession(run.id, session: session) } catch { throw BoxFailure.uncertain(operation: "record the run's session", reason: "\(error)") }
             return .session(session)
         }
     }

@@ -1,5 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceContract
+import BoxVoiceStore
 import Foundation
 import Synchronization
 
@@ -76,6 +77,15 @@ public final class UploadCodecPolicy: Sendable {
         self.codec = codec
         state = Mutex(State(profile: profile))
         self.onProfile = onProfile
+    }
+
+    /// The policy for `box`, starting from what earlier uploads to it taught (kept in the store), and keeping what
+    /// these teach there.
+    public convenience init(codec: UploadCodec, box: String, store: MessageStore) {
+        let known = (try? store.uploadProfile(box: box)) ?? (wavOnly: false, linkBytesPerSecond: nil)
+        self.init(codec: codec, profile: Profile(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond)) { profile in
+            try? store.recordUploadProfile(box: box, wavOnly: profile.wavOnly, linkBytesPerSecond: profile.linkBytesPerSecond)
+        }
     }
 
     public var profile: Profile { state.withLock { $0.profile } }

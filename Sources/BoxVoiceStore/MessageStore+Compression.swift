@@ -33,6 +33,9 @@ extension MessageStore {
         }
     }
 
+    /// Messages whose recording no longer changes: committed, and their HQ done.
+    private static let settled: Set<MessageState> = [.pending, .delivered, .failed, .possiblyDelivered]
+
     public struct Compressed: Sendable, Equatable {
         public var id: MessageID
         public var bytesBefore: Int64
@@ -46,7 +49,7 @@ extension MessageStore {
     @discardableResult
     public func compressRecording(_ id: MessageID) throws -> Compressed? {
         guard let codec = try retentionFormat().codec, let message = try message(id), message.hasAudio,
-              [.pending, .delivered, .failed, .possiblyDelivered].contains(message.state) else { return nil }
+              Self.settled.contains(message.state) else { return nil }
         let folder = folder(of: message)
         let segments = segmentFiles(of: message)
         guard !segments.isEmpty, !segments.contains(where: { RetentionFormat.compressedNames.contains(($0 as NSString).lastPathComponent) }) else {
@@ -62,7 +65,7 @@ extension MessageStore {
 
     /// Compresses every committed recording still kept as segments (what a killed run left before it got to them).
     public func compressRetained(box: String? = nil) -> [Compressed] {
-        let candidates = ((try? messages(box: box)) ?? []).filter { $0.hasAudio && [.pending, .delivered, .failed, .possiblyDelivered].contains($0.state) }
+        let candidates = ((try? messages(box: box)) ?? []).filter { $0.hasAudio && Self.settled.contains($0.state) }
         return candidates.compactMap { try? compressRecording($0.id) }
     }
 

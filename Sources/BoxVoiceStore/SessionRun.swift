@@ -59,6 +59,16 @@ extension MessageStore {
         try read { db in try fetchRun(id, in: db) }
     }
 
+    /// Whether the run still waits for the box to name its session while some of its messages are ready to go.
+    public func runIsHolding(_ id: SessionRun.ID) throws -> Bool {
+        try read { db in
+            try !db.query("""
+                SELECT 1 FROM runs JOIN messages ON messages.run = runs.id
+                WHERE runs.id = ? AND runs.state = 'assigning' AND messages.state = 'pending' LIMIT 1
+                """, [.text(id.rawValue)]).isEmpty
+        }
+    }
+
     /// The box accepted one of the run's messages, sent to `session` (`"new"` or an id). A run whose first message
     /// went to an id now knows its session, and so do its messages; one whose first went out as `"new"` waits for
     /// the assignment (unless it was learnt meanwhile — the box's event can arrive before its HTTP answer).

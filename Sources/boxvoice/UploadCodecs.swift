@@ -15,10 +15,6 @@ enum UploadCodecs {
 
     static func policy(for box: String, configured: String?, override: UploadCodec?, store: MessageStore? = nil) throws -> UploadCodecPolicy {
         let codec = override ?? configured.flatMap(UploadCodec.init(rawValue:)) ?? .auto
-        let store = try store ?? LocalStore.open()
-        let known = (try? store.uploadProfile(box: box)) ?? (wavOnly: false, linkBytesPerSecond: nil)
-        return UploadCodecPolicy(codec: codec, profile: .init(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond)) { profile in
-            try? store.recordUploadProfile(box: box, wavOnly: profile.wavOnly, linkBytesPerSecond: profile.linkBytesPerSecond)
-        }
+        return UploadCodecPolicy(codec: codec, box: box, store: try store ?? LocalStore.open())
     }
 }

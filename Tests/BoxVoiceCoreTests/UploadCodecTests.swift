@@ -69,7 +69,7 @@ import Testing
     @Test func aBoxThatRefusesOpusGetsTheSegmentAgainAsWAVAndIsRememberedWAVOnly() throws {
         let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1"; $0.hqRejectedFormats = ["ogg"] })
         let store = run.store
-        let policy = UploadCodecPolicy(codec: .auto) { try? store.recordUploadProfile(box: "home", wavOnly: $0.wavOnly, linkBytesPerSecond: $0.linkBytesPerSecond) }
+        let policy = UploadCodecPolicy(codec: .auto, box: "home", store: store)
         let work = TemporaryDirectory("opus-refused")
         try run.run(["send-buy-milk.wav"]) {
             $0.uploadCodec = policy

@@ -45,15 +45,7 @@ public final class RawConnection {
 
     public func read(_ count: Int, before deadline: Date) -> Read {
         while buffer.count < count {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return .timedOut }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(left, 1) * 1_000) + 1)
-            if ready == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got <= 0 { return .closed }
-            buffer.append(contentsOf: chunk[0..<got])
+            if let ended = receive(before: deadline) { return ended }
         }
         defer { buffer.removeFirst(count) }
         return .bytes(Array(buffer[0..<count]))
@@ -63,15 +55,22 @@ public final class RawConnection {
     public func read(through delimiter: [UInt8], before deadline: Date) -> Read {
         while true {
             if let end = Self.find(delimiter, in: buffer) { return read(end + delimiter.count, before: deadline) }
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return .timedOut }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, Int32(min(left, 1) * 1_000) + 1) == 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got <= 0 { return .closed }
-            buffer.append(contentsOf: chunk[0..<got])
+            if let ended = receive(before: deadline) { return ended }
         }
+    }
+
+    /// Waits (at most a second at a time) for bytes and adds what came to `buffer`; returns why no more will come,
+    /// or nil to be called again.
+    private func receive(before deadline: Date) -> Read? {
+        let left = deadline.timeIntervalSinceNow
+        guard left > 0 else { return .timedOut }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if poll(&poller, 1, Int32(min(left, 1) * 1_000) + 1) == 0 { return nil }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if got <= 0 { return .closed }
+        buffer.append(contentsOf: chunk[0..<got])
+        return nil
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
