@@ -151,9 +151,10 @@ private func cpuModel() -> String {
     return text.split(separator: "\n").first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
 }
 
-private func pairedToken(_ server: BoxSimServer) throws -> String {
+/// A device token from `server`, redeemed from a freshly minted pairing link.
+func pairedToken(_ server: BoxSimServer) throws -> String {
     let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
-    return try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "codec-bench")
+    return try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "bench")
 }
 
 /// The recording cut as `dictate` cuts it (60 s segments at quiet points), with when each closes in the audio.

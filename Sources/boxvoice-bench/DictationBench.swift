@@ -51,9 +51,7 @@ func benchDictation(models: String, samples: String, lengths: [Double]) throws {
             boxConfiguration.defaultSession = "s1"
             let box = try BoxSimServer(configuration: boxConfiguration)
             defer { box.stop() }
-            let ticket = try PairingLink.parse(box.mintPairingLink()).pairingToken ?? ""
-            let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "bench")
-            let client = BoxClient(baseURL: box.baseURL, token: token)
+            let client = BoxClient(baseURL: box.baseURL, token: try pairedToken(box))
             let store = try MessageStore(directory: data + "/store")
             var configuration = DictationSession.Configuration(box: "bench", client: client, session: "s1",
                                                                spotterPhrases: models + "/command-spotter.en.txt")
