@@ -40,13 +40,15 @@ let package = Package(
         .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
+        // Both programs' command lines as data: one parser, --help, man pages and completions (pure Swift).
+        .target(name: "CommandGrammar"),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),
-        .executableTarget(name: "boxsim", dependencies: ["BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
+        .executableTarget(name: "boxsim", dependencies: ["CommandGrammar", "BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
-        .target(name: "BoxVoiceCore", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive", "BoxSim"]),
-        .executableTarget(name: "boxvoice", dependencies: ["BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
+        .target(name: "BoxVoiceCore", dependencies: ["CommandGrammar", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive", "BoxSim"]),
+        .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),
 
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         // Vectors/ is read by path at test time, like ../shared/vectors.
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"], exclude: ["Vectors"]),
+        .testTarget(name: "CommandGrammarTests", dependencies: ["CommandGrammar"]),
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),

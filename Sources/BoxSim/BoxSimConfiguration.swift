@@ -72,11 +72,11 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
         case ("describe", nil): return .describe
         case ("fixed", let value?): return .fixed(value)
         case ("fail", let code?) where !code.isEmpty: return .fail(code: code)
-        case ("flaky", let count?) where Int(count).map({ $0 >= 0 }) == true: return .flaky(Int(count)!)
-        case ("slow", let seconds?) where Double(seconds).map({ $0 >= 0 }) == true: return .slow(Double(seconds)!)
+        case ("flaky", let count?) where Int(count).map({ (0...1_000_000).contains($0) }) == true: return .flaky(Int(count)!)
+        case ("slow", let seconds?) where Double(seconds).map({ (0...600).contains($0) }) == true: return .slow(Double(seconds)!)
         case ("pocketsphinx", nil): return .pocketsphinx
         default:
-            throw ParseError(description: "unknown HQ mode '\(text)' (pocketsphinx, describe, fixed:TEXT, fail:CODE, flaky:N, slow:SECONDS)")
+            throw ParseError(description: "unknown HQ mode '\(text)' (pocketsphinx, describe, fixed:TEXT, fail:CODE, flaky:N up to 1000000, slow:SECONDS up to 600)")
         }
     }
 

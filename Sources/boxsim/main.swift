@@ -2,50 +2,60 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
+import CommandGrammar
 import Foundation
 
-/// `boxsim`: a local box speaking boxvoice's contract, for trying boxvoice without a box and for tests.
-let usage = """
-Usage: boxsim serve [--port N] [--data DIR] [--slug SLUG] [--hq MODE] [--hq-text TEXT]
-                    [--default-session ID] [--turn-seconds N] [--ping-interval S] [--pong-grace S]
-                    [--send-delay S] [--uplink MBIT] [--hq-rejects FORMAT,…]
-       boxsim pair-link [--data DIR | --url BASE] [--label NAME] [--session ID]
-       boxsim messages [--data DIR | --url BASE]
-       boxsim transcriptions [--data DIR | --url BASE]
-       boxsim retranscribe --message ID [--timeout-ms N] [--data DIR | --url BASE]
+/// `boxsim`: a local box speaking boxvoice's contract, for trying boxvoice without a box and for tests. Its command
+/// line is read by the same grammar as boxvoice's.
+let data = OptionSpec("--data", .path, placeholder: "DIR", default: "boxsim-data", help: "the box's data folder")
+let url = OptionSpec("--url", .text, placeholder: "BASE", defaultNote: "read from DIR/boxsim.url", help: "a running boxsim's base URL")
+let reach = [data, url]
 
-serve            runs the box on 127.0.0.1 (port 0: any free port) until SIGINT/SIGTERM. What the box keeps
-                 across restarts is kept in DIR (default ./boxsim-data): paired devices, messages, sessions and
-                 the default, stored events (their ids keep increasing; older than a day pruned at start),
-                 the transcription log; it writes its base URL to DIR/boxsim.url. Pairing tickets die with the
-                 process, as on the box. The default session moves as the box's does: to a session where a
-                 send starts a run, and to a new session when it is assigned (--default-session sets it at
-                 start). The event WebSocket PINGs (twice) a client silent for --ping-interval seconds (30)
-                 and cuts it, without a close frame, when nothing comes within --pong-grace seconds (5).
-pair-link        mints a single-use pairing link (valid 10 minutes, gone when boxsim restarts).
-messages         lists what the box received through chat/send (JSON).
-transcriptions   lists transcribe-audio calls: fields, audio format as decoded, outcome (JSON).
-retranscribe     plays the agent asking for a message's recording (`bbx chat retranscribe`): the box asks
-                 every connected client, then prints the outcome, the returned WAV's format and X-* headers.
+let program = ProgramSpec("boxsim", summary: "a local stand-in for a box, speaking boxvoice's contract", commands: [
+    CommandSpec("serve", summary: "run the box on 127.0.0.1 until SIGINT/SIGTERM", about: """
+    What the box keeps across restarts is kept in DIR: paired devices, messages, sessions and the default, stored events \
+    (their ids keep increasing; older than a day pruned at start), the transcription log; it writes its base URL to \
+    DIR/boxsim.url. Pairing tickets die with the process, as on the box. The default session moves as the box's does: \
+    to a session where a send starts a run, and to a new session when it is assigned. The event WebSocket PINGs (twice) \
+    a client silent for --ping-interval seconds and cuts it, without a close frame, when nothing comes within --pong-grace.
 
-Simulator features (a real box has none of these):
-  --hq MODE        what transcription answers: pocketsphinx (default: Debian's en-us model decodes the
-                   upload), describe (says how much audio it heard), fixed:TEXT, fail:CODE (500 with that
-                   code, `permanent` by the box's rule: missing keys, bad_response_shape, http_4xx but 429,
-                   invalid_api_key, invalid_request_error, invalid_file_format), flaky:N (the first N calls
-                   fail with network_error), slow:SECONDS. --hq-text: the text after flaky/slow calls.
-  --turn-seconds   how long a run keeps a session busy (a send meanwhile is queued).
-  --send-delay S   holds each chat/send S seconds before handling it (a slow box, for kill tests).
-  --hq-rejects F,…  the HQ service refuses these formats (wav, ogg, flac, …: the box's guess from the
-                   extension) with a permanent invalid_file_format.
-  --uplink MBIT    reads request bodies no faster than MBIT megabits per second: a box across the
-                   internet, for measuring what uploads cost (WAV vs Ogg Opus).
-  /boxsim/* routes (loopback, no token): pair-link, messages, transcriptions, events, pending,
-                   status, retranscribe, default?session=ID (another client moves the default),
-                   session?id=ID&state=live|deleting|gone, fail-subscriptions (every subscription
-                   gets an error frame, then stopped).
-  Fields sent after the file part are always missed (the box misses them only sometimes).
-"""
+    Simulator features (a real box has none of these): --hq, --hq-text, --turn-seconds, --send-delay, --hq-rejects, \
+    --uplink, and the /boxsim/* routes (loopback, no token): pair-link, messages, transcriptions, events, pending, status, \
+    retranscribe, default?session=ID, session?id=ID&state=live|deleting|gone, fail-subscriptions. Fields sent after the \
+    file part are always missed (the box misses them only sometimes).
+    """, options: [
+        data,
+        OptionSpec("--port", .integer(0...65_535, unit: "port"), default: "0", help: "the TCP port (0: any free port)"),
+        OptionSpec("--slug", .text, help: "the box's slug"),
+        OptionSpec("--hq", .text, placeholder: "MODE", default: "pocketsphinx", help: """
+        what transcription answers: pocketsphinx (Debian's en-us model decodes the upload), describe (says how much audio \
+        it heard), fixed:TEXT, fail:CODE (500 with that code), flaky:N (the first N calls fail with network_error), slow:SECONDS
+        """),
+        OptionSpec("--hq-text", .text, help: "the text after flaky/slow calls"),
+        OptionSpec("--default-session", .text, placeholder: "ID", help: "the default session at start"),
+        OptionSpec("--turn-seconds", .number(0...86_400, unit: "seconds"), help: "how long a run keeps a session busy (a send meanwhile is queued)"),
+        OptionSpec("--ping-interval", .number(0.1...3_600, unit: "seconds"), default: "30", help: "PING a client silent this long"),
+        OptionSpec("--pong-grace", .number(0.1...3_600, unit: "seconds"), default: "5", help: "cut a client that does not answer within this"),
+        OptionSpec("--send-delay", .number(0...600, unit: "seconds"), help: "hold each chat/send this long before handling it (a slow box)"),
+        OptionSpec("--uplink", .number(0.01...100_000, unit: "megabits per second"), help: "read request bodies no faster than this (a box across the internet)"),
+        OptionSpec("--hq-rejects", .list(allowed: []), placeholder: "FORMAT,…", help: "the HQ service refuses these formats (wav, ogg, flac, …) with a permanent invalid_file_format"),
+    ]),
+    CommandSpec("pair-link", summary: "mint a single-use pairing link (valid 10 minutes, gone when boxsim restarts)", options: reach + [
+        OptionSpec("--label", .text, placeholder: "NAME", help: "the label the link carries"),
+        OptionSpec("--session", .text, placeholder: "ID", help: "the session the link names"),
+    ], exclusive: [["--data", "--url"]]),
+    CommandSpec("messages", summary: "list what the box received through chat/send (JSON)", options: reach, exclusive: [["--data", "--url"]]),
+    CommandSpec("transcriptions", summary: "list transcribe-audio calls: fields, audio format as decoded, outcome (JSON)", options: reach,
+                exclusive: [["--data", "--url"]]),
+    CommandSpec("retranscribe", summary: "play the agent asking for a message's recording (`bbx chat retranscribe`)", about: """
+    The box asks every connected client, then this prints the outcome, the returned WAV's format and X-* headers.
+    """, options: reach + [
+        OptionSpec("--message", .text, placeholder: "ID", help: "the message whose recording to ask for"),
+        OptionSpec("--timeout-ms", .integer(1...600_000, unit: "milliseconds"), default: "10000", help: "how long the box waits for an answer"),
+    ], exclusive: [["--data", "--url"]], check: { $0.has("--message") ? nil : "retranscribe needs --message ID" }),
+    CommandSpec("manpage", summary: "print this program's man page"),
+    CommandSpec("completions", summary: "print a shell's completions", arguments: [ArgumentSpec("SHELL", .choice(["bash", "zsh", "fish"]), help: "bash, zsh or fish")]),
+])
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("boxsim: \(message)\n".utf8))
@@ -57,68 +67,49 @@ func say(_ line: String) {
 }
 
 func main() {
-    var arguments = Array(CommandLine.arguments.dropFirst())
-    func option(_ name: String) -> String? {
-        guard let index = arguments.firstIndex(of: name) else { return nil }
-        guard index + 1 < arguments.count else { fail("\(name) needs a value", status: 2) }
-        let value = arguments[index + 1]
-        arguments.removeSubrange(index...index + 1)
-        return value
-    }
-
-    /// A number of seconds within `range`, or a usage error naming the range.
-    func seconds(_ name: String, within range: ClosedRange<Double>) -> Double? {
-        guard let text = option(name) else { return nil }
-        guard let value = Double(text), value.isFinite, range.contains(value) else {
-            fail("\(name) takes a number of seconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'", status: 2)
+    let argv = Array(CommandLine.arguments.dropFirst())
+    let invocation: Invocation
+    do {
+        switch try CommandLineParser(program).parse(argv) {
+        case .version:
+            say(BuildInfo.line(program: "boxsim"))
+            exit(0)
+        case .help(let command, let verb):
+            say(command.map { HelpText.command($0, verb: verb, program: "boxsim") } ?? HelpText.program(program))
+            exit(argv.isEmpty ? 2 : 0)
+        case .run(let parsed):
+            invocation = parsed
         }
-        return value
+    } catch {
+        let command = argv.first.flatMap(program.command)
+        fail("\(command.map { $0.name + ": " } ?? "")\(error.message)\(command.map { " (`boxsim \($0.name) --help`)" } ?? "")", status: 2)
     }
-
-    guard let command = arguments.first else {
-        say(usage)
-        exit(2)
-    }
-    arguments.removeFirst()
-    if command == "--help" || command == "-h" || arguments.contains("--help") {
-        say(usage)
-        exit(0)
-    }
-    if command == "--version" {
-        say(BuildInfo.line(program: "boxsim"))
-        exit(0)
-    }
-    if command == "manpage" {
-        say(ManPage.render(program: "boxsim", summary: "a local stand-in for a box, speaking boxvoice's contract", sections: [("USAGE", usage)]))
-        exit(0)
-    }
-    let data = option("--data") ?? "boxsim-data"
+    let command = invocation.command
+    func option(_ name: String) -> String? { invocation.string(name) }
+    let data = ["manpage", "completions"].contains(command) ? "" : option("--data")!
 
     switch command {
+    case "manpage":
+        say(ManPage.render(program, version: BuildInfo.version))
+    case "completions":
+        switch invocation.argument("SHELL")! {
+        case "bash": say(ShellCompletions.bash(program))
+        case "zsh": say(ShellCompletions.zsh(program))
+        default: say(ShellCompletions.fish(program))
+        }
     case "serve":
         var configuration = BoxSimConfiguration(dataDirectory: data)
-        if let port = option("--port") { configuration.port = Int(port) ?? -1 }
+        configuration.port = invocation.integer("--port")!
         if let slug = option("--slug") { configuration.slug = slug }
-        if let mode = option("--hq") {
-            do { configuration.hq = try HQMode.parse(mode) } catch { fail(String(describing: error), status: 2) }
-        }
+        do { configuration.hq = try HQMode.parse(option("--hq")!) } catch { fail("serve: --hq \(error)", status: 2) }
         configuration.hqText = option("--hq-text")
         configuration.defaultSession = option("--default-session")
-        if let seconds = seconds("--turn-seconds", within: 0...86_400) { configuration.turnSeconds = seconds }
-        if let seconds = seconds("--ping-interval", within: 0.1...3_600) { configuration.pingIntervalSeconds = seconds }
-        if let seconds = seconds("--pong-grace", within: 0.1...3_600) { configuration.pongGraceSeconds = seconds }
-        if let seconds = seconds("--send-delay", within: 0...600) { configuration.sendDelaySeconds = seconds }
-        if let text = option("--hq-rejects") {
-            configuration.hqRejectedFormats = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-        }
-        if let text = option("--uplink") {
-            guard let rate = Double(text), rate.isFinite, (0.01...100_000).contains(rate) else {
-                fail("--uplink takes megabits per second from 0.01 to 100000, not '\(text)'", status: 2)
-            }
-            configuration.uplinkBitsPerSecond = rate * 1e6
-        }
-        if let extra = arguments.first { fail("unexpected argument '\(extra)'\n\n\(usage)", status: 2) }
-        guard configuration.port >= 0 else { fail("--port needs a number", status: 2) }
+        if let seconds = invocation.number("--turn-seconds") { configuration.turnSeconds = seconds }
+        configuration.pingIntervalSeconds = invocation.number("--ping-interval")!
+        configuration.pongGraceSeconds = invocation.number("--pong-grace")!
+        if let seconds = invocation.number("--send-delay") { configuration.sendDelaySeconds = seconds }
+        if let formats = invocation.list("--hq-rejects") { configuration.hqRejectedFormats = Set(formats) }
+        if let rate = invocation.number("--uplink") { configuration.uplinkBitsPerSecond = rate * 1e6 }
         let server: BoxSimServer
         do {
             server = try BoxSimServer(configuration: configuration)
@@ -135,11 +126,8 @@ func main() {
         say("boxsim stopped")
 
     case "retranscribe":
-        guard let message = option("--message") else { fail("retranscribe needs --message ID", status: 2) }
-        let timeoutText = option("--timeout-ms") ?? "10000"
-        guard let timeout = Int(timeoutText), (1...600_000).contains(timeout) else {
-            fail("--timeout-ms takes a whole number of milliseconds from 1 to 600000, not '\(timeoutText)'", status: 2)
-        }
+        let message = option("--message")!
+        let timeout = invocation.integer("--timeout-ms")!
         let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
@@ -189,7 +177,7 @@ func main() {
         }
 
     default:
-        fail("unknown command '\(command)'\n\n\(usage)", status: 2)
+        preconditionFailure("a command the grammar declares is handled")
     }
 }
 

@@ -1,24 +1,20 @@
 import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceStore
+import CommandGrammar
 import Foundation
 
 /// `boxvoice answer REQUEST`: answer one retranscription request (V1 JSON) from the retained recordings.
 enum AnswerCommand: Command {
-    static let name = "answer"
-    static let summary = "answer a retranscription request (V1 JSON) from the retained recordings"
-    static let usage = """
-    Usage: boxvoice answer REQUEST [--box NAME]
+    static let spec = CommandSpec("answer", summary: "answer one retranscription (last-audio) request by hand", about: """
+    REQUEST is the V1 request as JSON text, a file holding it, or - for JSON lines on stdin: \
+    {"version":1,"requestId":"…","messageId":"…","sessionId":"…"|null}. Answers with the recording (joined into one \
+    WAV) when it is kept, else {"none": true}, and prints the outcome.
+    """, options: [CommonOptions.box], arguments: [ArgumentSpec("REQUEST", help: "the request JSON, a file holding it, or -")])
 
-    REQUEST is the V1 request as JSON text, a file holding it, or - for JSON lines on stdin:
-    {"version":1,"requestId":"…","messageId":"…","sessionId":"…"|null}. Answers with the recording
-    (joined into one WAV) when it is kept, else {"none": true}, and prints the outcome.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let boxName = try arguments.option("--box")
-        guard let source = arguments.positional() else { throw CLIError.usage("give the request JSON, a file, or -") }
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let boxName = invocation.string("--box")
+        let source = invocation.argument("REQUEST")!
         let (box, client) = try SelectedBox.client(named: boxName)
         let work = try ScratchDirectory(purpose: "answer", fallback: Paths.cacheDirectory)
         defer { work.remove() }

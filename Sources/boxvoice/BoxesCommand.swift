@@ -2,30 +2,29 @@ import BoxVoiceBox
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
+import CommandGrammar
 import Foundation
 
 /// `boxvoice boxes`: list, select and unpair boxes.
 enum BoxesCommand: Command {
-    static let name = "boxes"
-    static let summary = "list, select (use) or unpair paired boxes"
-    static let usage = """
-    Usage: boxvoice boxes [list] [--json]
-           boxvoice boxes use NAME
-           boxvoice boxes unpair NAME
-           boxvoice boxes codec NAME wav|opus|auto
+    static let spec = CommandSpec("boxes", summary: "list paired boxes, select one, set its upload codec, or unpair it", about: """
+    The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise. unpair forgets the \
+    box, its device token and its retained recordings (revoke the device on the box too).
+    """, verbs: [
+        CommandSpec("list", summary: "every paired box, its address and health", options: [CommonOptions.json]),
+        CommandSpec("use", summary: "select the box dictate and transcribe use", arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
+        CommandSpec("unpair", summary: "forget a box, its token and its recordings", arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
+        CommandSpec("codec", summary: "what HQ segments go to the box as", arguments: [
+            ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it"), ArgumentSpec("CODEC", .choice(UploadCodec.allCases.map(\.rawValue)), help: "wav, opus or auto"),
+        ]),
+    ], defaultVerb: "list")
 
-    The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise.
-    unpair forgets the box, its device token and its retained recordings (revoke the device on
-    the box too).
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let json = arguments.flag("--json")
-        let verb = arguments.positional() ?? "list"
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let verb = invocation.verb ?? "list"
+        let json = verb == "list" && invocation.flag("--json")
         let registry = BoxRegistry(directory: Paths.configDirectory)
         switch verb {
         case "list":
-            try arguments.finish()
             let boxes = try registry.boxes()
             let selected = try registry.selectedName()
             let store = LocalStore.exists ? try LocalStore.open() : nil
@@ -50,28 +49,22 @@ enum BoxesCommand: Command {
                 }
             }
         case "codec":
-            guard let name = arguments.positional(), let value = arguments.positional() else {
-                throw CLIError.usage("codec needs a box name and wav, opus or auto")
-            }
-            try arguments.finish()
-            guard UploadCodec(rawValue: value) != nil else { throw CLIError.usage("codec takes wav, opus or auto, not '\(value)'") }
+            let name = invocation.argument("NAME")!, value = invocation.argument("CODEC")!
             try registry.setUploadCodec(value, for: name)
             Console.out("'\(name)' uploads HQ segments as \(value)")
         case "use":
-            guard let name = arguments.positional() else { throw CLIError.usage("use needs a box name") }
-            try arguments.finish()
+            let name = invocation.argument("NAME")!
             try registry.select(name)
             Console.out("'\(name)' is now the selected box")
         case "unpair":
-            guard let name = arguments.positional() else { throw CLIError.usage("unpair needs a box name") }
-            try arguments.finish()
+            let name = invocation.argument("NAME")!
             try registry.remove(name)
             // Its retained recordings go too (contract §8: unpairing deletes them at once).
             var dropped = 0
             if LocalStore.exists { dropped = try LocalStore.open().forgetBox(name) }
             Console.out("forgot '\(name)', its device token and \(dropped) retained recording(s); revoke the device on the box too")
         default:
-            throw CLIError.usage("unknown boxes verb '\(verb)'")
+            preconditionFailure("a verb the spec declares is handled")
         }
         return 0
     }

@@ -1,41 +1,36 @@
 import BoxVoiceAudio
 import BoxVoiceLive
 import BoxVoiceStore
+import CommandGrammar
 import Foundation
 
 /// `boxvoice calibrate`: tunes the command spotter to the user's voice and microphone.
 enum CalibrateCommand: Command {
-    static let name = "calibrate"
-    static let summary = "tune the spoken commands to your voice and microphone"
-    static let usage = """
-    Usage: boxvoice calibrate [--device PCM] [--alsa-config FILE] [--takes N]
-           boxvoice calibrate --from DIR
-           boxvoice calibrate --reset
+    static let spec = CommandSpec("calibrate", summary: "tune the command spotter to your voice and microphone", about: """
+    Asks you to say each spoken command N times and then to talk normally for 30 seconds, and tunes the command \
+    spotter for that voice and microphone: each phrase gets the strictest threshold that still finds your takes of it \
+    without firing on your ordinary talk or on your other commands. The result goes to \
+    $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the daemon use from then on; the \
+    recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
+    """, options: [
+        CommonOptions.device, CommonOptions.alsaConfig,
+        OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "how many times to say each command"),
+        OptionSpec("--from", .path, placeholder: "DIR", help: "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') and talk*.wav"),
+        OptionSpec("--reset", help: "go back to the default thresholds"),
+    ], exclusive: [["--reset", "--from", "--takes"], ["--from", "--device"], ["--reset", "--device"]])
 
-    Asks you to say each spoken command N times (3) and then to talk normally for 30 seconds, and
-    tunes the command spotter for that voice and microphone: each phrase gets the strictest threshold
-    that still finds your takes of it without firing on your ordinary talk or on your other commands.
-    The result goes to $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the
-    daemon use from then on; the recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
-    --from DIR tunes from recordings already made: PHRASE-N.wav (a spotter phrase of
-    Models/command-spotter.en.txt with its words joined by '-', N = 1, 2, …) and talk*.wav.
-    --reset goes back to the defaults.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let device = try arguments.option("--device") ?? "default"
-        let alsaConfig = try arguments.option("--alsa-config")
-        let from = try arguments.option("--from")
-        let takesOption = try arguments.option("--takes")
-        let reset = arguments.flag("--reset")
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let device = try invocation.string("--device") ?? UserSettingsFile.load().device ?? "default"
+        let alsaConfig = invocation.string("--alsa-config")
+        let from = invocation.string("--from")
+        let takes = invocation.integer("--takes")!
+        let reset = invocation.flag("--reset")
         if reset {
             let existed = FileManager.default.fileExists(atPath: Paths.calibratedSpotter)
             try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
             Console.out(existed ? "removed your calibration: the default command thresholds apply again" : "there was no calibration; the defaults apply")
             return 0
         }
-        guard let takes = Int(takesOption ?? "3"), (1...10).contains(takes) else { throw CLIError.usage("--takes takes a count from 1 to 10") }
         let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
         let calibration = try SpotterCalibration(phrasesFile: defaults)
         let folder: String

@@ -1,34 +1,35 @@
 import BoxVoiceCore
+import CommandGrammar
 import Foundation
 
 /// `boxvoice start | stop | toggle | cancel | send | status`: one request to the running daemon's control socket,
 /// so a desktop hotkey can run a dictation turn without a terminal.
 protocol ControlCommand: Command {
     static var request: ControlRequest.Command { get }
+    static var summary: String { get }
 }
 
 extension ControlCommand {
-    static var name: String { request.rawValue }
-    static var usage: String {
-        """
-        Usage: boxvoice \(name)\(request == .status ? " [--follow [--waybar]] [--json]" : " [--json]")
+    static var spec: CommandSpec {
+        CommandSpec(request.rawValue, summary: summary, about: """
+        Talks to `boxvoice daemon` over \(Paths.controlSocket). Bind `boxvoice toggle` to a hotkey: README "Hotkeys".
+        """ + (request == .status ? """
 
-        \(summary). Talks to `boxvoice daemon` over \(Paths.controlSocket)\(request == .status ? """
-        ; --follow then prints what the daemon does, a line per event, until interrupted (--json: the events as JSON
-        lines; --waybar: one line of waybar/polybar JSON — text, tooltip, class idle|recording|holding|failed — each time
-        the state changes, for a status-bar module with `"return-type": "json"`)
-        """ : "").
-        Bind `boxvoice toggle` to a hotkey: README "Hotkeys".
-        """
+
+        --follow then prints what the daemon does, a line per event, until interrupted (--json: the events as JSON lines). \
+        --waybar prints one line of waybar/polybar JSON (text, tooltip, class idle|recording|holding|failed) each time the \
+        state changes, for a status-bar module with `"return-type": "json"`.
+        """ : ""), options: request == .status ? [
+            OptionSpec("--follow", help: "keep printing what the daemon does"),
+            OptionSpec("--waybar", help: "follow, as waybar/polybar custom-module JSON lines"),
+            CommonOptions.json,
+        ] : [CommonOptions.json], exclusive: [["--waybar", "--json"]])
     }
 
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let follow = request == .status && arguments.flag("--follow")
-        let waybar = request == .status && arguments.flag("--waybar")
-        let json = arguments.flag("--json")
-        try arguments.finish()
-        if waybar && !follow { throw CLIError.usage("--waybar goes with --follow (a status bar reads the stream)") }
-        if waybar && json { throw CLIError.usage("give --waybar or --json, not both") }
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let waybar = request == .status && invocation.flag("--waybar")
+        let follow = request == .status && (invocation.flag("--follow") || waybar)
+        let json = invocation.flag("--json")
         var reply: ControlReply?
         var bar = FollowView.BarState.idle
         do {

@@ -4,38 +4,36 @@ import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
+import CommandGrammar
 import Foundation
 import Synchronization
 
 /// `boxvoice daemon`: stays connected to every paired box, answers its retranscription requests from the retained
 /// recordings and delivers the outbox. Foreground; logs to stderr; SIGINT/SIGTERM end it cleanly.
 enum DaemonCommand: Command {
-    static let name = "daemon"
-    static let summary = "stay connected: answer retranscription requests, deliver the outbox"
-    static let usage = """
-    Usage: boxvoice daemon [--box NAME] [--device PCM] [--alsa-config FILE] [--debug]
+    static let spec = CommandSpec("daemon", summary: "keep every paired box's event stream open; answer retranscription; hotkey turns", about: """
+    For every paired box (read again every second: boxes paired, re-paired or unpaired while it runs are picked up \
+    without a restart, and with none paired it waits for one): keeps the event stream open (reconnecting at once, then \
+    backing off up to 30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on), \
+    answers each retranscription request from the retained recordings (or with none), and delivers pending outbox \
+    messages every 10 s. Logs to stderr.
 
-    For every paired box (read again every second: boxes paired, re-paired or unpaired while it runs
-    are picked up without a restart, and with none paired it waits for one): keeps the event stream open (reconnecting at once, then backing off up to
-    30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on),
-    answers each retranscription request from the retained recordings (or with none), and delivers
-    pending outbox messages every 10 s. Logs to stderr (--debug adds the normal 404s of requests
-    another client answered first).
+    It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one daemon per user) for \
+    `boxvoice start | stop | toggle | cancel | send | status`: a turn records from the device and dictates to the box, \
+    exactly as `boxvoice dictate` does, spoken commands included, with desktop notifications, sound cues, pre-roll and \
+    close-after-send as `boxvoice config` sets them (read at each turn). A device without a clock (an ALSA `file` PCM \
+    from `boxvoice devices file-pcm`) is paced to real time, so a turn holds as much audio as it lasted.
+    """, options: [
+        CommonOptions.box, CommonOptions.device, CommonOptions.alsaConfig,
+        OptionSpec("--debug", help: "also log the normal 404s of requests another client answered first"),
+    ])
 
-    It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one
-    daemon per user) for `boxvoice start | stop | toggle | cancel | send | status`: a turn records from
-    --device (default: ALSA's default) and dictates to --box (default: the selected box), exactly as
-    `boxvoice dictate` does, spoken commands included. A device without a clock (an ALSA `file`
-    PCM from `boxvoice devices file-pcm`) is paced to real time, so a turn holds as much audio as it
-    lasted.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let dictationBox = try arguments.option("--box")
-        let device = try arguments.option("--device") ?? "default"
-        let alsaConfig = try arguments.option("--alsa-config")
-        let debug = arguments.flag("--debug")
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let dictationBox = invocation.string("--box")
+        let deviceOption = invocation.string("--device")
+        let alsaConfig = invocation.string("--alsa-config")
+        let debug = invocation.flag("--debug")
+        let device = try deviceOption ?? UserSettingsFile.load().device ?? "default"
         let registry = BoxRegistry(directory: Paths.configDirectory)
         // Read now to refuse a --box that names no paired box; read again while running, so pairing, re-pairing
         // and unpairing take effect without a restart (a daemon started with no box waits for one).

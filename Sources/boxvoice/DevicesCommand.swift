@@ -1,31 +1,30 @@
+import CommandGrammar
 import BoxVoiceAudio
 
 /// `boxvoice devices`: the capture PCMs the ALSA configuration offers.
 enum DevicesCommand: Command {
-    static let name = "devices"
-    static let summary = "list ALSA capture devices"
-    static let usage = """
-    Usage: boxvoice devices [--json]
-           boxvoice devices file-pcm WAV [--dir DIR] [--name NAME] [--format F] [--integer-only]
+    static let spec = CommandSpec("devices", summary: "list ALSA capture devices, or make a capture PCM that plays a WAV", about: """
+    Lists the PCMs that can capture, as alsa-lib's device hints name them. Pass one to `boxvoice record --device \
+    NAME`. PCMs you define yourself in ~/.asoundrc work too, even when they carry no hint.
+    """, verbs: [
+        CommandSpec("list", summary: "the PCMs that can capture", options: [CommonOptions.json]),
+        CommandSpec("file-pcm", summary: "an ALSA capture PCM that plays a WAV, for trying boxvoice with no microphone", about: """
+        Writes an ALSA configuration (DIR/NAME.asound.conf) defining a capture PCM that plays WAV through alsa-lib's \
+        file plugin; the audio it plays is a raw file beside it, named by its absolute path, so the PCM works from any \
+        folder. It delivers as fast as it is read and then silence, so record it with --max-seconds (or --realtime).
+        """, options: [
+            OptionSpec("--dir", .path, placeholder: "DIR", defaultNote: "$XDG_CACHE_HOME/boxvoice/file-pcm", help: "where the configuration and raw audio go"),
+            OptionSpec("--name", .text, placeholder: "NAME", default: "boxvoice_file", help: "the PCM's name"),
+            OptionSpec("--format", .choice(["FLOAT_LE", "S32_LE", "S16_LE"]), placeholder: "F", default: "FLOAT_LE", help: "the sample format it delivers"),
+            OptionSpec("--integer-only", help: "refuse float formats, like many USB microphones"),
+        ], arguments: [ArgumentSpec("WAV", .path, help: "the sound file to play")], check: { invocation in
+            invocation.flag("--integer-only") && invocation.string("--format") == "FLOAT_LE" ? "--integer-only needs --format S16_LE or S32_LE" : nil
+        }),
+    ], defaultVerb: "list")
 
-    Lists the PCMs that can capture, as alsa-lib's device hints name them. Pass one to
-    `boxvoice record --device NAME`. PCMs you define yourself in ~/.asoundrc work too,
-    even when they carry no hint.
-
-    `file-pcm` writes an ALSA configuration (DIR/NAME.asound.conf, DIR by default the cache folder's
-    file-pcm/) defining a capture PCM that plays WAV through alsa-lib's file plugin — the audio it
-    plays is a raw file beside it, named by its absolute path, so the PCM works from any folder —
-    for trying boxvoice with no microphone. It delivers
-    as fast as it is read and then silence, so record it with --max-seconds.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        if arguments.peek() == "file-pcm" {
-            _ = arguments.positional()
-            return try FilePCMSubcommand.run(&arguments)
-        }
-        let json = arguments.flag("--json")
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        if invocation.verb == "file-pcm" { return try FilePCMSubcommand.run(invocation) }
+        let json = invocation.flag("--json")
         let devices = ALSADevices.capture()
         if json {
             for device in devices { Console.json(["name": device.name, "description": device.description]) }
@@ -44,18 +43,12 @@ enum DevicesCommand: Command {
 
 /// `boxvoice devices file-pcm`: make a capture PCM that plays a WAV, for trying boxvoice without a microphone.
 enum FilePCMSubcommand {
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        // Options first: their values must not be taken for the WAV (`--dir D FILE.wav`).
-        let directory = try arguments.option("--dir") ?? Paths.cacheDirectory + "/file-pcm"
-        let name = try arguments.option("--name") ?? "boxvoice_file"
-        let format = try arguments.option("--format").map { text -> SampleFormat in
-            guard let format = SampleFormat(alsaName: text) else { throw CLIError.usage("--format must be FLOAT_LE, S32_LE or S16_LE") }
-            return format
-        } ?? .float32LE
-        let integerOnly = arguments.flag("--integer-only")
-        guard let wav = arguments.positional() else { throw CLIError.usage("name the WAV file to play") }
-        try arguments.finish()
-        if integerOnly && format == .float32LE { throw CLIError.usage("--integer-only needs --format S16_LE or S32_LE") }
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let directory = invocation.string("--dir") ?? Paths.cacheDirectory + "/file-pcm"
+        let name = invocation.string("--name")!
+        let format = invocation.string("--format").flatMap(SampleFormat.init(alsaName:)) ?? .float32LE
+        let integerOnly = invocation.flag("--integer-only")
+        let wav = invocation.argument("WAV")!
         let made: FileCapturePCM.Made
         do {
             made = try FileCapturePCM.make(wav: wav, streamFormat: format, name: name, directory: directory, integerOnly: integerOnly)

@@ -5,57 +5,60 @@ import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
+import CommandGrammar
 import Foundation
 
 /// `boxvoice dictate`: the main job.
 enum DictateCommand: Command {
-    static let name = "dictate"
-    static let summary = "dictate a message to the box (the main job)"
-    static let usage = """
-    Usage: boxvoice dictate [--box NAME | --local] [--device PCM | --input FILE.wav] [--realtime] [--alsa-config FILE]
-                            [--session ID|new] [--once] [--on-eof send|draft|discard] [--json] [--no-keys]
-                            [--codec wav|opus|auto] [--keywords FILE]
-
-    Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt
-    (`boxvoice keywords detect TEXT` shows which a phrase is): send and sendHq deliver and keep
-    listening (--once: stop), sendClose delivers and stops, sendCheckpoint delivers this part, erase
-    drops the message, cancel drops it and stops, micOff keeps a draft. Each 60 s segment is uploaded
-    for HQ while you talk; the message is committed to the outbox before it is posted. With no paired
-    box (or --local) it uses the embedded local box, which keeps its data under
+    static let spec = CommandSpec("dictate", summary: "dictate a message to the box (the main job)", about: """
+    Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt (`boxvoice keywords \
+    detect TEXT` shows which a phrase is): a send delivers and keeps listening (--once: stop), "send and close" delivers \
+    and stops, a checkpoint delivers this part, erase drops the message, cancel drops it and stops, "mic off" keeps a \
+    draft. Each 60 s segment is uploaded for HQ while you talk; the message is committed to the outbox before it is \
+    posted. With no paired box (or --local) it uses the embedded local box, which keeps its data under \
     $XDG_DATA_HOME/boxvoice/local-box.
 
-    Keys: Enter sends the message (like a spoken send), Esc cancels it and stops. From a pipe a newline
-    is Enter and an ESC byte is Esc; --no-keys leaves standard input alone. On a terminal a status area
-    shows the level, segments, the live transcript and HQ progress; NO_COLOR or a non-terminal gives
-    plain lines. --no-pipelining holds HQ uploads until the send (only to measure what pipelining gains).
-    --input and clockless devices (ALSA `file` PCMs) are read as fast as they go; --realtime paces them
-    like a microphone. --keywords: another vocabulary file in the format of Models/speech-keywords.en.txt
-    (the commands it names are the ones that act). --codec: what segments go to HQ as (default: the box's `boxes codec` setting,
-    else auto — Ogg Opus when it reaches the box sooner than WAV on the link measured from the uploads,
-    WAV when the box refused Opus before).
-    """
+    Keys: Enter sends the message (like a spoken send), Esc cancels it and stops. From a pipe a newline is Enter and \
+    an ESC byte is Esc. On a terminal a status area shows the box, the level, segments, the live transcript and HQ \
+    progress; NO_COLOR or a non-terminal gives plain lines. Defaults for --device, --box, --on-eof and --keywords \
+    come from `boxvoice config` when set.
+    """, options: [
+        CommonOptions.box,
+        OptionSpec("--local", help: "dictate to the embedded local box even when a box is paired"),
+        CommonOptions.device,
+        CommonOptions.input,
+        CommonOptions.realtime,
+        CommonOptions.alsaConfig,
+        OptionSpec("--session", .text, placeholder: "ID|new", defaultNote: "the box's default session, asked when the first message is sent",
+                   help: "the conversation this run's messages go to (new: open one for the run)"),
+        OptionSpec("--once", help: "stop after the first message is sent"),
+        OptionSpec("--on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)), defaultNote: "send",
+                   help: "what happens to what was said when the input ends"),
+        CommonOptions.json,
+        OptionSpec("--raw", help: "show a delivered message with its speech framing as the box receives it"),
+        OptionSpec("--no-keys", help: "leave standard input alone (no Enter/Esc)"),
+        OptionSpec("--no-pipelining", help: "hold HQ uploads until the send (only to measure what pipelining gains)"),
+        CommonOptions.codec,
+        CommonOptions.keywords,
+    ], exclusive: [["--device", "--input"], ["--box", "--local"]])
 
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let boxName = try arguments.option("--box")
-        let local = arguments.flag("--local")
-        let device = try arguments.option("--device")
-        let input = try arguments.option("--input")
-        let alsaConfig = try arguments.option("--alsa-config")
-        let sessionOption = try arguments.option("--session")
-        let codecOption = try UploadCodecs.parse(try arguments.option("--codec"))
-        let keywordsOption = try arguments.option("--keywords")
-        let eofName = try arguments.option("--on-eof") ?? "send"
-        let realtime = arguments.flag("--realtime")
-        let once = arguments.flag("--once")
-        let json = arguments.flag("--json")
-        let noPipelining = arguments.flag("--no-pipelining")
-        let noKeys = arguments.flag("--no-keys")
-        try arguments.finish()
-        if device != nil && input != nil { throw CLIError.usage("give --device or --input, not both") }
-        if local && boxName != nil { throw CLIError.usage("give --box NAME or --local, not both") }
-        guard let endOfInput = DictationStateMachine.EndOfInputPolicy(rawValue: eofName) else {
-            throw CLIError.usage("--on-eof must be send, draft or discard")
-        }
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let settings = try UserSettingsFile.load()
+        let local = invocation.flag("--local")
+        let boxName = invocation.string("--box") ?? (local ? nil : settings.box)
+        let input = invocation.string("--input")
+        let device = input == nil ? invocation.string("--device") ?? settings.device : nil
+        let alsaConfig = invocation.string("--alsa-config")
+        let sessionOption = invocation.string("--session")
+        let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
+        let keywordsOption = invocation.string("--keywords") ?? settings.vocabulary
+        let endOfInput = invocation.string("--on-eof").flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) ?? settings.onEOF ?? .send
+        let realtime = invocation.flag("--realtime")
+        let once = invocation.flag("--once")
+        let json = invocation.flag("--json")
+        let noPipelining = invocation.flag("--no-pipelining")
+        let noKeys = invocation.flag("--no-keys")
+        let raw = invocation.flag("--raw")
 
         let detector = try ModelsDirectory.keywordDetector(override: keywordsOption)
         let output = DictationOutput(json: json, vocabulary: detector.vocabulary)

@@ -1,20 +1,16 @@
 import BoxSim
+import CommandGrammar
 import Foundation
 
 /// `boxvoice inbox`: what the embedded local box received — where `dictate` delivers when no box is paired.
 enum InboxCommand: Command {
-    static let name = "inbox"
-    static let summary = "show the messages the embedded local box received"
-    static let usage = """
-    Usage: boxvoice inbox [--json]
+    static let spec = CommandSpec("inbox", summary: "list what the embedded local box received", about: """
+    Lists the messages delivered to the embedded local box (used by `boxvoice dictate` when no box is paired), oldest \
+    first, with their message ids. Its data lives in $XDG_DATA_HOME/boxvoice/local-box.
+    """, options: [CommonOptions.json])
 
-    Lists the messages delivered to the embedded local box (used by `boxvoice dictate` when no box is
-    paired), oldest first, with their message ids. Its data lives in $XDG_DATA_HOME/boxvoice/local-box.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let json = arguments.flag("--json")
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let json = invocation.flag("--json")
         let path = Paths.embeddedBoxDirectory + "/messages.json"
         guard let data = FileManager.default.contents(atPath: path) else {
             if !json { Console.out("The local box has received nothing yet. `boxvoice dictate` with no paired box sends there.") }

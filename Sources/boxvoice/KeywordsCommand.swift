@@ -1,39 +1,29 @@
 import BoxVoiceKeywords
+import CommandGrammar
 import Foundation
 
 /// `boxvoice keywords`: the spoken-keyword detector and its golden-vector runner.
 enum KeywordsCommand: Command {
-    static let name = "keywords"
-    static let summary = "detect spoken keywords; validate golden vectors"
-    static let usage = """
-    Usage: boxvoice keywords detect TEXT [--at-start] [--json] [--keywords FILE]
-           boxvoice keywords validate DIR [--keywords FILE]
+    static let spec = CommandSpec("keywords", summary: "find the spoken command in a text, or check the golden vectors", options: [
+        OptionSpec("--keywords", .path, defaultNote: "Models/speech-keywords.en.txt", help: "the vocabulary"),
+    ], verbs: [
+        CommandSpec("detect", summary: "the command TEXT holds (action, phrase, the text with its tag), or \"no keyword\"; exit 0 either way",
+                    options: [OptionSpec("--at-start", help: "only accept a phrase with no words before it"), CommonOptions.json],
+                    arguments: [ArgumentSpec("TEXT", help: "the words to look in")]),
+        CommandSpec("validate", summary: "run every *.json golden vector in DIR; exit 1 when anything failed or DIR held none", about: """
+        Runs the ops "detect" and "append", prints each failure with its input, expected and actual result, then \
+        "N passed, M failed".
+        """, arguments: [ArgumentSpec("DIR", .path, help: "a folder of golden vectors")]),
+    ])
 
-    detect     prints the command TEXT holds (action, phrase, the text with its tag), or "no keyword".
-               --at-start only accepts a phrase with no words before it. Exit 0 either way.
-    validate   runs every *.json golden vector in DIR (ops "detect" and "append"), prints each
-               failure with its input, expected and actual result, then "N passed, M failed".
-               Exits 1 when anything failed or DIR held no vectors.
-
-      --keywords FILE   the vocabulary (default: Models/speech-keywords.en.txt)
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let keywords = try arguments.option("--keywords")
-        guard let verb = arguments.positional() else { throw CLIError.usage("say detect or validate") }
-        switch verb {
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let keywords = invocation.string("--keywords")
+        switch invocation.verb {
         case "detect":
-            let atStart = arguments.flag("--at-start")
-            let json = arguments.flag("--json")
-            guard let text = arguments.positional() else { throw CLIError.usage("detect needs the TEXT to look in") }
-            try arguments.finish()
-            return detect(text, atStart: atStart, json: json, detector: try ModelsDirectory.keywordDetector(override: keywords))
-        case "validate":
-            guard let directory = arguments.positional() else { throw CLIError.usage("validate needs a folder of vectors") }
-            try arguments.finish()
-            return try validate(directory, detector: try ModelsDirectory.keywordDetector(override: keywords))
+            return detect(invocation.argument("TEXT")!, atStart: invocation.flag("--at-start"), json: invocation.flag("--json"),
+                          detector: try ModelsDirectory.keywordDetector(override: keywords))
         default:
-            throw CLIError.usage("unknown keywords verb '\(verb)'")
+            return try validate(invocation.argument("DIR")!, detector: try ModelsDirectory.keywordDetector(override: keywords))
         }
     }
 

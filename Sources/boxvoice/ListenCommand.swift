@@ -2,36 +2,35 @@ import BoxVoiceAudio
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceLive
+import CommandGrammar
 import Foundation
 
 /// `boxvoice listen`: the live transcript and the spoken commands in it.
 enum ListenCommand: Command {
-    static let name = "listen"
-    static let summary = "show the live transcript and the commands heard in it"
-    static let usage = """
-    Usage: boxvoice listen [--device PCM | --input FILE.wav [--realtime]] [--alsa-config FILE] [--max-seconds N]
-                           [--json] [--no-spotter] [--no-language-model] [--keywords FILE]
+    static let spec = CommandSpec("listen", summary: "show the live transcript and the keywords heard (no box needed)", about: """
+    Recognizes speech locally (pocketsphinx, Debian's en-us model) while a command spotter listens for the phrases in \
+    Models/command-spotter.en.txt (or your `boxvoice calibrate` copy); prints the partial transcript in place, each \
+    finished utterance on its own line, and every keyword action the box's detector finds, with the audio time it fired at.
+    """, options: [
+        CommonOptions.device, CommonOptions.input, CommonOptions.realtime, CommonOptions.alsaConfig,
+        OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"),
+        CommonOptions.json,
+        OptionSpec("--no-spotter", help: "only the language model's transcript hears commands"),
+        OptionSpec("--no-language-model", help: "only the command spotter listens"),
+        CommonOptions.keywords,
+    ], exclusive: [["--device", "--input"], ["--no-spotter", "--no-language-model"]])
 
-    Recognizes speech locally (pocketsphinx, Debian's en-us model) while a command spotter listens for
-    the phrases in Models/command-spotter.en.txt (or your `boxvoice calibrate` copy); prints the partial transcript in place, each
-    finished utterance on its own line, and every keyword action the box's detector finds, with the
-    audio time it fired at. --input plays a WAV through the same capture path as a microphone, as
-    fast as it can unless --realtime. --max-seconds stops after that much captured audio.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let device = try arguments.option("--device")
-        let input = try arguments.option("--input")
-        let alsaConfig = try arguments.option("--alsa-config")
-        let keywords = try arguments.option("--keywords")
-        let maxSeconds = try arguments.seconds("--max-seconds", within: 0.1...604_800)
-        let realtime = arguments.flag("--realtime")
-        let json = arguments.flag("--json")
-        let noSpotter = arguments.flag("--no-spotter")
-        let noLanguageModel = arguments.flag("--no-language-model")
-        try arguments.finish()
-        if device != nil && input != nil { throw CLIError.usage("give --device or --input, not both") }
-        if noSpotter && noLanguageModel { throw CLIError.usage("--no-spotter and --no-language-model leave nothing to listen with") }
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let settings = try UserSettingsFile.load()
+        let input = invocation.string("--input")
+        let device = input == nil ? invocation.string("--device") ?? settings.device : nil
+        let alsaConfig = invocation.string("--alsa-config")
+        let keywords = invocation.string("--keywords") ?? settings.vocabulary
+        let maxSeconds = invocation.number("--max-seconds")
+        let realtime = invocation.flag("--realtime")
+        let json = invocation.flag("--json")
+        let noSpotter = invocation.flag("--no-spotter")
+        let noLanguageModel = invocation.flag("--no-language-model")
 
         let detector = try ModelsDirectory.keywordDetector(override: keywords)
         let pcm: CapturePCM

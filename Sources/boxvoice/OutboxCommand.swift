@@ -4,6 +4,7 @@ import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
+import CommandGrammar
 import Foundation
 
 /// The message store every command shares (`$XDG_DATA_HOME/boxvoice`).
@@ -27,24 +28,21 @@ enum LocalStore {
 
 /// `boxvoice outbox`: messages waiting for, or done with, delivery.
 enum OutboxCommand: Command {
-    static let name = "outbox"
-    static let summary = "list, send, retry or discard messages in the durable outbox"
-    static let usage = """
-    Usage: boxvoice outbox [list] [--json]
-           boxvoice outbox send ID       send a draft (HQ-transcribed from its audio first) or a failed message now
-           boxvoice outbox retry         deliver every pending message now, whatever its backoff
-           boxvoice outbox resend ID     send a possibly-delivered (or failed) message again as a new message,
-                                         into the box's default session
-           boxvoice outbox discard ID    forget a draft, failed or pending message (and its recording)
-    """
+    static let spec = CommandSpec("outbox", summary: "list, send, retry or discard messages in the durable outbox", options: [CommonOptions.json], verbs: [
+        CommandSpec("list", summary: "every message and its state"),
+        CommandSpec("send", summary: "send a draft (HQ-transcribed from its audio first) or a failed message now", arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+        CommandSpec("retry", summary: "deliver every pending message now, whatever its backoff"),
+        CommandSpec("resend", summary: "send a possibly-delivered (or failed) message again as a new message, into the box's default session",
+                    arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+        CommandSpec("discard", summary: "forget a draft, failed or pending message (and its recording)", arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+    ], defaultVerb: "list")
 
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let json = arguments.flag("--json")
-        let verb = arguments.positional() ?? "list"
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let json = invocation.flag("--json")
+        let verb = invocation.verb ?? "list"
         let store = try LocalStore.open()
         switch verb {
         case "list":
-            try arguments.finish()
             let messages = try store.messages().filter { $0.state != .recording }
             if messages.isEmpty && !json { Console.out("The outbox is empty.") }
             for message in messages {
@@ -59,8 +57,7 @@ enum OutboxCommand: Command {
             }
             return 0
         case "resend":
-            guard let text = arguments.positional() else { throw CLIError.usage("resend needs a message id") }
-            try arguments.finish()
+            let text = invocation.argument("ID")!
             let id = try LocalStore.id(text)
             let fresh: MessageID
             do {
@@ -76,8 +73,7 @@ enum OutboxCommand: Command {
         case "send", "retry":
             var boxes: [String]
             if verb == "send" {
-                guard let text = arguments.positional() else { throw CLIError.usage("send needs a message id") }
-                try arguments.finish()
+                let text = invocation.argument("ID")!
                 let id = try LocalStore.id(text)
                 guard let message = try store.message(id), message.state != .discarded else { throw CLIError.failed("no message \(id) is in the outbox") }
                 guard message.state != .delivered else { throw CLIError.failed("\(id) was already delivered") }
@@ -88,7 +84,6 @@ enum OutboxCommand: Command {
                 }
                 boxes = [message.box]
             } else {
-                try arguments.finish()
                 boxes = try store.boxesWithWork()
             }
             let report = try store.recover()
@@ -106,8 +101,7 @@ enum OutboxCommand: Command {
             if boxes.isEmpty { Console.out("Nothing is pending.") }
             return failed ? ExitStatus.refused : ExitStatus.success
         case "discard":
-            guard let text = arguments.positional() else { throw CLIError.usage("discard needs a message id") }
-            try arguments.finish()
+            let text = invocation.argument("ID")!
             let id = try LocalStore.id(text)
             guard let message = try store.message(id), message.state != .discarded else { throw CLIError.failed("no message \(id) is in the outbox") }
             do {
@@ -118,7 +112,7 @@ enum OutboxCommand: Command {
             Console.out("discarded \(id)")
             return 0
         default:
-            throw CLIError.usage("unknown outbox verb '\(verb)'")
+            preconditionFailure("a verb the spec declares is handled")
         }
     }
 
@@ -149,28 +143,26 @@ enum OutboxCommand: Command {
 
 /// `boxvoice recordings`: what retention holds for the box's retranscription requests.
 enum RecordingsCommand: Command {
-    static let name = "recordings"
-    static let summary = "list or forget retained recordings"
-    static let usage = """
-    Usage: boxvoice recordings [list] [--box NAME] [--json]
-           boxvoice recordings forget ID [--box NAME]
-           boxvoice recordings keep-as opus|flac|wav
+    static let spec = CommandSpec("recordings", summary: "list or forget retained recordings", about: """
+    The last 5 recordings per box are kept so the box can ask for them again (retranscription). Once its message is \
+    committed a recording is compressed: Ogg Opus by default (about 8 kB/s: five ten-minute recordings take about \
+    24 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s) or kept as recorded (Float32 WAV, 192 kB/s). \
+    `keep-as` sets it for recordings committed from now on.
+    """, verbs: [
+        CommandSpec("list", summary: "the recordings kept for a box", options: [CommonOptions.box, CommonOptions.json]),
+        CommandSpec("forget", summary: "delete one recording now", options: [CommonOptions.box], arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+        CommandSpec("keep-as", summary: "the format recordings are kept in from now on",
+                    arguments: [ArgumentSpec("FORMAT", .choice(RetentionFormat.allCases.map(\.rawValue)), help: "opus, flac or wav")]),
+    ], defaultVerb: "list")
 
-    The last 5 recordings per box are kept so the box can ask for them again (retranscription).
-    Once its message is committed a recording is compressed: Ogg Opus by default (about 8 kB/s: five
-    ten-minute recordings take about 24 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s)
-    or kept as recorded (Float32 WAV, 192 kB/s). `keep-as` sets it for recordings committed from now on.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let json = arguments.flag("--json")
-        let boxOption = try arguments.option("--box")
-        let verb = arguments.positional() ?? "list"
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let verb = invocation.verb ?? "list"
+        let json = verb == "list" && invocation.flag("--json")
+        let boxOption = verb == "keep-as" ? nil : invocation.string("--box")
         let store = try LocalStore.open()
         let box = try boxOption ?? BoxRegistry(directory: Paths.configDirectory).selectedName() ?? EmbeddedBox.name
         switch verb {
         case "list":
-            try arguments.finish()
             let held = try store.retainedRecordings(box: box)
             if held.isEmpty && !json { Console.out("No recordings are kept for '\(box)'.") }
             let formatter = ISO8601DateFormatter()
@@ -183,21 +175,18 @@ enum RecordingsCommand: Command {
                 }
             }
         case "keep-as":
-            guard let text = arguments.positional() else { throw CLIError.usage("keep-as needs opus, flac or wav") }
-            try arguments.finish()
-            guard let format = RetentionFormat(rawValue: text) else { throw CLIError.usage("keep-as takes opus, flac or wav, not '\(text)'") }
+            let format = RetentionFormat(rawValue: invocation.argument("FORMAT")!)!
             try store.setRetentionFormat(format)
             Console.out("recordings are kept as \(format.rawValue) from now on")
             return 0
         case "forget":
-            guard let text = arguments.positional() else { throw CLIError.usage("forget needs a message id") }
-            try arguments.finish()
+            let text = invocation.argument("ID")!
             let id = try LocalStore.id(text)
             guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else { throw CLIError.failed("no recording \(id) is kept for '\(box)'") }
             try store.forgetRecording(box: box, id: id)
             Console.out("forgot the recording of \(id)")
         default:
-            throw CLIError.usage("unknown recordings verb '\(verb)'")
+            preconditionFailure("a verb the spec declares is handled")
         }
         return 0
     }

@@ -1,28 +1,26 @@
 import BoxVoiceBox
 import BoxVoiceContract
+import CommandGrammar
 import Foundation
 
 /// `boxvoice pair LINK`: redeem a box's pairing link and remember the box.
 enum PairCommand: Command {
-    static let name = "pair"
-    static let summary = "pair with a box from its beebox://pair link"
-    static let usage = """
-    Usage: boxvoice pair 'beebox://pair?baseURL=…&pairingToken=…' [--label NAME] [--insecure] [--allow-direct-token] [--json]
+    static let spec = CommandSpec("pair", summary: "pair with a box from its pairing link", about: """
+    Redeems the link's single-use ticket for a device token (stored in $XDG_CONFIG_HOME/boxvoice/credentials.json, \
+    mode 0600) and selects the box. Pairing the same link again does nothing.
+    """, options: [
+        OptionSpec("--label", .text, placeholder: "NAME", defaultNote: "the link's label", help: "what to call the box here"),
+        OptionSpec("--insecure", help: "turn off TLS verification for this box only"),
+        OptionSpec("--allow-direct-token", help: "accept a link's raw authToken (a testing switch; such links skip redeem)"),
+        CommonOptions.json,
+    ], arguments: [ArgumentSpec("LINK", help: "the beebox://pair?… link the box shows (quote it: it holds '&')")])
 
-    Redeems the link's single-use ticket for a device token (stored in
-    $XDG_CONFIG_HOME/boxvoice/credentials.json, mode 0600) and selects the box. Pairing the same
-    link again does nothing. --label names the box locally (default: the link's label).
-    --insecure turns off TLS verification for this box only. --allow-direct-token accepts a
-    link's raw authToken (a testing switch; such links skip redeem).
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let localName = try arguments.option("--label")
-        let insecure = arguments.flag("--insecure")
-        let allowDirect = arguments.flag("--allow-direct-token")
-        let json = arguments.flag("--json")
-        guard let text = arguments.positional() else { throw CLIError.usage("give the pairing link (quote it: it holds '&')") }
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let localName = invocation.string("--label")
+        let insecure = invocation.flag("--insecure")
+        let allowDirect = invocation.flag("--allow-direct-token")
+        let json = invocation.flag("--json")
+        let text = invocation.argument("LINK")!
 
         let link: PairingLink
         do {

@@ -21,6 +21,9 @@ enum Paths {
     /// `boxes.json` and `credentials.json`.
     static var configDirectory: String { configHome + "/boxvoice" }
 
+    /// The user's settings (`boxvoice config`).
+    static var settingsFile: String { configDirectory + "/config.json" }
+
     /// The command spotter tuned to this user's voice and microphone by `boxvoice calibrate`.
     static var calibratedSpotter: String { configDirectory + "/command-spotter.txt" }
 

@@ -1,52 +1,47 @@
 import BoxVoiceAudio
+import CommandGrammar
 import Foundation
 
 /// `boxvoice record`: capture only, as segmented 48 kHz mono Float32 WAV.
 enum RecordCommand: Command {
-    static let name = "record"
-    static let summary = "record the microphone into segmented Float32 WAV files"
-    static let usage = """
-    Usage: boxvoice record [--device PCM] [--out DIR] [--max-seconds N] [--segment-seconds N]
-                           [--cut-search-seconds N] [--format FLOAT_LE|S32_LE|S16_LE] [--alsa-config FILE] [--json]
-                           [--realtime]
-
-    Records 48 kHz mono audio from an ALSA capture PCM into DIR/seg-0001.wav, seg-0002.wav, …
-    A segment closes at the quietest 20 ms inside its last --cut-search-seconds (5) before
-    --segment-seconds (60), so no word is cut and every upload stays within the box's limits.
-    Each segment is printed as it closes. Ctrl-C or SIGTERM ends the recording cleanly.
-
-      --device PCM          ALSA capture PCM (default: default; list them with `boxvoice devices`)
-      --out DIR             output folder (default: $XDG_DATA_HOME/boxvoice/recordings/local/<time>)
-      --max-seconds N       stop after N seconds of captured audio
-      --format F            only accept this device format (default: FLOAT_LE, then S32_LE, then S16_LE)
-      --alsa-config FILE    resolve PCM names in this self-contained ALSA configuration file
-      --json                print one JSON object per event
-      --realtime            pace a PCM without a clock (an ALSA `file` PCM) like a microphone: N seconds take N s
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let device = try arguments.option("--device") ?? "default"
-        let out = try arguments.option("--out")
+    static let spec = CommandSpec("record", summary: "record the microphone into segmented Float32 WAV files", about: """
+    Records 48 kHz mono audio from an ALSA capture PCM into DIR/seg-0001.wav, seg-0002.wav, … A segment closes at \
+    the quietest 20 ms inside its last --cut-search-seconds before --segment-seconds, so no word is cut and every \
+    upload stays within the box's limits. Each segment is printed as it closes. Ctrl-C or SIGTERM ends the recording cleanly.
+    """, options: [
+        CommonOptions.device,
+        OptionSpec("--out", .path, placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/recordings/local/<time>", help: "output folder"),
         // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are
         // never what was meant); the cut search inside the segment it cuts.
-        let maxSeconds = try arguments.seconds("--max-seconds", within: 0.1...604_800)
-        let segmentSeconds = try arguments.seconds("--segment-seconds", within: 1...3_600) ?? 60
-        let searchSeconds = try arguments.seconds("--cut-search-seconds", within: 0.02...3_600) ?? min(5, segmentSeconds / 2)
-        guard searchSeconds < segmentSeconds else {
-            throw CLIError.usage("--cut-search-seconds (\(searchSeconds)) must be shorter than the segment (\(segmentSeconds) s)")
-        }
-        let alsaConfig = try arguments.option("--alsa-config")
-        let formatName = try arguments.option("--format")
-        let json = arguments.flag("--json")
-        let realtime = arguments.flag("--realtime")
-        try arguments.finish()
+        OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"),
+        OptionSpec("--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "longest segment"),
+        OptionSpec("--cut-search-seconds", .number(0.02...3_600, unit: "seconds"), defaultNote: "5, at most half the segment",
+                   help: "how far back from the segment's end to look for a quiet point"),
+        OptionSpec("--format", .choice(["FLOAT_LE", "S32_LE", "S16_LE"]), placeholder: "F",
+                   defaultNote: "FLOAT_LE, then S32_LE, then S16_LE", help: "only accept this device format"),
+        CommonOptions.alsaConfig,
+        CommonOptions.json,
+        CommonOptions.realtime,
+    ], check: { invocation in
+        guard let search = invocation.number("--cut-search-seconds"), let segment = invocation.number("--segment-seconds"),
+              search >= segment else { return nil }
+        return "--cut-search-seconds (\(search)) must be shorter than the segment (\(segment) s)"
+    })
+
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let device = invocation.string("--device") ?? "default"
+        let out = invocation.string("--out")
+        let maxSeconds = invocation.number("--max-seconds")
+        let segmentSeconds = invocation.number("--segment-seconds") ?? 60
+        let searchSeconds = invocation.number("--cut-search-seconds") ?? min(5, segmentSeconds / 2)
+        let alsaConfig = invocation.string("--alsa-config")
+        let formatName = invocation.string("--format")
+        let json = invocation.flag("--json")
+        let realtime = invocation.flag("--realtime")
 
         var formats = SampleFormat.capturePreference
         if let formatName {
-            guard let format = SampleFormat(alsaName: formatName) else {
-                throw CLIError.usage("--format must be FLOAT_LE, S32_LE or S16_LE, not '\(formatName)'")
-            }
-            formats = [format]
+            formats = SampleFormat(alsaName: formatName).map { [$0] } ?? formats
         }
         let directory = out ?? Paths.localRecordings + "/" + timestamp()
         try prepare(directory: directory, json: json)

@@ -1,23 +1,18 @@
+import CommandGrammar
 import Foundation
 
 import BoxVoiceAudio
 
 /// `boxvoice repair`: fix WAV headers a killed recording left behind.
 enum RepairCommand: Command {
-    static let name = "repair"
-    static let summary = "fix WAV files whose header disagrees with their data"
-    static let usage = """
-    Usage: boxvoice repair PATH...
+    static let spec = CommandSpec("repair", summary: "fix the headers of WAV files a killed recording left", about: """
+    Rewrites the header of each WAV (or of every .wav under each folder) to match the audio it really holds, as a \
+    killed recording leaves it. Sample data is never changed. `boxvoice record` does this by itself for its folder \
+    before it starts.
+    """, arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "WAV files or folders")])
 
-    Rewrites the header of each WAV (or of every .wav under each folder) to match the audio it
-    really holds, as a killed recording leaves it. Sample data is never changed.
-    `boxvoice record` does this by itself for its folder before it starts.
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        var paths: [String] = []
-        while let path = arguments.positional() { paths.append(path) }
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let paths = invocation.arguments("PATH")
         guard !paths.isEmpty else { throw CLIError.usage("name at least one WAV file or folder") }
         var failed = false
         for path in paths {

@@ -2,28 +2,23 @@ import BoxVoiceBox
 import BoxVoiceStore
 import BoxVoiceContract
 import BoxVoiceCore
+import CommandGrammar
 import Foundation
 
 /// `boxvoice transcribe FILE`: HQ-transcribe a sound file through a box.
 enum TranscribeCommand: Command {
-    static let name = "transcribe"
-    static let summary = "HQ-transcribe a sound file through the box"
-    static let usage = """
-    Usage: boxvoice transcribe FILE [--box NAME] [--codec wav|opus|auto] [--json]
+    static let spec = CommandSpec("transcribe", summary: "HQ-transcribe a sound file through the box", about: """
+    Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points, uploads each to the \
+    box's HQ transcription as soon as it is cut (up to 3 at a time) and prints the texts joined in order. Uncertain \
+    failures are retried twice; a permanent HQ failure is reported once and stops the rest.
+    """, options: [CommonOptions.box, CommonOptions.codec, CommonOptions.json],
+    arguments: [ArgumentSpec("FILE", .path, help: "the sound file (any format libsndfile reads)")])
 
-    Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points,
-    uploads each to the box's HQ transcription as soon as it is cut (up to 3 at a time) and prints
-    the texts joined in order. Uncertain failures are retried twice; a permanent HQ failure is
-    reported once and stops the rest. Segments go as WAV or Ogg Opus (--codec; default: the box's
-    setting, `auto`: whichever reaches the box sooner on the measured link).
-    """
-
-    static func run(_ arguments: inout Arguments) throws -> Int32 {
-        let boxName = try arguments.option("--box")
-        let json = arguments.flag("--json")
-        let codecOption = try UploadCodecs.parse(try arguments.option("--codec"))
-        guard let file = arguments.positional() else { throw CLIError.usage("name the sound file to transcribe") }
-        try arguments.finish()
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let boxName = invocation.string("--box")
+        let json = invocation.flag("--json")
+        let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
+        let file = invocation.argument("FILE")!
         guard FileManager.default.isReadableFile(atPath: file) else {
             throw CLIError.failed("cannot read '\(file)': \(FileProblem.describe(file)). Nothing was uploaded.")
         }

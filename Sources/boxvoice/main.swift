@@ -1,13 +1,12 @@
 import BoxVoiceContract
+import CommandGrammar
 import Foundation
 
-/// A subcommand: one file each.
+/// A subcommand: its grammar as data (the parser, `--help`, the man page and completions read it) and what it does.
 protocol Command: Sendable {
-    static var name: String { get }
-    static var summary: String { get }
-    static var usage: String { get }
+    static var spec: CommandSpec { get }
     /// Returns the process exit status.
-    static func run(_ arguments: inout Arguments) throws -> Int32
+    static func run(_ invocation: Invocation) throws -> Int32
 }
 
 /// What the process exit status says (documented in `boxvoice --help` and the man page).
@@ -17,6 +16,11 @@ enum ExitStatus {
     static let usage: Int32 = 2
     /// The box refused a message (a 4xx, or 401: re-pair). It is kept in the outbox with its text.
     static let refused: Int32 = 3
+
+    static let explained = """
+    Exit status: 0 done, 1 failed (the message says why and what was kept), 2 a usage error, 3 the box refused a
+    message (it is kept in the outbox; `boxvoice outbox` lists it).
+    """
 }
 
 enum Commands {
@@ -24,60 +28,56 @@ enum Commands {
         DictateCommand.self, InboxCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
         PairCommand.self, BoxesCommand.self, TranscribeCommand.self, ListenCommand.self, OutboxCommand.self, RecordingsCommand.self, AnswerCommand.self, DaemonCommand.self,
         StartCommand.self, StopCommand.self, ToggleCommand.self, CancelCommand.self, SendCommand.self, StatusCommand.self,
-        CalibrateCommand.self, DocsCommand.self,
+        ConfigCommand.self, CalibrateCommand.self, DocsCommand.self,
     ]
-}
 
-func printHelp() {
-    Console.out("""
-    boxvoice — dictate messages from a Linux desktop to your box
-
-    Usage: boxvoice <command> [options]
-
-    Commands:
-    """)
-    let width = (Commands.all.map { $0.name.count }.max() ?? 0) + 2
-    for command in Commands.all {
-        Console.out("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary)
-    }
-    Console.out("\nRun `boxvoice <command> --help` for a command's options; `boxvoice --version` for the version.")
-    Console.out("Exit status: 0 done, 1 failed (the message says why and what was kept), 2 a usage error, 3 the box refused a")
-    Console.out("message (it is kept in the outbox; `boxvoice outbox` lists it).")
+    static let program = ProgramSpec("boxvoice", summary: "dictate messages from a Linux desktop to your box",
+                                     commands: all.map { $0.spec }, manSections: [
+        ("EXIT STATUS", ExitStatus.explained),
+        ("FILES", """
+        $XDG_CONFIG_HOME/boxvoice/config.json                     your settings (boxvoice config)
+        $XDG_CONFIG_HOME/boxvoice/boxes.json, credentials.json   paired boxes and device tokens (0600)
+        $XDG_DATA_HOME/boxvoice/boxvoice.sqlite                   every dictated message (0600)
+        $XDG_DATA_HOME/boxvoice/recordings/BOX/ID/                their recordings (0700 folders, 0600 files)
+        $XDG_RUNTIME_DIR/boxvoice/control.sock                    the daemon's control socket
+        PREFIX/share/boxvoice/Models                              vocabulary and recognizer settings
+        """),
+        ("ENVIRONMENT", "BOXVOICE_MODELS   another Models folder\nNO_COLOR          plain output instead of the status area"),
+    ])
 }
 
 func runMain() -> Int32 {
-    var arguments = Arguments(CommandLine.arguments.dropFirst())
-    if CommandLine.arguments.dropFirst().first == "--version" {
-        Console.out(BuildInfo.line(program: "boxvoice"))
-        return 0
-    }
-    guard let name = arguments.positional() else {
-        printHelp()
-        return arguments.flag("--help") || arguments.flag("-h") ? 0 : 2
-    }
-    if name == "help" || name == "-h" {
-        printHelp()
-        return 0
-    }
-    guard let command = Commands.all.first(where: { $0.name == name }) else {
-        let nearest = Commands.all.map { ($0.name, Arguments.distance(name, $0.name)) }.min { $0.1 < $1.1 }
-        let hint = nearest.flatMap { $0.1 <= max(2, name.count / 3) ? " Did you mean '\($0.0)'?" : nil } ?? ""
-        Console.err("boxvoice: unknown command '\(name)'.\(hint) Run `boxvoice --help` for the list.")
-        return 2
-    }
-    if arguments.flag("--help") || arguments.flag("-h") {
-        Console.out(command.usage)
-        return 0
-    }
+    let argv = Array(CommandLine.arguments.dropFirst())
+    let parsed: ParseResult
     do {
-        return try command.run(&arguments)
-    } catch CLIError.usage(let message) {
-        // An option the command does not know is the likelier mistake than what it complained of.
-        Console.err("boxvoice \(command.name): \(arguments.unknownOption ?? message)\nRun `boxvoice \(command.name) --help` for its options.")
-        return 2
+        parsed = try CommandLineParser(Commands.program).parse(argv)
     } catch {
-        Console.err("boxvoice \(command.name): \(error)")
-        return 1
+        let command = argv.first.flatMap { Commands.program.command($0) }
+        let helpHint = command.map { " (`boxvoice \($0.name) --help`)" } ?? ""
+        Console.err("boxvoice\(command.map { " " + $0.name } ?? ""): \(error.message)\(error.code == .unknownCommand ? "" : helpHint)")
+        return ExitStatus.usage
+    }
+    switch parsed {
+    case .version:
+        Console.out(BuildInfo.line(program: "boxvoice"))
+        return ExitStatus.success
+    case .help(nil, _):
+        Console.out(HelpText.program(Commands.program, footer: "\n" + ExitStatus.explained))
+        return argv.isEmpty ? ExitStatus.usage : ExitStatus.success
+    case .help(let command?, let verb):
+        Console.out(HelpText.command(command, verb: verb, program: "boxvoice"))
+        return ExitStatus.success
+    case .run(let invocation):
+        let command = Commands.all.first { $0.spec.name == invocation.command }!
+        do {
+            return try command.run(invocation)
+        } catch CLIError.usage(let message) {
+            Console.err("boxvoice \(invocation.command): \(message) (`boxvoice \(invocation.command) --help`)")
+            return ExitStatus.usage
+        } catch {
+            Console.err("boxvoice \(invocation.command): \(error)")
+            return ExitStatus.failure
+        }
     }
 }
 

@@ -1,0 +1,167 @@
+import CommandGrammar
+import Foundation
+
+/// What a user sets once instead of on every command line (`$XDG_CONFIG_HOME/boxvoice/config.json`). Flags override
+/// it; the daemon reads it at each turn, so `boxvoice config set device …` needs no restart.
+public struct UserSettings: Sendable, Equatable {
+    /// The ALSA capture PCM.
+    public var device: String?
+    /// The paired box to dictate to (else the selected one).
+    public var box: String?
+    /// Another vocabulary file for the spoken commands.
+    public var vocabulary: String?
+    /// What happens to what was said when the input ends.
+    public var onEOF: DictationStateMachine.EndOfInputPolicy?
+    /// Hotkey turns: a spoken send also closes the microphone (off: it keeps listening for the next message).
+    public var closeAfterSend = false
+    /// Desktop notifications for daemon turns.
+    public var notifications = true
+    /// Short sounds through ALSA at start, stop and sent.
+    public var sounds = false
+    /// The ALSA playback PCM for the sounds.
+    public var soundDevice: String?
+    /// The daemon keeps the microphone open between turns, holding the last half second in memory only, so a turn
+    /// starts with what was said just before the key press.
+    public var preRoll = false
+
+    public init() {}
+
+    /// Every key `config set` accepts, with what it takes.
+    public enum Kind: Sendable, Equatable {
+        case text, path, boolean
+        case choice([String])
+    }
+
+    public static let keys: [(key: String, kind: Kind, help: String)] = [
+        ("device", .text, "ALSA capture PCM (boxvoice devices lists them)"),
+        ("box", .text, "the paired box to dictate to"),
+        ("vocabulary", .path, "another spoken-command vocabulary file"),
+        ("on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)), "what happens to what was said when the input ends"),
+        ("close-after-send", .boolean, "hotkey turns: a spoken send also closes the microphone"),
+        ("notifications", .boolean, "desktop notifications for daemon turns"),
+        ("sounds", .boolean, "short sounds at start, stop and sent"),
+        ("sound-device", .text, "ALSA playback PCM for the sounds"),
+        ("pre-roll", .boolean, "the daemon keeps the microphone open so a turn starts half a second before the key press"),
+    ]
+
+    /// A setting that cannot be used: the key and what is wrong, in words.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public let key: String?
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Reads the file's bytes; an unknown key, a wrong type or a value out of its choices names the key.
+    public static func decode(_ data: Data) throws(Problem) -> UserSettings {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) { return UserSettings() }
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
+            throw Problem(key: nil, message: "is not a JSON object of settings")
+        }
+        var settings = UserSettings()
+        for key in object.keys.sorted() {
+            let text: String
+            switch object[key]! {
+            case .boolean(let value): text = String(value)
+            case .text(let value): text = value
+            case .null: continue
+            case .other: throw Problem(key: key, message: "'\(key)' must be \(describe(kind(of: key)))")
+            }
+            if kind(of: key) == .boolean, case .text = object[key]! {
+                throw Problem(key: key, message: "'\(key)' must be true or false (without quotes), not \"\(text)\"")
+            }
+            try settings.set(key, text)
+        }
+        return settings
+    }
+
+    private static func kind(of key: String) -> Kind? { keys.first { $0.key == key }?.kind }
+
+    private static func describe(_ kind: Kind?) -> String {
+        switch kind {
+        case .boolean: "true or false"
+        case .choice(let words): "one of " + words.joined(separator: ", ")
+        default: "text"
+        }
+    }
+
+    /// Sets one key from the text a user typed (`config set sounds true`).
+    public mutating func set(_ key: String, _ text: String) throws(Problem) {
+        guard let kind = Self.kind(of: key) else { throw Self.unknown(key) }
+        let value: String
+        switch kind {
+        case .text, .path:
+            guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                throw Problem(key: key, message: "'\(key)' needs a value, not an empty one or control characters")
+            }
+            value = text
+        case .boolean:
+            guard text == "true" || text == "false" else { throw Problem(key: key, message: "'\(key)' must be true or false, not '\(text)'") }
+            value = text
+        case .choice(let words):
+            guard words.contains(text) else { throw Problem(key: key, message: "'\(key)' must be one of \(words.joined(separator: ", ")), not '\(text)'") }
+            value = text
+        }
+        switch key {
+        case "device": device = value
+        case "box": box = value
+        case "vocabulary": vocabulary = value
+        case "on-eof": onEOF = DictationStateMachine.EndOfInputPolicy(rawValue: value)
+        case "close-after-send": closeAfterSend = value == "true"
+        case "notifications": notifications = value == "true"
+        case "sounds": sounds = value == "true"
+        case "sound-device": soundDevice = value
+        default: preRoll = value == "true"
+        }
+    }
+
+    /// Forgets a key (back to its default).
+    public mutating func unset(_ key: String) throws(Problem) {
+        guard Self.kind(of: key) != nil else { throw Self.unknown(key) }
+        let defaults = UserSettings()
+        switch key {
+        case "device": device = nil
+        case "box": box = nil
+        case "vocabulary": vocabulary = nil
+        case "on-eof": onEOF = nil
+        case "close-after-send": closeAfterSend = defaults.closeAfterSend
+        case "notifications": notifications = defaults.notifications
+        case "sounds": sounds = defaults.sounds
+        case "sound-device": soundDevice = nil
+        default: preRoll = defaults.preRoll
+        }
+    }
+
+    /// Every key with its value (nil: not set, the built-in default applies).
+    public var values: [(key: String, value: String?)] {
+        [("device", device), ("box", box), ("vocabulary", vocabulary), ("on-eof", onEOF?.rawValue),
+         ("close-after-send", String(closeAfterSend)), ("notifications", String(notifications)), ("sounds", String(sounds)),
+         ("sound-device", soundDevice), ("pre-roll", String(preRoll))]
+    }
+
+    /// The file's text: set values only, keys sorted, booleans as JSON booleans.
+    public func encoded() -> Data {
+        var object: [String: Any] = [:]
+        for (key, value) in values {
+            guard let value else { continue }
+            object[key] = Self.kind(of: key) == .boolean ? (value == "true") as Any : value as Any
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return data + Data("\n".utf8)
+    }
+
+    private static func unknown(_ key: String) -> Problem {
+        let names = keys.map(\.key)
+        let hint = Suggestion.nearest(to: key, among: names).map { "; did you mean '\($0)'?" } ?? ""
+        return Problem(key: key, message: "'\(key)' is not a setting\(hint) (settings: \(names.joined(separator: ", ")))")
+    }
+}
+
+/// A settings value as JSON has it: a boolean stays apart from a number and from the text "true".
+private enum JSONValue: Decodable {
+    case boolean(Bool), text(String), null, other
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null } else if let value = try? container.decode(Bool.self) { self = .boolean(value) } else if let value = try? container.decode(String.self) { self = .text(value) } else { self = .other }
+    }
+}
