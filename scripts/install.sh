@@ -30,6 +30,9 @@ generated 644 share/man/man1/boxsim.1.gz sh -c "\"$bin_dir/boxsim\" manpage | gz
 generated 644 share/bash-completion/completions/boxvoice "$bin_dir/boxvoice" docs bash
 generated 644 share/zsh/vendor-completions/_boxvoice "$bin_dir/boxvoice" docs zsh
 generated 644 share/fish/vendor_completions.d/boxvoice.fish "$bin_dir/boxvoice" docs fish
+generated 644 share/bash-completion/completions/boxsim "$bin_dir/boxsim" completions bash
+generated 644 share/zsh/vendor-completions/_boxsim "$bin_dir/boxsim" completions zsh
+generated 644 share/fish/vendor_completions.d/boxsim.fish "$bin_dir/boxsim" completions fish
 mkdir -p "$(dirname "$manifest")"
 printf '%s\n' "${files[@]}" "$prefix/share/boxvoice/installed-files" >"$manifest"
 echo "installed boxvoice $("$bin_dir/boxvoice" --version | cut -d' ' -f2-) into $target (${#files[@]} files)"

@@ -22,9 +22,14 @@ import Testing
         let man = try Run.process("/bin/sh", ["-c", "zcat '\(prefix)/share/man/man1/boxvoice.1.gz' | groff -man -Tutf8 2>&1 >/dev/null | head -5"])
         #expect(man.stdout.isEmpty, "groff warnings: \(man.stdout)")
         let page = try Run.process("/bin/sh", ["-c", "zcat '\(prefix)/share/man/man1/boxvoice.1.gz'"]).stdout
-        #expect(page.contains(".B dictate") && page.contains(".B outbox"))
+        #expect(page.contains(".SS dictate") && page.contains(".SS outbox") && page.contains("\\fB\\-\\-max\\-seconds\\fR"))
         let bash = try Run.process("/bin/bash", ["-c", "source '\(prefix)/share/bash-completion/completions/boxvoice' && complete -p boxvoice"])
         #expect(bash.stdout.contains("-F _boxvoice boxvoice"), "\(bash.stderr)")
+        // The completions know each option's values (from the grammar): a choice offers its words.
+        let formats = try Run.process("/bin/bash", ["-c", "source '\(prefix)/share/bash-completion/completions/boxvoice' && COMP_WORDS=(boxvoice record --format F) COMP_CWORD=3; _boxvoice; echo ${COMPREPLY[@]}"])
+        #expect(formats.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "FLOAT_LE", "\(formats.stdout) \(formats.stderr)")
+        let verbs = try Run.process("/bin/bash", ["-c", "source '\(prefix)/share/bash-completion/completions/boxvoice' && COMP_WORDS=(boxvoice outbox re) COMP_CWORD=2; _boxvoice; echo ${COMPREPLY[@]}"])
+        #expect(verbs.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "retry resend", "\(verbs.stdout) \(verbs.stderr)")
         #expect(FileManager.default.fileExists(atPath: prefix + "/share/zsh/vendor-completions/_boxvoice"))
         #expect(FileManager.default.fileExists(atPath: prefix + "/share/fish/vendor_completions.d/boxvoice.fish"))
 

@@ -222,7 +222,7 @@ import Testing
         let result = try Run.boxvoice("record", "--devise", "x")
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown option '--devise'; did you mean '--device'?"))
-        #expect(result.stderr.contains("Run `boxvoice record --help` for its options."))
+        #expect(result.stderr == "boxvoice record: unknown option '--devise'; did you mean '--device'? (`boxvoice record --help`)\n")
         #expect(!result.stderr.contains("Usage:"), "one line of advice, not the whole help")
     }
 
