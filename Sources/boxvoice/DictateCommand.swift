@@ -29,7 +29,7 @@ enum DictateCommand: Command {
         CommonOptions.input,
         CommonOptions.realtime,
         CommonOptions.alsaConfig,
-        OptionSpec("--session", .text, placeholder: "ID|new", defaultNote: "the box's default session, asked when the first message is sent",
+        OptionSpec("--session", .text, placeholder: "ID", defaultNote: "the box's default session, asked when the first message is sent",
                    help: "the conversation this run's messages go to (new: open one for the run)"),
         OptionSpec("--once", help: "stop after the first message is sent"),
         OptionSpec("--on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)), defaultNote: "send",

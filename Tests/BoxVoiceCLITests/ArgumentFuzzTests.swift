@@ -1,0 +1,217 @@
+import BoxVoiceTestSupport
+import Synchronization
+import Foundation
+import Testing
+
+/// Ten thousand generated bad command lines, run through both real binaries: each must end with exit status 2 and one
+/// line on stderr naming what is wrong, never a signal, a hang, or a run. The grammar is read from the programs' own
+/// `--help`, so a command or option added later is fuzzed too.
+@Suite struct ArgumentFuzzTests {
+    struct Option {
+        let name: String
+        /// nil for a flag.
+        let placeholder: String?
+        let entry: String
+        var isNumber: Bool { placeholder == "N" }
+        var choices: [String]? { placeholder.flatMap { $0.contains("|") ? $0.split(separator: "|").map(String.init) : nil } }
+        /// A value the option accepts (for the other half of a conflict).
+        var goodValue: String {
+            if let choices { return choices[0] }
+            guard isNumber else { return "x" }
+            if let range = entry.range(of: #"default: [0-9.]+"#, options: .regularExpression) { return String(entry[range].dropFirst(9)) }
+            if let range = entry.range(of: #"[0-9.]+ to "#, options: .regularExpression) { return String(entry[range].dropLast(4)) }
+            return "1"
+        }
+        /// The range its help states ("0.1 to 604800 seconds").
+        var range: ClosedRange<Double>? {
+            guard let found = entry.range(of: #"-?[0-9.]+ to -?[0-9.]+"#, options: .regularExpression) else { return nil }
+            let bounds = entry[found].components(separatedBy: " to ").compactMap(Double.init)
+            return bounds.count == 2 ? bounds[0]...bounds[1] : nil
+        }
+        /// The options this one may not be given with.
+        var conflicts: [String] {
+            guard let range = entry.range(of: #"not with [-a-z, ]+"#, options: .regularExpression) else { return [] }
+            return entry[range].dropFirst(9).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("--") }
+        }
+    }
+
+    struct Command {
+        let name: String
+        let verbs: [String]
+        let options: [Option]
+        let takesArguments: Bool
+    }
+
+    /// A program's grammar as its help shows it.
+    static func grammar(of binary: String) throws -> [Command] {
+        let top = try Run.process(binary, ["--help"]).stdout
+        let names = top.components(separatedBy: "Commands:\n")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        return try names.map { name in
+            let help = try Run.process(binary, [name, "--help"]).stdout
+            let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let usage = lines.prefix { !$0.isEmpty }
+            var verbs: [String] = []
+            var takesArguments = false
+            for line in usage {
+                let words = line.split(separator: " ").map(String.init)
+                guard let at = words.firstIndex(of: name), at + 1 < words.count else { continue }
+                let next = words[at + 1].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                if next.first?.isLowercase == true, next != "options" { verbs.append(next) }
+                if words.dropFirst(at + 1).prefix(4).contains(where: { $0.first?.isUppercase == true || $0.hasPrefix("[") && $0.dropFirst().first?.isUppercase == true }) {
+                    takesArguments = true
+                }
+            }
+            var options: [Option] = []
+            if let start = lines.firstIndex(of: "Options:") {
+                var current: (String, String?, String)?
+                for line in lines[(start + 1)...] {
+                    if line.hasPrefix("  --") {
+                        if let current { options.append(Option(name: current.0, placeholder: current.1, entry: current.2)) }
+                        // The label ends at the first double space: "--name PLACEHOLDER  help".
+                        let label = line.components(separatedBy: "  ").first { !$0.isEmpty } ?? ""
+                        let words = label.split(separator: " ").map(String.init)
+                        let placeholder = words.count > 1 ? words[1] : nil
+                        current = (words[0], placeholder, line)
+                    } else if current != nil {
+                        current!.2 += " " + line.trimmingCharacters(in: .whitespaces)
+                    }
+                }
+                if let current { options.append(Option(name: current.0, placeholder: current.1, entry: current.2)) }
+            }
+            return Command(name: name, verbs: verbs, options: options, takesArguments: takesArguments)
+        }
+    }
+
+    enum Fault: CaseIterable {
+        case unknownOption, misspelledOption, badNumber, badChoice, emptyValue, missingValue, flagWithValue, conflict,
+             misspelledCommand, extraArgument
+    }
+
+    struct Case: Sendable {
+        let argv: [String]
+        /// Words stderr must hold (all of them).
+        let names: [String]
+    }
+
+    static let badNumbers = ["1e400", "1e-300", "-5", "nan", "NaN", "inf", "-inf", "", "٣", "0x10", "1,5", "99999999999999999999999",
+                             "1e15", "-0.0000001", " 3", "3s", "+", "e", "1e308", "４"]
+    static let junk = ["é", "名前", "🙂", "x", "a-b", "--", "ZZ", "\u{7F}", "Ω≈ç"]
+
+    static func make(_ fault: Fault, in commands: [Command], program: String, random: inout SeededRandom) -> Case? {
+        let command = commands[random.below(commands.count)]
+        var argv = [command.name]
+        if !command.verbs.isEmpty { argv.append(command.verbs[random.below(command.verbs.count)]) }
+        func pick(_ filter: (Option) -> Bool) -> Option? {
+            let candidates = command.options.filter(filter)
+            return candidates.isEmpty ? nil : candidates[random.below(candidates.count)]
+        }
+        let known = Set(command.options.map(\.name) + ["--help"])
+        switch fault {
+        case .unknownOption:
+            let name = "--" + (0..<(1 + random.below(12))).map { _ in String(Array("abcdefghijklmnopqrstuvwxyz-é名0")[random.below(30)]) }.joined()
+            guard !known.contains(name), name != "--" else { return nil }
+            argv.insert(name, at: 1 + random.below(argv.count))
+            return Case(argv: argv, names: [name])
+        case .misspelledOption:
+            guard let option = pick({ _ in true }) else { return nil }
+            var letters = Array(option.name)
+            let at = 2 + random.below(letters.count - 2)
+            switch random.below(3) {
+            case 0: letters.remove(at: at)
+            case 1: letters.insert(Array("aeiousx")[random.below(7)], at: at)
+            default: letters[at] = Array("qzjxk")[random.below(5)]
+            }
+            let name = String(letters)
+            guard !known.contains(name), name.count > 2, !name.hasSuffix("-") || name.count > 3 else { return nil }
+            argv.append(name)
+            if option.placeholder != nil { argv.append("1") }
+            return Case(argv: argv, names: [name])
+        case .badNumber:
+            guard let option = pick(\.isNumber) else { return nil }
+            let value = badNumbers[random.below(badNumbers.count)]
+            // 1e-300 is a fine turn length where zero is allowed: only a value outside the range counts as bad.
+            if let number = Double(value), number.isFinite, value.allSatisfy({ "0123456789.e-".contains($0) }), let range = option.range, range.contains(number) { return nil }
+            return Case(argv: argv + [option.name, value], names: [option.name])
+        case .badChoice:
+            guard let option = pick({ $0.choices != nil }) else { return nil }
+            let value = junk[random.below(junk.count)] + (option.choices![0].dropFirst())
+            guard !option.choices!.contains(value) else { return nil }
+            return Case(argv: argv + ["\(option.name)=\(value)"], names: [option.name])
+        case .emptyValue:
+            guard let option = pick({ $0.placeholder != nil }) else { return nil }
+            return Case(argv: argv + ["\(option.name)="], names: [option.name])
+        case .missingValue:
+            guard let option = pick({ $0.placeholder != nil }) else { return nil }
+            return Case(argv: argv + [option.name], names: [option.name])
+        case .flagWithValue:
+            guard let option = pick({ $0.placeholder == nil }) else { return nil }
+            return Case(argv: argv + ["\(option.name)=\(junk[random.below(junk.count)])"], names: [option.name])
+        case .conflict:
+            guard let option = pick({ !$0.conflicts.isEmpty }), let other = command.options.first(where: { $0.name == option.conflicts[random.below(option.conflicts.count)] }) else { return nil }
+            for each in [option, other] {
+                argv.append(each.name)
+                if each.placeholder != nil { argv.append(each.goodValue) }
+            }
+            return Case(argv: argv, names: [option.name, other.name])
+        case .misspelledCommand:
+            let name = String(command.name.dropLast()) + junk[random.below(junk.count)]
+            guard !commands.contains(where: { $0.name == name }), !name.hasPrefix("-") else { return nil }
+            return Case(argv: [name] + argv.dropFirst(), names: [name])
+        case .extraArgument:
+            guard command.verbs.isEmpty, !command.takesArguments else { return nil }
+            let word = junk[random.below(junk.count)] + String(random.below(100))
+            guard !word.hasPrefix("-") else { return nil }
+            return Case(argv: argv + [word], names: [word])
+        }
+    }
+
+    struct Outcome: Sendable {
+        let argv: [String]
+        let problem: String?
+    }
+
+    @Test func tenThousandBadCommandLinesEachExitTwoWithOneLineNamingTheOption() throws {
+        let boxvoice = Run.boxvoice
+        let boxsim = (boxvoice as NSString).deletingLastPathComponent + "/boxsim"
+        let home = TemporaryDirectory("fuzz")
+        let environment = Run.isolatedEnvironment(home)
+        var random = SeededRandom(seed: 20261201)
+        var cases: [(String, Case)] = []
+        var faults: [Fault: Int] = [:]
+        for (binary, count) in [(boxvoice, 8_000), (boxsim, 2_000)] {
+            let commands = try Self.grammar(of: binary)
+            #expect(commands.count >= (binary == boxsim ? 6 : 20), "\(binary): \(commands.map(\.name))")
+            var made = 0
+            while made < count {
+                let fault = Fault.allCases[random.below(Fault.allCases.count)]
+                guard let made1 = Self.make(fault, in: commands, program: binary, random: &random) else { continue }
+                cases.append((binary, made1))
+                faults[fault, default: 0] += 1
+                made += 1
+            }
+        }
+        #expect(cases.count >= 10_000)
+        #expect(Fault.allCases.allSatisfy { faults[$0, default: 0] > 100 }, "\(faults)")
+        let planned = cases
+        let outcomes = Mutex<[Outcome]>([])
+        let workers = 4
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: planned.count, by: workers) {
+                let (binary, fuzz) = planned[index]
+                let result = BoundedRun.run(binary, fuzz.argv, environment: environment, seconds: 20)
+                var problem: String?
+                if result.timedOut { problem = "hung (killed after 20 s)" }
+                else if let signal = result.signal { problem = "died of signal \(signal)" }
+                else if result.status != 2 { problem = "exit \(result.status): \(result.stderr) \(result.stdout.prefix(200))" }
+                else if result.stderr.filter({ $0 == "\n" }).count != 1 || !result.stderr.hasSuffix("\n") { problem = "not one line: \(result.stderr)" }
+                else if let missing = fuzz.names.first(where: { !result.stderr.contains($0) }) { problem = "does not name '\(missing)': \(result.stderr)" }
+                outcomes.withLock { $0.append(Outcome(argv: [(binary as NSString).lastPathComponent] + fuzz.argv, problem: problem)) }
+            }
+        }
+        let all = outcomes.withLock { $0 }
+        let failures = all.filter { $0.problem != nil }
+        #expect(all.count == cases.count)
+        #expect(failures.isEmpty, "\(failures.count) of \(all.count) failed; first: \(failures.prefix(5).map { "\($0.argv.debugDescription): \($0.problem!)" }.joined(separator: "\n"))")
+    }
+}
