@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
         // The version and commit `make` builds in (a C define: SwiftPM hands values to the C compiler only).
         .target(name: "CBuildInfo"),
+        // sd-bus (libsystemd) builds D-Bus messages through variadic calls: one C function per call made or answered.
+        .target(name: "CSDBusShim", linkerSettings: [.linkedLibrary("systemd")]),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
@@ -46,14 +48,16 @@ let package = Package(
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),
         .executableTarget(name: "boxsim", dependencies: ["CommandGrammar", "BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
+        // Feedback without a terminal: desktop notifications over D-Bus (sd-bus).
+        .target(name: "BoxVoiceDesktop", dependencies: ["CSDBusShim"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
-        .target(name: "BoxVoiceCore", dependencies: ["CommandGrammar", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive", "BoxSim"]),
+        .target(name: "BoxVoiceCore", dependencies: ["CommandGrammar", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive", "BoxSim"]),
         .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
-        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore"], path: "Tests/BoxVoiceTestSupport"),
+        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore"], path: "Tests/BoxVoiceTestSupport"),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         // Vectors/ is read by path at test time, like ../shared/vectors.
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"], exclude: ["Vectors"]),

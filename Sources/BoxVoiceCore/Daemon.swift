@@ -223,7 +223,7 @@ public final class Daemon: Sendable {
         for box in served.withLock({ $0.pairing.boxes }) {
             let log = self.log
             let courier = BoxCourier(store: configuration.store, box: box.name, client: box.client, detector: configuration.detector) { event in
-                if case .queued(let id, _) = event { log("\(box.name): finished \(id), left awaiting HQ by an interrupted run") }
+                if case .queued(let id, _, _) = event { log("\(box.name): finished \(id), left awaiting HQ by an interrupted run") }
             }
             for report in courier.run(everything: false) { log("\(box.name): outbox: \(report.summary)") }
             for done in configuration.store.compressRetained(box: box.name) {

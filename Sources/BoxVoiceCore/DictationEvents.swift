@@ -23,13 +23,15 @@ public enum DictationEvents {
         case .committed(let id): return ["event": "committed", "messageId": id]
         case .commandChecked(let action, let outcome, let seconds):
             return ["event": "checked", "action": action.rawValue, "outcome": outcome.rawValue, "seconds": seconds]
-        case .queued(let id, let message): return ["event": "queued", "messageId": id, "message": message]
+        case .queued(let id, let message, let text): return ["event": "queued", "messageId": id, "message": message, "text": text]
         case .recovered(let report):
             return ["event": "recovered", "adoptedDrafts": report.adoptedDrafts.map(\.rawValue), "repairedFiles": report.repairedFiles,
                     "removedFolders": report.removedFolders, "message": report.summary]
         case .delivered(let id): return ["event": "delivered", "messageId": id]
         case .postponed(let id, let reason): return ["event": "queued", "messageId": id, "reason": reason]
         case .failed(let id, let reason): return ["event": "failed", "messageId": id, "reason": reason]
+        case .refused(let id, let reason, let needsRePair):
+            return ["event": "failed", "messageId": id, "reason": reason, "refused": true, "needsRePair": needsRePair]
         case .uploadCodec(let format, let reason): return ["event": "codec", "codec": format, "reason": reason]
         case .heldForSession(let id):
             return ["event": "held", "messageId": id, "reason": "waiting for the box to name the conversation this run opened"]

@@ -96,8 +96,9 @@ extension DictationSession {
         case fallback(reason: String)
         /// A command ended the message and it is durable (before HQ and before any POST): it will reach the box.
         case committed(messageId: String)
-        /// Its final text is framed and waiting for the POST.
-        case queued(messageId: String, message: String)
+        /// Its final text is framed and waiting for the POST: `message` as the box receives it (speech framing and
+        /// keyword tag), `text` as the user said it.
+        case queued(messageId: String, message: String, text: String)
         case delivered(messageId: String)
         case postponed(messageId: String, reason: String)
         /// Committed, waiting for the box to name the conversation the run's first message opened (contract §5).
@@ -105,6 +106,9 @@ extension DictationSession {
         /// What segments go to the box's HQ as from now on (`wav` or `opus`), and why.
         case uploadCodec(format: String, reason: String)
         case failed(messageId: String, reason: String)
+        /// The box refused the message (a 4xx); it stays in the outbox. `needsRePair`: the box no longer accepts this
+        /// device (401).
+        case refused(messageId: String, reason: String, needsRePair: Bool)
         case draft(messageId: String)
         case discarded
         /// What a killed earlier run left was put right at start (drafts adopted, headers repaired).

@@ -346,7 +346,7 @@ public final class DictationSession: Sendable {
                     announce()
                     onEvent(.committed(messageId: message.id.rawValue))
                     if let last { submit(last, to: &message) }
-                    onEvent(.queued(messageId: message.id.rawValue, message: body))
+                    onEvent(.queued(messageId: message.id.rawValue, message: body, text: ending.liveText))
                     worker.deliverNow()
                 } else {
                     try store.commitSend(message.id, ending, liveBody: nil)
@@ -435,7 +435,8 @@ public final class DictationSession: Sendable {
         switch report {
         case .delivered(let id, _): .delivered(messageId: id.rawValue)
         case .postponed(let id, let failure, _): .postponed(messageId: id.rawValue, reason: failure.description)
-        case .refused(let id, _, _): .failed(messageId: id.rawValue, reason: report.summary)
+        case .refused(let id, let failure, _):
+            .refused(messageId: id.rawValue, reason: report.summary, needsRePair: { if case .unauthorized = failure { true } else { false } }())
         case .storeFailed: .failed(messageId: "", reason: report.summary)
         case .held(let id): .heldForSession(messageId: id.rawValue)
         }

@@ -21,6 +21,9 @@ public struct DictationStatus: Sendable {
     public let hints: [String]
 
     /// - Parameter vocabulary: the hints are the first phrase of the send, send-and-close and cancel sections.
+    /// Show messages with their speech framing (`--raw`) rather than as said.
+    public var raw = false
+
     public init(vocabulary: Vocabulary) {
         hints = [KeywordAction.send, .sendClose, .cancel].compactMap { action in
             vocabulary.sections.first { $0.action == action }?.patterns.first?.expansions().first?.joined(separator: " ")
@@ -60,8 +63,8 @@ public struct DictationStatus: Sendable {
             return ["(\(action.rawValue) not taken: the box heard ordinary words)"]
         case .commandChecked:
             break
-        case .queued(_, let message):
-            return [message]
+        case .queued(_, let message, let text):
+            return [raw ? message : "sending: \(text)"]
         case .recovered(let report):
             return [report.summary]
         case .delivered(let id):
@@ -70,7 +73,7 @@ public struct DictationStatus: Sendable {
         case .postponed(let id, let reason):
             result = "kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(reason))"
             return [result]
-        case .failed(let id, let reason):
+        case .failed(let id, let reason), .refused(let id, let reason, _):
             result = "not delivered, kept in the outbox: \(id): \(reason)"
             return [result]
         case .heldForSession(let id):

@@ -144,7 +144,7 @@ public final class MessageFinisher: Sendable {
         let body = Self.frame(resolved.text, origin: origin, id: id, at: message.commandAt ?? Date())
         do {
             try store.frame(id, body: body, text: resolved.text)
-            onEvent(.queued(messageId: id.rawValue, message: body))
+            onEvent(.queued(messageId: id.rawValue, message: body, text: resolved.text))
         } catch {
             // The row stays `awaitingHQ` with its live text: the next run (or the daemon) finishes it.
             onEvent(.failed(messageId: id.rawValue, reason: "could not store its final text (\(error)); it stays committed and is finished by the next run"))

@@ -61,7 +61,7 @@ enum DictateCommand: Command {
         let raw = invocation.flag("--raw")
 
         let detector = try ModelsDirectory.keywordDetector(override: keywordsOption)
-        let output = DictationOutput(json: json, vocabulary: detector.vocabulary)
+        let output = DictationOutput(json: json, raw: raw, vocabulary: detector.vocabulary)
 
         // The box: a paired one, or the embedded local box.
         var embedded: BoxSimServer?

@@ -17,8 +17,13 @@ final class DictationOutput: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private let resultsToStdout: Bool
 
-    init(json: Bool, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// Messages with their speech framing, as the box receives them (`--raw`), instead of as said.
+    private let raw: Bool
+
+    init(json: Bool, raw: Bool = false, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.raw = raw
         status = DictationStatus(vocabulary: vocabulary)
+        status.raw = raw
         if json {
             mode = .json
         } else if isatty(STDERR_FILENO) == 1, environment["NO_COLOR"] == nil, environment["TERM"] != "dumb" {
@@ -42,14 +47,14 @@ final class DictationOutput: @unchecked Sendable {
     private var refused = 0
 
     func handle(_ event: DictationSession.Event) {
-        if case .failed(let id, _) = event, !id.isEmpty { lock.withLock { refused += 1 } }
+        if case .refused = event { lock.withLock { refused += 1 } }
         switch mode {
         case .json: Self.json(event)
-        case .plain: Self.plain(event)
+        case .plain: plain(event)
         case .terminal:
             lock.withLock {
                 let lines = status.apply(event)
-                if resultsToStdout, case .queued(_, let message) = event { Console.out(message) }
+                if resultsToStdout, case .queued(_, let message, let text) = event { Console.out(raw ? message : text) }
                 if resultsToStdout, case .delivered(let id) = event { Console.out("delivered \(id)") }
                 draw(above: lines, force: !lines.isEmpty)
             }
@@ -86,7 +91,7 @@ final class DictationOutput: @unchecked Sendable {
         if let object = DictationEvents.jsonObject(event) { Console.json(object) }
     }
 
-    private static func plain(_ event: DictationSession.Event) {
+    private func plain(_ event: DictationSession.Event) {
         switch event {
         case .level, .partial, .segment: break
         case .uploadCodec(let format, let reason): Console.err("HQ uploads go as \(format == "opus" ? "Opus" : "WAV"): \(reason)")
@@ -103,11 +108,11 @@ final class DictationOutput: @unchecked Sendable {
         case .committed: break
         case .commandChecked(let action, let outcome, let seconds):
             Console.err("second opinion on \(action.rawValue): \(outcome.rawValue) in \(seconds.formatted(2)) s")
-        case .queued(_, let message): Console.out(message)
+        case .queued(_, let message, let text): Console.out(raw ? message : text)
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
         case .postponed(let id, let reason): Console.err("kept in the outbox, will retry: \(id) (\(reason))")
-        case .failed(let id, let reason): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
+        case .failed(let id, let reason), .refused(let id, let reason, _): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
         case .heldForSession(let id): Console.err("kept in the outbox until the box names this run's new conversation: \(id)")
         case .draft(let id): Console.out("kept as a draft: \(id)")
         case .discarded: Console.out("discarded")

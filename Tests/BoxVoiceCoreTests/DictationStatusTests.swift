@@ -50,7 +50,7 @@ import Testing
         #expect(view.apply(.keyword(action: .send, phrase: "x", at: 3.2)) == ["[00:03] send (\"x\")"])
         #expect(view.apply(.committed(messageId: "M")).isEmpty)
         #expect(view.heard.isEmpty && view.segments == 0)
-        #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>")) == ["<speech>hello</speech>"])
+        #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>", text: "hello")) == ["sending: hello"])
         #expect(view.apply(.delivered(messageId: "M")) == ["delivered M"])
         #expect(view.render(width: 80, color: false).last == "delivered M")
     }
