@@ -64,6 +64,8 @@ public final class Daemon: Sendable {
         public var deliveryInterval: TimeInterval = 10
         /// How often the pairing is read again.
         public var pairingCheckInterval: TimeInterval = 1
+        /// Told when a turn starts, ends, delivers, is held or refused (notifications, sounds).
+        public var feedback: @Sendable (TurnFeedbackEvent) -> Void = { _ in }
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
                     dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
@@ -111,9 +113,20 @@ public final class Daemon: Sendable {
     public func run(until stop: StopSignal) throws {
         let configuration = self.configuration
         let log = self.log
+        let texts = Mutex<[String: String]>([:])
+        let turnBox = Mutex<String?>(nil)
         let turns = DictationTurns(begin: { [self] in
-            guard let target = dictationTarget else { throw NoBoxPaired() }
-            let pcm = try configuration.openDevice()
+            guard let target = dictationTarget else {
+                configuration.feedback(.couldNotStart(reason: NoBoxPaired().description))
+                throw NoBoxPaired()
+            }
+            let pcm: CapturePCM
+            do {
+                pcm = try configuration.openDevice()
+            } catch {
+                configuration.feedback(.couldNotStart(reason: "\(error)"))
+                throw error
+            }
             // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
             // turn records at once; a box that is down holds the messages rather than opening a new conversation),
             // the rest follow it (contract §5).
@@ -127,14 +140,18 @@ public final class Daemon: Sendable {
             dictation.workDirectory = configuration.workDirectory
             dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.name, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
+                if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) { configuration.feedback(told) }
                 guard let object = DictationEvents.jsonObject(event) else { return }
                 self.broadcast(object)
                 if case .partial = event {} else { log("\(target.name): dictation: \(jsonLine(object))") }
             }
             log("\(target.name): dictation turn started on '\(configuration.deviceName)'")
+            turnBox.withLock { $0 = target.name }
+            configuration.feedback(.started(box: target.name))
             return (turn, pcm)
         }, onEnd: { [self] error in
             log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
+            if let box = turnBox.withLock({ $0 }) { configuration.feedback(.ended(box: box)) }
             broadcast(["event": "idle"])
         })
         // The control socket first: a second daemon must stop here, before it subscribes to any box.

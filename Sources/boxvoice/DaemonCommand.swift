@@ -33,7 +33,17 @@ enum DaemonCommand: Command {
         let deviceOption = invocation.string("--device")
         let alsaConfig = invocation.string("--alsa-config")
         let debug = invocation.flag("--debug")
-        let device = try deviceOption ?? UserSettingsFile.load().device ?? "default"
+        _ = try UserSettingsFile.load()  // a bad settings file stops the daemon at start, with the key at fault
+        // Read again at each use: `boxvoice config set …` takes effect at the next turn, without a restart. A file
+        // broken while it runs keeps the defaults and is said once.
+        let settingsWarned = Atomic<Bool>(false)
+        let settings: @Sendable () -> UserSettings = {
+            do { return try UserSettingsFile.load() } catch {
+                if !settingsWarned.exchange(true, ordering: .relaxed) { log("\(error); using the defaults") }
+                return UserSettings()
+            }
+        }
+        let device = deviceOption ?? settings().device ?? "default"
         let registry = BoxRegistry(directory: Paths.configDirectory)
         // Read now to refuse a --box that names no paired box; read again while running, so pairing, re-pairing
         // and unpairing take effect without a restart (a daemon started with no box waits for one).
@@ -62,8 +72,10 @@ enum DaemonCommand: Command {
             pairing: pairing, store: try LocalStore.open(),
             detector: try ModelsDirectory.keywordDetector(override: nil), spotterPhrases: try ModelsDirectory.spotterPhrases(),
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
-        ) { try ALSACapturePCM(name: device, configFile: alsaConfig).paced() }
+        ) { try ALSACapturePCM(name: deviceOption ?? settings().device ?? "default", configFile: alsaConfig).paced() }
         configuration.debug = debug
+        let desktop = DesktopFeedback(settings: settings, log: log)
+        configuration.feedback = { desktop.tell($0) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

@@ -1,0 +1,75 @@
+import BoxVoiceDesktop
+import Foundation
+import Synchronization
+
+/// What a hotkey user is told about a daemon turn, with no terminal to read: the moments that matter, in words.
+public enum TurnFeedbackEvent: Sendable, Equatable {
+    case started(box: String)
+    case ended(box: String)
+    case couldNotStart(reason: String)
+    case delivered(box: String, text: String)
+    /// The box could not be reached: the message waits in the outbox.
+    case held(box: String, reason: String)
+    case failed(box: String, reason: String)
+    case needsRePair(box: String)
+
+    /// The notification's title and text.
+    public var notification: (summary: String, body: String, urgency: DesktopNotifier.Urgency) {
+        switch self {
+        case .started(let box): ("Dictating to \(box)", "Speak, then say a send command or press the hotkey again.", .low)
+        case .ended(let box): ("Stopped dictating to \(box)", "The microphone is closed.", .low)
+        case .couldNotStart(let reason): ("Could not start dictating", reason, .critical)
+        case .delivered(let box, let text): ("Sent to \(box)", text, .normal)
+        case .held(let box, let reason): ("\(box) is unreachable: message kept", "It waits in the outbox and is sent when the box answers (\(reason)).", .normal)
+        case .failed(let box, let reason): ("\(box) refused a message", "It is kept in the outbox: \(reason)", .critical)
+        case .needsRePair(let box): ("\(box) needs pairing again", "The box no longer accepts this device; the message is kept. Pair again with a new link: boxvoice pair LINK.", .critical)
+        }
+    }
+
+    /// Turns a dictation event into what the user hears of it (nil: nothing to tell). `texts` remembers what each
+    /// message said between its `queued` and its `delivered`.
+    static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[String: String]>) -> TurnFeedbackEvent? {
+        switch event {
+        case .queued(let id, _, let text):
+            texts.withLock { $0[id] = text }
+            return nil
+        case .delivered(let id):
+            return .delivered(box: box, text: texts.withLock { $0.removeValue(forKey: id) } ?? "")
+        case .postponed(_, let reason): return .held(box: box, reason: reason)
+        case .refused(_, _, true): return .needsRePair(box: box)
+        case .refused(_, let reason, false): return .failed(box: box, reason: reason)
+        default: return nil
+        }
+    }
+}
+
+/// Tells the user through desktop notifications, as the settings say at the moment of each event. A desktop without
+/// a notification service is not an error worth more than one log line.
+public final class DesktopFeedback: Sendable {
+    private let settings: @Sendable () -> UserSettings
+    private let busAddress: String?
+    private let log: @Sendable (String) -> Void
+    private let notifier = Mutex<DesktopNotifier?>(nil)
+    private let warned = Atomic<Bool>(false)
+
+    public init(busAddress: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+                settings: @escaping @Sendable () -> UserSettings, log: @escaping @Sendable (String) -> Void) {
+        self.busAddress = busAddress
+        self.settings = settings
+        self.log = log
+    }
+
+    public func tell(_ event: TurnFeedbackEvent) {
+        guard settings().notifications else { return }
+        let (summary, body, urgency) = event.notification
+        do {
+            try notifier.withLock { (notifier: inout DesktopNotifier?) throws(DesktopBusError) in
+                if notifier == nil { notifier = DesktopNotifier(bus: try DesktopBus(address: busAddress)) }
+                try notifier!.notify(summary: summary, body: body, urgency: urgency)
+            }
+        } catch {
+            notifier.withLock { $0 = nil }
+            if !warned.exchange(true, ordering: .relaxed) { log("desktop notifications are off: \(error)") }
+        }
+    }
+}
