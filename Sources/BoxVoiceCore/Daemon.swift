@@ -66,6 +66,8 @@ public final class Daemon: Sendable {
         public var pairingCheckInterval: TimeInterval = 1
         /// Told when a turn starts, ends, delivers, is held or refused (notifications, sounds).
         public var feedback: @Sendable (TurnFeedbackEvent) -> Void = { _ in }
+        /// Asked at each turn: a spoken send also ends the turn (the microphone closes) instead of listening on.
+        public var closeAfterSend: @Sendable () -> Bool = { false }
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
                     dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
@@ -136,6 +138,7 @@ public final class Daemon: Sendable {
             // The daemon's own event stream tells the store which session a turn's new conversation got.
             dictation.followsSessionEvents = false
             dictation.endOfInput = .send
+            dictation.once = configuration.closeAfterSend()
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.workDirectory = configuration.workDirectory
             dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.name, store: configuration.store)

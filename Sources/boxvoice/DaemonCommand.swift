@@ -76,6 +76,7 @@ enum DaemonCommand: Command {
         configuration.debug = debug
         let desktop = DesktopFeedback(settings: settings, log: log)
         configuration.feedback = { desktop.tell($0) }
+        configuration.closeAfterSend = { settings().closeAfterSend }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

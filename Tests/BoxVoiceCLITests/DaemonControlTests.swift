@@ -87,6 +87,34 @@ import Testing
         #expect(daemon.wait() == 0)
     }
 
+    /// `close-after-send`: a spoken send ends the turn by itself (the microphone closes); without it the turn goes on
+    /// listening after the send until the hotkey ends it.
+    @Test(arguments: [true, false])
+    func closeAfterSendEndsTheTurnAtASpokenSend(_ close: Bool) throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-close")
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        #expect(try Run.process(Run.boxvoice, ["config", "set", "close-after-send", String(close)], environment: env).status == 0)
+        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("send-buy-milk.wav")), name: "mic", directory: home.file("alsa"))
+        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
+        #expect(daemon.waitFor("control socket"))
+        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
+        #expect(follow.waitFor("\"state\":\"idle\""))
+        #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
+        #expect(follow.waitFor("\"event\":\"delivered\""), "\(daemon.stderr)")
+        if close {
+            #expect(follow.waitFor("\"event\":\"idle\""), "the turn ended by itself: \(daemon.stderr)")
+            #expect(try Run.process(Run.boxvoice, ["status"], environment: env).stdout.hasPrefix("idle"))
+        } else {
+            #expect(try Run.process(Run.boxvoice, ["status"], environment: env).stdout.hasPrefix("dictating"), "still listening after the send")
+            #expect(try Run.process(Run.boxvoice, ["stop"], environment: env).status == 0)
+            #expect(follow.waitFor("\"event\":\"idle\""))
+        }
+        #expect(box.server.messages.count == 1)
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
     @Test func withoutADaemonTheCommandsSayHowToStartOne() throws {
         let home = TemporaryDirectory("no-daemon")
         let result = try Run.process(Run.boxvoice, ["toggle"], environment: Run.isolatedEnvironment(home))
