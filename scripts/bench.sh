@@ -59,11 +59,12 @@ if [ -x "$bin_dir/boxsim" ]; then
 fi
 
 # --- Dictation: latency of the send (pipelined HQ vs all HQ at the send), peak memory, retranscription answer ----
-dictation_table=""; memory_table=""; retranscribe_table=""; durability_table=""; codec_table=""
+dictation_table=""; memory_table=""; retranscribe_table=""; durability_table=""; codec_table=""; preroll_table=""
 if [ -x "$bin_dir/boxvoice-bench" ]; then
     dictation_table=$("$bin_dir/boxvoice-bench" dictation --models "$root/Models" --samples "$root/Samples" --lengths "${BENCH_DICTATION_SECONDS:-20,180,600}")
     memory_table=$("$bin_dir/boxvoice-bench" memory --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --minutes "${BENCH_MEMORY_MINUTES:-1,10,60}")
     durability_table=$("$bin_dir/boxvoice-bench" durability --boxvoice "$bin_dir/boxvoice" --trials "${BENCH_KILL_TRIALS:-120}")
+    preroll_table=$("$bin_dir/boxvoice-bench" preroll --trials 10)
     codec_table=$("$bin_dir/boxvoice-bench" codec --models "$root/Models" --samples "$root/Samples" --minutes "${BENCH_CODEC_MINUTES:-10}")
     retranscribe_table=$("$bin_dir/boxvoice-bench" retranscribe --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --runs "$runs")
 fi
@@ -151,6 +152,10 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$codec_table" ]; then
         echo
         echo "$codec_table"
+    fi
+    if [ -n "$preroll_table" ]; then
+        echo
+        echo "$preroll_table"
     fi
     if [ -n "$durability_table" ]; then
         echo

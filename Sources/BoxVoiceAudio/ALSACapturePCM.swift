@@ -3,7 +3,8 @@ import CALSAShim
 import Glibc
 
 /// A capture PCM opened through alsa-lib, negotiated to 48 kHz mono in one of the formats we convert.
-/// This file is the only place that imports the ALSA C module.
+/// This file and ALSAPlaybackPCM.swift (which shares its configuration loading and errors) are the only places that
+/// import the ALSA C module.
 ///
 /// Not thread-safe: after `open` it belongs to the one capture thread that reads it.
 public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
@@ -135,7 +136,7 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
         return Negotiated(format: chosen, rate: rate, period: Int(period), buffer: Int(buffer))
     }
 
-    private static func loadConfig(_ path: String) throws -> OpaquePointer {
+    static func loadConfig(_ path: String) throws -> OpaquePointer {
         var config: OpaquePointer?
         var rc = snd_config_top(&config)
         guard rc >= 0, let config else { throw error(.configuration, path, "snd_config_top", rc) }
@@ -161,7 +162,7 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
     /// alsa-lib prints details to stderr by default; a library must not print, so they are kept for errors instead.
     static func routeLibraryMessages() { _ = routeOnce }
 
-    private static func error(_ kind: ALSAError.Kind, _ device: String, _ operation: String, _ code: Int32) -> ALSAError {
+    static func error(_ kind: ALSAError.Kind, _ device: String, _ operation: String, _ code: Int32) -> ALSAError {
         var message = String(cString: snd_strerror(code))
         let detail = String(cString: boxvoice_alsa_take_message())
         if !detail.isEmpty { message += "; \(detail)" }
@@ -170,7 +171,7 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
 }
 
 extension SampleFormat {
-    fileprivate var alsaValue: snd_pcm_format_t {
+    var alsaValue: snd_pcm_format_t {
         switch self {
         case .float32LE: SND_PCM_FORMAT_FLOAT_LE
         case .signed32LE: SND_PCM_FORMAT_S32_LE

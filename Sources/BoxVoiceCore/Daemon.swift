@@ -68,6 +68,10 @@ public final class Daemon: Sendable {
         public var feedback: @Sendable (TurnFeedbackEvent) -> Void = { _ in }
         /// Asked at each turn: a spoken send also ends the turn (the microphone closes) instead of listening on.
         public var closeAfterSend: @Sendable () -> Bool = { false }
+        /// Asked every second: keep the microphone open between turns, holding `preRollSeconds` in memory only, so a
+        /// turn starts with what was said just before the key press.
+        public var preRoll: @Sendable () -> Bool = { false }
+        public var preRollSeconds = 0.5
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
                     dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
@@ -100,6 +104,8 @@ public final class Daemon: Sendable {
     private let log: @Sendable (String) -> Void
     private let control = Mutex<ControlServer?>(nil)
     private let served = Mutex(Served())
+    /// The microphone held open between turns when pre-roll is on.
+    private let held = Mutex<PreRollMicrophone?>(nil)
 
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
@@ -124,7 +130,7 @@ public final class Daemon: Sendable {
             }
             let pcm: CapturePCM
             do {
-                pcm = try configuration.openDevice()
+                pcm = try held.withLock { $0?.beginTurn() } ?? configuration.openDevice()
             } catch {
                 configuration.feedback(.couldNotStart(reason: "\(error)"))
                 throw error
@@ -173,6 +179,7 @@ public final class Daemon: Sendable {
         while !stop.isRequested {
             if Date() >= nextPairingCheck {
                 refreshPairing(initial: false)
+                holdMicrophone(configuration.preRoll() && !stop.isRequested, dictating: turns.isDictating)
                 nextPairingCheck = Date().addingTimeInterval(configuration.pairingCheckInterval)
             }
             if Date() >= nextDelivery {
@@ -182,10 +189,30 @@ public final class Daemon: Sendable {
             Thread.sleep(forTimeInterval: 0.2)
         }
         turns.finish()
+        holdMicrophone(false, dictating: false)
         server.stop()
         control.withLock { $0 = nil }
         served.withLock { $0.streams.values.forEach { $0.stream.stop() } }
         log("stopped")
+    }
+
+    /// Opens or closes the held microphone as the pre-roll setting says (never in the middle of a turn).
+    private func holdMicrophone(_ wanted: Bool, dictating: Bool) {
+        guard !dictating else { return }
+        let current = held.withLock { $0 }
+        if wanted, current == nil {
+            do {
+                let microphone = PreRollMicrophone(try configuration.openDevice(), preRollSeconds: configuration.preRollSeconds)
+                held.withLock { $0 = microphone }
+                log("the microphone stays open between turns, holding the last \(configuration.preRollSeconds) s in memory (pre-roll)")
+            } catch {
+                log("pre-roll is on but the microphone cannot stay open: \(error)")
+            }
+        } else if !wanted, let current {
+            held.withLock { $0 = nil }
+            current.stop()
+            log("the microphone is closed between turns (pre-roll off)")
+        }
     }
 
     /// Reads the pairing and makes the event streams match it: a new box gets one, a re-paired box (new token or

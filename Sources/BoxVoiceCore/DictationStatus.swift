@@ -20,10 +20,34 @@ public struct DictationStatus: Sendable {
     /// Spoken commands to remind the user of, as the vocabulary spells them.
     public let hints: [String]
 
-    /// - Parameter vocabulary: the hints are the first phrase of the send, send-and-close and cancel sections.
     /// Show messages with their speech framing (`--raw`) rather than as said.
     public var raw = false
+    /// The box the messages go to, shown in the first line.
+    public var box: String?
 
+    /// What a command is called on screen (never the code's name for it).
+    public static func name(of action: KeywordAction) -> String {
+        switch action {
+        case .send: "send"
+        case .sendHq: "send, cleaned up by HQ"
+        case .sendClose: "send, end of turn"
+        case .sendCheckpoint: "send this part"
+        case .micOff: "hold as draft"
+        case .cancel: "cancel"
+        case .erase: "erase"
+        }
+    }
+
+    /// The line a key press gets at once, before anything it starts has finished (HQ can take seconds).
+    public mutating func acknowledge(_ trigger: DictationTrigger) -> [String] {
+        switch trigger {
+        case .enter: ["Enter: sending…"]
+        case .escape: ["Esc: cancelling…"]
+        default: []
+        }
+    }
+
+    /// - Parameter vocabulary: the hints are the first phrase of the send, send-and-close and cancel sections.
     public init(vocabulary: Vocabulary) {
         hints = [KeywordAction.send, .sendClose, .cancel].compactMap { action in
             vocabulary.sections.first { $0.action == action }?.patterns.first?.expansions().first?.joined(separator: " ")
@@ -42,7 +66,7 @@ public struct DictationStatus: Sendable {
             heard.append(text)
             partial = ""
         case .keyword(let action, let phrase, let at):
-            return ["[\(Self.clock(at))] \(action.rawValue) (\"\(phrase)\")"]
+            return ["[\(Self.clock(at))] \(Self.name(of: action)) (\"\(phrase)\")"]
         case .segment:
             segments += 1
         case .hq(let id, let index, let state):
@@ -100,7 +124,7 @@ public struct DictationStatus: Sendable {
     /// The status area, each line at most `width` columns. `color` adds ANSI colour (the recording dot, the meter).
     public func render(width: Int, color: Bool) -> [String] {
         let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
-        var first = "\(dot) \(Self.clock(elapsed))  \(Self.meter(dBFS))  segments \(segments)"
+        var first = "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
         if !hq.isEmpty {
             first += "  HQ" + (uploadFormat.map { "(\($0))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
         }
@@ -112,9 +136,20 @@ public struct DictationStatus: Sendable {
             length += utterance.count + 1
         }
         let transcript = newest.reversed().joined(separator: " ")
-        let hintLine = (hints.map { "\"\($0)\"" } + ["Enter send", "Esc cancel"]).joined(separator: " · ")
-        var lines = [first, "… " + Self.tail(transcript, width: width - 2), hintLine]
-        if !result.isEmpty { lines.append(result) }
+        // The hints wrap rather than being cut: at 50 columns they take two lines. The last result is printed above
+        // the area once, not repeated in it.
+        var lines = [first, "… " + Self.tail(transcript, width: width - 2)]
+        var hintLine = ""
+        for hint in hints.map({ "\"\($0)\"" }) + ["Enter send", "Esc cancel"] {
+            let joined = hintLine.isEmpty ? hint : hintLine + " · " + hint
+            if joined.count > width && !hintLine.isEmpty {
+                lines.append(hintLine)
+                hintLine = hint
+            } else {
+                hintLine = joined
+            }
+        }
+        lines.append(hintLine)
         // Plain text is cut to the width; the colour codes in the first line take no columns.
         return lines.enumerated().map { index, line in
             let visible = index == 0 && color ? line.count - 9 : line.count

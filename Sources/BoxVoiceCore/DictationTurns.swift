@@ -73,6 +73,8 @@ public final class DictationTurns: @unchecked Sendable {
         let thread = Thread { [self] in
             var failure: Error?
             do { try handOver.session.run(pcm: handOver.pcm, stop: claimed.stop, control: claimed.control) } catch { failure = error }
+            // The microphone closes with the turn (a held-open one goes back to keeping its pre-roll).
+            handOver.pcm.close()
             lock.withLock { turn = nil }
             onEnd(failure)
         }

@@ -1,3 +1,4 @@
+import BoxVoiceAudio
 import BoxVoiceDesktop
 import Foundation
 import Synchronization
@@ -26,6 +27,16 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
         }
     }
 
+    /// The sound that goes with it, if any.
+    public var cue: SoundCue? {
+        switch self {
+        case .started: .start
+        case .ended: .stop
+        case .delivered: .sent
+        default: nil
+        }
+    }
+
     /// Turns a dictation event into what the user hears of it (nil: nothing to tell). `texts` remembers what each
     /// message said between its `queued` and its `delivered`.
     static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[String: String]>) -> TurnFeedbackEvent? {
@@ -43,24 +54,29 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
     }
 }
 
-/// Tells the user through desktop notifications, as the settings say at the moment of each event. A desktop without
-/// a notification service is not an error worth more than one log line.
+/// Tells the user through desktop notifications and sound cues, as the settings say at the moment of each event. A
+/// desktop without a notification service, or a machine without a speaker, is not an error worth more than one log line.
 public final class DesktopFeedback: Sendable {
     private let settings: @Sendable () -> UserSettings
     private let busAddress: String?
     private let log: @Sendable (String) -> Void
     private let notifier = Mutex<DesktopNotifier?>(nil)
     private let warned = Atomic<Bool>(false)
+    private let cues: CuePlayer
 
-    public init(busAddress: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+    /// - Parameter alsaConfig: the ALSA configuration the sound device is resolved in (as the capture device is).
+    public init(busAddress: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], alsaConfig: String? = nil,
                 settings: @escaping @Sendable () -> UserSettings, log: @escaping @Sendable (String) -> Void) {
         self.busAddress = busAddress
         self.settings = settings
         self.log = log
+        cues = CuePlayer(alsaConfig: alsaConfig, log: log)
     }
 
     public func tell(_ event: TurnFeedbackEvent) {
-        guard settings().notifications else { return }
+        let settings = settings()
+        if settings.sounds, let cue = event.cue { cues.play(cue, device: settings.soundDevice ?? "default") }
+        guard settings.notifications else { return }
         let (summary, body, urgency) = event.notification
         do {
             try notifier.withLock { (notifier: inout DesktopNotifier?) throws(DesktopBusError) in
@@ -70,6 +86,48 @@ public final class DesktopFeedback: Sendable {
         } catch {
             notifier.withLock { $0 = nil }
             if !warned.exchange(true, ordering: .relaxed) { log("desktop notifications are off: \(error)") }
+        }
+    }
+}
+
+/// Plays cues one after another on a thread of its own, in the order asked: the event that asks (often on the capture
+/// or delivery path) never waits for a speaker.
+final class CuePlayer: Sendable {
+    private struct Queue {
+        var pending: [(cue: SoundCue, device: String)] = []
+        var playing = false
+    }
+
+    private let alsaConfig: String?
+    private let log: @Sendable (String) -> Void
+    private let queue = Mutex(Queue())
+    private let warned = Atomic<Bool>(false)
+
+    init(alsaConfig: String?, log: @escaping @Sendable (String) -> Void) {
+        self.alsaConfig = alsaConfig
+        self.log = log
+    }
+
+    func play(_ cue: SoundCue, device: String) {
+        let start = queue.withLock { queue in
+            queue.pending.append((cue, device))
+            defer { queue.playing = true }
+            return !queue.playing
+        }
+        guard start else { return }
+        BlockingWork.start("boxvoice sound cues") { [self] in
+            while let next = queue.withLock({ (queue: inout Queue) -> (cue: SoundCue, device: String)? in
+                if queue.pending.isEmpty { queue.playing = false }
+                return queue.pending.isEmpty ? nil : queue.pending.removeFirst()
+            }) {
+                do {
+                    let pcm = try ALSAPlaybackPCM(name: next.device, configFile: alsaConfig)
+                    try pcm.play(next.cue.samples(sampleRate: pcm.sampleRate))
+                    pcm.close()
+                } catch {
+                    if !warned.exchange(true, ordering: .relaxed) { log("sound cues cannot play: \(error)") }
+                }
+            }
         }
     }
 }

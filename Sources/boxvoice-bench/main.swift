@@ -44,6 +44,8 @@ do {
         try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,
                        rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100],
                        bitrates: value("--bitrates").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [24, 32, 48, 96])
+    case "preroll"?:
+        try benchPreRoll(trials: Int(value("--trials") ?? "10") ?? 10, holdSeconds: Double(value("--hold") ?? "1.5") ?? 1.5)
     case "durability"?:
         guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
         try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)

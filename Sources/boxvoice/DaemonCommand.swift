@@ -74,9 +74,10 @@ enum DaemonCommand: Command {
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: deviceOption ?? settings().device ?? "default", configFile: alsaConfig).paced() }
         configuration.debug = debug
-        let desktop = DesktopFeedback(settings: settings, log: log)
+        let desktop = DesktopFeedback(alsaConfig: alsaConfig, settings: settings, log: log)
         configuration.feedback = { desktop.tell($0) }
         configuration.closeAfterSend = { settings().closeAfterSend }
+        configuration.preRoll = { settings().preRoll }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

@@ -12,9 +12,9 @@ import Foundation
 enum DictateCommand: Command {
     static let spec = CommandSpec("dictate", summary: "dictate a message to the box (the main job)", about: """
     Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt (`boxvoice keywords \
-    detect TEXT` shows which a phrase is): a send delivers and keeps listening (--once: stop), "send and close" delivers \
-    and stops, a checkpoint delivers this part, erase drops the message, cancel drops it and stops, "mic off" keeps a \
-    draft. Each 60 s segment is uploaded for HQ while you talk; the message is committed to the outbox before it is \
+    detect TEXT` shows which a phrase is): a send delivers and keeps listening (--once: stop), a send that ends the turn \
+    delivers and stops, a checkpoint delivers this part, erase drops the message, cancel drops it and stops, turning \
+    the microphone off keeps a draft. Each 60 s segment is uploaded for HQ while you talk; the message is committed to the outbox before it is \
     posted. With no paired box (or --local) it uses the embedded local box, which keeps its data under \
     $XDG_DATA_HOME/boxvoice/local-box.
 
@@ -114,7 +114,8 @@ enum DictateCommand: Command {
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let control = DictationControl()
-        let keys = TerminalKeys(control: control)
+        output.show(box: boxLabel)
+        let keys = TerminalKeys(control: control) { output.acknowledge($0) }
         if !noKeys { keys.start() }
         defer { keys.restore() }
         if json { Console.json(["event": "listening", "box": boxLabel]) } else if output.mode == .plain { Console.err("Listening (box '\(boxLabel)') …") }

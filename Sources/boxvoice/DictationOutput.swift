@@ -20,10 +20,11 @@ final class DictationOutput: @unchecked Sendable {
     /// Messages with their speech framing, as the box receives them (`--raw`), instead of as said.
     private let raw: Bool
 
-    init(json: Bool, raw: Bool = false, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(json: Bool, raw: Bool = false, box: String? = nil, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.raw = raw
         status = DictationStatus(vocabulary: vocabulary)
         status.raw = raw
+        status.box = box
         if json {
             mode = .json
         } else if isatty(STDERR_FILENO) == 1, environment["NO_COLOR"] == nil, environment["TERM"] != "dumb" {
@@ -64,6 +65,11 @@ final class DictationOutput: @unchecked Sendable {
     /// Clears the status area, prints `above` where it was, and draws the area again (at most ten times a second
     /// unless something permanent was printed).
     private func draw(above: [String], force: Bool) {
+        // After the end, only permanent lines: no status area is drawn again under the shell's prompt.
+        if finished {
+            if !above.isEmpty { FileHandle.standardError.write(Data(above.map { $0 + "\n" }.joined().utf8)) }
+            return
+        }
         let now = Date()
         guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
         lastDraw = now
@@ -75,11 +81,30 @@ final class DictationOutput: @unchecked Sendable {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
-    /// Leaves the final status on screen and moves past it.
+    /// The box the messages go to (known once the box is chosen).
+    func show(box: String) {
+        lock.withLock { status.box = box }
+    }
+
+    /// A key was pressed: said at once, whatever it starts takes (HQ can take seconds).
+    func acknowledge(_ trigger: DictationTrigger) {
+        switch mode {
+        case .json: break
+        case .plain: lock.withLock { status.acknowledge(trigger) }.forEach(Console.err)
+        case .terminal: lock.withLock { draw(above: status.acknowledge(trigger), force: true) }
+        }
+    }
+
+    /// Clears the status area (what was printed above it stays): the terminal is left as a shell expects it.
     func finish() {
         guard mode == .terminal else { return }
-        lock.withLock { draw(above: [], force: true) }
+        lock.withLock {
+            if shown > 0 { FileHandle.standardError.write(Data("\r\u{1B}[\(shown)A\u{1B}[J".utf8)) }
+            shown = 0
+            finished = true
+        }
     }
+    private var finished = false
 
     private static func width() -> Int {
         var size = winsize()
@@ -96,7 +121,7 @@ final class DictationOutput: @unchecked Sendable {
         case .level, .partial, .segment: break
         case .uploadCodec(let format, let reason): Console.err("HQ uploads go as \(format == "opus" ? "Opus" : "WAV"): \(reason)")
         case .final(let text): Console.out("… \(text)")
-        case .keyword(let action, let phrase, let at): Console.out("[\(at.formatted(2)) s] \(action.rawValue) (\"\(phrase)\")")
+        case .keyword(let action, let phrase, let at): Console.out("[\(at.formatted(2)) s] \(DictationStatus.name(of: action)) (\"\(phrase)\")")
         case .hq(_, let index, let state):
             switch state {
             case .uploading: break
@@ -107,7 +132,7 @@ final class DictationOutput: @unchecked Sendable {
         case .fallback(let reason): Console.err("HQ unavailable, sending the live text: \(reason)")
         case .committed: break
         case .commandChecked(let action, let outcome, let seconds):
-            Console.err("second opinion on \(action.rawValue): \(outcome.rawValue) in \(seconds.formatted(2)) s")
+            Console.err("second opinion on \(DictationStatus.name(of: action)): \(outcome.rawValue) in \(seconds.formatted(2)) s")
         case .queued(_, let message, let text): Console.out(raw ? message : text)
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")

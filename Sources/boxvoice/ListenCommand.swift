@@ -107,7 +107,7 @@ private final class ListenPrinter {
                 let spotted = utterance.spotted.isEmpty ? "" : "  (spotted: \(utterance.spotted.joined(separator: ", ")))"
                 Console.out("[\(utterance.end.formatted(2)) s] \(utterance.text)\(spotted)")
                 if let found {
-                    Console.out("[\(utterance.end.formatted(2)) s] keyword: \(found.action.rawValue) (\"\(found.matchedPhrase)\")")
+                    Console.out("[\(utterance.end.formatted(2)) s] keyword: \(DictationStatus.name(of: found.action)) (\"\(found.matchedPhrase)\")")
                 }
             }
         }

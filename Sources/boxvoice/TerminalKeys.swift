@@ -7,10 +7,13 @@ import Foundation
 /// Esc, so scripts and tests can press keys too.
 final class TerminalKeys: @unchecked Sendable {
     private let control: DictationControl
+    private let onKey: @Sendable (DictationTrigger) -> Void
     private var saved: termios?
 
-    init(control: DictationControl) {
+    /// - Parameter onKey: told of each key as it is pressed, so the screen can acknowledge it at once.
+    init(control: DictationControl, onKey: @escaping @Sendable (DictationTrigger) -> Void = { _ in }) {
         self.control = control
+        self.onKey = onKey
     }
 
     func start() {
@@ -27,8 +30,13 @@ final class TerminalKeys: @unchecked Sendable {
                 tcsetattr(STDIN_FILENO, TCSANOW, &settings)
             }
         }
-        let control = self.control
-        let thread = Thread { Self.read(control: control, terminal: terminal) }
+        let control = self.control, onKey = self.onKey
+        let thread = Thread {
+            Self.read(terminal: terminal) { trigger in
+                control.press(trigger)
+                onKey(trigger)
+            }
+        }
         thread.name = "boxvoice keys"
         thread.start()
     }
@@ -40,13 +48,13 @@ final class TerminalKeys: @unchecked Sendable {
         saved = nil
     }
 
-    private static func read(control: DictationControl, terminal: Bool) {
+    private static func read(terminal: Bool, press: (DictationTrigger) -> Void) {
         var afterEscape = false
         while let byte = readByte() {
             switch byte {
             case 0x0A, 0x0D:
                 // From a pipe, the newline that ends an ESC line is part of that key.
-                if !(afterEscape && !terminal) { control.press(.enter) }
+                if !(afterEscape && !terminal) { press(.enter) }
                 afterEscape = false
             case 0x1B:
                 if terminal, let next = readByte(within: 30), next == UInt8(ascii: "[") || next == UInt8(ascii: "O") {
@@ -54,7 +62,7 @@ final class TerminalKeys: @unchecked Sendable {
                     while let part = readByte(within: 30), !(0x40...0x7E).contains(part) {}
                     continue
                 }
-                control.press(.escape)
+                press(.escape)
                 afterEscape = true
             default:
                 afterEscape = false

@@ -115,6 +115,44 @@ import Testing
         #expect(daemon.wait() == 0)
     }
 
+    /// Sound cues through real ALSA playback: an ALSA `file` PCM beside the microphone records what a speaker would
+    /// have played — the start cue, the sent cue and the stop cue of a turn a spoken send ended, sample for sample.
+    @Test func aTurnPlaysItsStartSentAndStopCuesThroughALSA() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-cues")
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("send-buy-milk.wav")), name: "mic", directory: home.file("alsa"))
+        let speaker = home.file("speaker.raw")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: mic.configPath))
+        handle.seekToEndOfFile()
+        // Each cue opens the PCM anew: `truncate false` makes the file plugin append, so the file holds every cue.
+        handle.write(Data("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"\(speaker)\"\n format \"raw\"\n truncate false\n}\n".utf8))
+        try handle.close()
+        for (key, value) in [("sounds", "true"), ("sound-device", "speaker"), ("close-after-send", "true")] {
+            #expect(try Run.process(Run.boxvoice, ["config", "set", key, value], environment: env).status == 0)
+        }
+        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
+        #expect(daemon.waitFor("control socket"))
+        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
+        #expect(follow.waitFor("\"state\":\"idle\""))
+        #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
+        #expect(follow.waitFor("\"event\":\"delivered\"") && follow.waitFor("\"event\":\"idle\""), "\(daemon.stderr)")
+        let cue = { (cue: SoundCue) in cue.samples() }
+        let expectedLength = cue(.start).count + cue(.sent).count + cue(.stop).count
+        let deadline = Date().addingTimeInterval(10)
+        var played: [Float] = []
+        while Date() < deadline {
+            played = (try? Data(contentsOf: URL(fileURLWithPath: speaker))).map { data in data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } } ?? []
+            if played.count >= expectedLength { break }
+            usleep(20_000)
+        }
+        #expect(played.count == expectedLength, "\(played.count) samples; \(daemon.stderr)")
+        let orders = [cue(.start) + cue(.sent) + cue(.stop), cue(.start) + cue(.stop) + cue(.sent)]
+        #expect(orders.contains { firstDifference(played, $0) == nil }, "the turn's cues, start first")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
     @Test func withoutADaemonTheCommandsSayHowToStartOne() throws {
         let home = TemporaryDirectory("no-daemon")
         let result = try Run.process(Run.boxvoice, ["toggle"], environment: Run.isolatedEnvironment(home))

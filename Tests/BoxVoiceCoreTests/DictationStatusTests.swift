@@ -52,7 +52,28 @@ import Testing
         #expect(view.heard.isEmpty && view.segments == 0)
         #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>", text: "hello")) == ["sending: hello"])
         #expect(view.apply(.delivered(messageId: "M")) == ["delivered M"])
-        #expect(view.render(width: 80, color: false).last == "delivered M")
+        #expect(!view.render(width: 80, color: false).contains("delivered M"), "printed once, above the area, not again in it")
+        #expect(view.apply(.keyword(action: .sendClose, phrase: "x", at: 4)) == ["[00:04] send, end of turn (\"x\")"], "no code names on screen")
+    }
+
+    @Test func keysAreAcknowledgedAtOnceAndTheBoxIsShown() throws {
+        var view = try status()
+        view.box = "bee-box"
+        #expect(view.acknowledge(.enter) == ["Enter: sending…"])
+        #expect(view.acknowledge(.escape) == ["Esc: cancelling…"])
+        #expect(view.render(width: 80, color: false)[0].hasPrefix("● 00:00 → bee-box  "))
+    }
+
+    /// At 50 columns every hint is still there, on two lines, and no line is longer than the terminal.
+    @Test func atFiftyColumnsTheHintsWrapInsteadOfBeingCut() throws {
+        var view = try status()
+        view.box = "bee-box"
+        let wide = view.render(width: 120, color: false)
+        let narrow = view.render(width: 50, color: false)
+        #expect(wide.count == 3 && narrow.count == 4, "\(narrow)")
+        #expect(narrow.allSatisfy { $0.count <= 50 }, "\(narrow)")
+        #expect(narrow[2...].joined(separator: " · ") == wide[2])
+        #expect(!narrow[2...].joined().contains("…"), "nothing cut")
     }
 
     @Test func longLinesAreCutToTheWidthAndTheTranscriptKeepsItsNewestWords() throws {
