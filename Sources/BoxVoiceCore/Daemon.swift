@@ -18,6 +18,8 @@ public final class Daemon: Sendable {
         public var verifyTLS: Bool
         /// What HQ uploads go as (the box's `boxes codec` setting).
         public var uploadCodec: UploadCodec = .auto
+        /// When it was paired: a refusal older than this is not a reason to re-pair.
+        public var pairedAt = Date.distantPast
 
         public init(name: String, baseURL: String, token: String, verifyTLS: Bool) {
             self.name = name
@@ -167,8 +169,17 @@ public final class Daemon: Sendable {
         let server = try ControlServer(path: configuration.controlSocket) { [self] request in
             guard request.command == .status else { return turns.handle(request.command) }
             var reply = turns.status()
-            let (count, target) = served.withLock { ($0.pairing.boxes.count, $0.pairing.dictating) }
-            reply.message += target.map { "; serving \(count) box(es), dictating to '\($0)'" } ?? "; no box is paired (waiting for `boxvoice pair`)"
+            let (boxes, target) = served.withLock { ($0.pairing.boxes, $0.pairing.dictating) }
+            reply.message += target.map { "; serving \(boxes.count) box(es), dictating to '\($0)'" } ?? "; no box is paired (waiting for `boxvoice pair`)"
+            for box in boxes {
+                let health: String
+                switch (try? configuration.store.health(box: box.name, pairedAt: box.pairedAt)) ?? .ok {
+                case .ok: health = "ok"
+                case .needsRePair: health = "needs re-pair (pair it again with a new link)"
+                case .unreachable(let since): health = "unreachable since \(ISO8601DateFormatter().string(from: since)) (messages wait in the outbox)"
+                }
+                reply.message += "\n  \(box.name): \(health)"
+            }
             return reply
         }
         control.withLock { $0 = server }

@@ -60,6 +60,7 @@ enum DaemonCommand: Command {
                 }
                 var served = Daemon.Box(name: box.name, baseURL: box.baseURL, token: token, verifyTLS: !box.insecure)
                 served.uploadCodec = box.uploadCodec.flatMap(UploadCodec.init(rawValue:)) ?? .auto
+                served.pairedAt = box.pairedAt
                 boxes.append(served)
             }
             let wanted = try dictationBox ?? registry.selectedName()

@@ -125,8 +125,9 @@ import Testing
         let speaker = home.file("speaker.raw")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: mic.configPath))
         handle.seekToEndOfFile()
-        // Each cue opens the PCM anew: `truncate false` makes the file plugin append, so the file holds every cue.
-        handle.write(Data("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"\(speaker)\"\n format \"raw\"\n truncate false\n}\n".utf8))
+        // Each cue opens the PCM anew, and the file plugin rewrites its file from the start: it pipes to `cat >>`
+        // instead, so the file holds every cue in the order played.
+        handle.write(Data("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"|cat >> \(speaker)\"\n format \"raw\"\n}\n".utf8))
         try handle.close()
         for (key, value) in [("sounds", "true"), ("sound-device", "speaker"), ("close-after-send", "true")] {
             #expect(try Run.process(Run.boxvoice, ["config", "set", key, value], environment: env).status == 0)

@@ -58,6 +58,9 @@ import Testing
         let held = shown(recorder, after: before) { $0.summary.contains("unreachable") }
         #expect(held?.summary.hasSuffix("is unreachable: message kept") == true, "\(recorder.notifications.map(\.summary)) \(daemon.stderr)")
         #expect(held?.body.contains("outbox") == true)
+        // `status` says so per box too.
+        let status = try Run.process(Run.boxvoice, ["status"], environment: env).stdout
+        #expect(status.contains(": unreachable since "), "\(status)")
 
         // Switched off in the settings: nothing more is shown.
         #expect(try Run.process(Run.boxvoice, ["config", "set", "notifications", "false"], environment: env).status == 0)
