@@ -16,10 +16,10 @@ public enum DictationEvents {
             case .uploading: object["state"] = "uploading"
             case .done: object["state"] = "done"
             case .retrying(let attempt): object["state"] = "retrying"; object["attempt"] = attempt
-            case .failed(let reason): object["state"] = "failed"; object["reason"] = reason
+            case .failed(let failure): object["state"] = "failed"; object["reason"] = failure.map(String.init(describing:)) ?? "no text"
             }
             return object
-        case .fallback(let reason): return ["event": "fallback", "reason": reason]
+        case .fallback(let reason, _): return ["event": "fallback", "reason": reason]
         case .committed(let id): return ["event": "committed", "messageId": id]
         case .commandChecked(let action, let outcome, let seconds):
             return ["event": "checked", "action": action.rawValue, "outcome": outcome.rawValue, "seconds": seconds]
@@ -28,7 +28,7 @@ public enum DictationEvents {
             return ["event": "recovered", "adoptedDrafts": report.adoptedDrafts.map(\.rawValue), "repairedFiles": report.repairedFiles,
                     "removedFolders": report.removedFolders, "message": report.summary]
         case .delivered(let id): return ["event": "delivered", "messageId": id]
-        case .postponed(let id, let reason): return ["event": "queued", "messageId": id, "reason": reason]
+        case .postponed(let id, let failure): return ["event": "queued", "messageId": id, "reason": failure.description]
         case .failed(let id, let reason): return ["event": "failed", "messageId": id, "reason": reason]
         case .refused(let id, let reason, let needsRePair):
             return ["event": "failed", "messageId": id, "reason": reason, "refused": true, "needsRePair": needsRePair]

@@ -80,7 +80,8 @@ extension DictationSession {
         case uploading
         case done
         case retrying(attempt: Int)
-        case failed(String)
+        /// The box's failure when it gave one (nil: it answered without text).
+        case failed(BoxFailure?)
     }
 
     public enum Event: Sendable, Equatable {
@@ -93,14 +94,14 @@ extension DictationSession {
         /// HQ progress of one segment of the message being dictated (or finished).
         case hq(messageId: String, index: Int, state: HQState)
         /// HQ failed for this message: it goes out with its live text.
-        case fallback(reason: String)
+        case fallback(reason: String, failure: BoxFailure?)
         /// A command ended the message and it is durable (before HQ and before any POST): it will reach the box.
         case committed(messageId: String)
         /// Its final text is framed and waiting for the POST: `message` as the box receives it (speech framing and
         /// keyword tag), `text` as the user said it.
         case queued(messageId: String, message: String, text: String)
         case delivered(messageId: String)
-        case postponed(messageId: String, reason: String)
+        case postponed(messageId: String, failure: BoxFailure)
         /// Committed, waiting for the box to name the conversation the run's first message opened (contract §5).
         case heldForSession(messageId: String)
         /// What segments go to the box's HQ as from now on (`wav` or `opus`), and why.

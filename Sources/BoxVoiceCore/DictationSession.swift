@@ -434,7 +434,7 @@ public final class DictationSession: Sendable {
     private static func event(for report: OutboxDelivery.Report) -> Event? {
         switch report {
         case .delivered(let id, _): .delivered(messageId: id.rawValue)
-        case .postponed(let id, let failure, _): .postponed(messageId: id.rawValue, reason: failure.description)
+        case .postponed(let id, let failure, _): .postponed(messageId: id.rawValue, failure: failure)
         case .refused(let id, let failure, _):
             .refused(messageId: id.rawValue, reason: report.summary, needsRePair: { if case .unauthorized = failure { true } else { false } }())
         case .storeFailed: .failed(messageId: "", reason: report.summary)

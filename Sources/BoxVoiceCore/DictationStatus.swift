@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import BoxVoiceKeywords
 import Foundation
 
@@ -38,6 +39,19 @@ public struct DictationStatus: Sendable {
         }
     }
 
+    /// The cause of the box being unreachable, once told.
+    private var toldUnreachable: String?
+
+    /// A failure in words: whole the first time the box is found unreachable, in a few words while the cause stays the
+    /// same (one run with the box down said the same network error four times).
+    public mutating func words(for failure: BoxFailure) -> String {
+        if case .uncertain(_, let cause) = failure {
+            if toldUnreachable == cause { return "the box is still unreachable" }
+            toldUnreachable = cause
+        }
+        return failure.description
+    }
+
     /// The line a key press gets at once, before anything it starts has finished (HQ can take seconds).
     public mutating func acknowledge(_ trigger: DictationTrigger) -> [String] {
         switch trigger {
@@ -75,8 +89,8 @@ public struct DictationStatus: Sendable {
                 hq = [:]
             }
             hq[index] = state
-        case .fallback(let reason):
-            return ["HQ unavailable, the live text is sent: \(reason)"]
+        case .fallback(let reason, let failure):
+            return ["HQ unavailable, the live text is sent: \(failure.map { words(for: $0) } ?? reason)"]
         case .uploadCodec(let format, let reason):
             let first = uploadFormat == nil
             uploadFormat = format
@@ -84,7 +98,7 @@ public struct DictationStatus: Sendable {
         case .committed:
             newMessage()
         case .commandChecked(let action, .rejected, _):
-            return ["(\(action.rawValue) not taken: the box heard ordinary words)"]
+            return ["(\(Self.name(of: action)) not taken: the box heard ordinary words)"]
         case .commandChecked:
             break
         case .queued(_, let message, let text):
@@ -94,8 +108,8 @@ public struct DictationStatus: Sendable {
         case .delivered(let id):
             result = "delivered \(id)"
             return [result]
-        case .postponed(let id, let reason):
-            result = "kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(reason))"
+        case .postponed(let id, let failure):
+            result = "kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(words(for: failure)))"
             return [result]
         case .failed(let id, let reason), .refused(let id, let reason, _):
             result = "not delivered, kept in the outbox: \(id): \(reason)"

@@ -50,7 +50,7 @@ public final class MessageFinisher: Sendable {
             case .started(let index, _): onEvent(.hq(messageId: key, index: index + 1, state: .uploading))
             case .uploaded(let result):
                 onEvent(.hq(messageId: key, index: result.index + 1,
-                            state: result.transcription != nil ? .done : .failed(result.failure.map(String.init(describing:)) ?? "no text")))
+                            state: result.transcription != nil ? .done : .failed(result.failure)))
             case .retrying(let index, let attempt, _): onEvent(.hq(messageId: key, index: index + 1, state: .retrying(attempt: attempt)))
             case .stopped: break
             }
@@ -135,7 +135,8 @@ public final class MessageFinisher: Sendable {
                 let texts = results.compactMap { $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
                 hq = (texts.joined(separator: " "), results.first?.transcription?.service, results.contains { $0.transcription?.diarized == true })
             } else if reported == nil {
-                onEvent(.fallback(reason: stoppedBy.map(String.init(describing:)) ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text")))
+                onEvent(.fallback(reason: stoppedBy.map(String.init(describing:)) ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text"),
+                                  failure: stoppedBy))
             }
         }
         let resolved = VoiceTextResolver(detector: detector).resolve(heard: message.heardText, command: message.command,

@@ -46,7 +46,7 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
             return nil
         case .delivered(let id):
             return .delivered(box: box, text: texts.withLock { $0.removeValue(forKey: id) } ?? "")
-        case .postponed(_, let reason): return .held(box: box, reason: reason)
+        case .postponed(_, let failure): return .held(box: box, reason: failure.description)
         case .refused(_, _, true): return .needsRePair(box: box)
         case .refused(_, let reason, false): return .failed(box: box, reason: reason)
         default: return nil

@@ -15,19 +15,24 @@ enum AnswerCommand: Command {
     static func run(_ invocation: Invocation) throws -> Int32 {
         let boxName = invocation.string("--box")
         let source = invocation.argument("REQUEST")!
-        let (box, client) = try SelectedBox.client(named: boxName)
-        let work = try ScratchDirectory(purpose: "answer", fallback: Paths.cacheDirectory)
-        defer { work.remove() }
-        let responder = LastAudioResponder(box: box.name, client: client, store: try LocalStore.open(), workDirectory: work.path)
+        // The request first: a wrong one is said before anything is looked up or sent.
         var lines: [String]
         if source == "-" {
             lines = []
             while let line = readLine() { if !line.trimmingCharacters(in: .whitespaces).isEmpty { lines.append(line) } }
         } else if FileManager.default.fileExists(atPath: source) {
-            lines = [try String(contentsOfFile: source, encoding: .utf8)]
+            guard let data = FileManager.default.contents(atPath: source), let text = String(data: data, encoding: .utf8) else {
+                let problem = FileProblem.describe(source)
+                throw CLIError.failed("cannot read the request file '\(source)': \(problem == "it is a file" ? "it is not UTF-8 text" : problem). Nothing was answered.")
+            }
+            lines = [text]
         } else {
             lines = [source]
         }
+        let (box, client) = try SelectedBox.client(named: boxName)
+        let work = try ScratchDirectory(purpose: "answer", fallback: Paths.cacheDirectory)
+        defer { work.remove() }
+        let responder = LastAudioResponder(box: box.name, client: client, store: try LocalStore.open(), workDirectory: work.path)
         var failed = false
         for line in lines {
             do {

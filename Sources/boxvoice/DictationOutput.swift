@@ -51,7 +51,7 @@ final class DictationOutput: @unchecked Sendable {
         if case .refused = event { lock.withLock { refused += 1 } }
         switch mode {
         case .json: Self.json(event)
-        case .plain: plain(event)
+        case .plain: lock.withLock { plain(event) }
         case .terminal:
             lock.withLock {
                 let lines = status.apply(event)
@@ -127,16 +127,16 @@ final class DictationOutput: @unchecked Sendable {
             case .uploading: break
             case .done: Console.err("HQ segment \(index): done")
             case .retrying(let attempt): Console.err("HQ segment \(index): retrying (attempt \(attempt))")
-            case .failed(let reason): Console.err("HQ segment \(index): failed: \(reason)")
+            case .failed(let failure): Console.err("HQ segment \(index): failed: \(failure.map { status.words(for: $0) } ?? "no text")")
             }
-        case .fallback(let reason): Console.err("HQ unavailable, sending the live text: \(reason)")
+        case .fallback(let reason, let failure): Console.err("HQ unavailable, sending the live text: \(failure.map { status.words(for: $0) } ?? reason)")
         case .committed: break
         case .commandChecked(let action, let outcome, let seconds):
             Console.err("second opinion on \(DictationStatus.name(of: action)): \(outcome.rawValue) in \(seconds.formatted(2)) s")
         case .queued(_, let message, let text): Console.out(raw ? message : text)
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
-        case .postponed(let id, let reason): Console.err("kept in the outbox, will retry: \(id) (\(reason))")
+        case .postponed(let id, let failure): Console.err("kept in the outbox, will retry: \(id) (\(status.words(for: failure)))")
         case .failed(let id, let reason), .refused(let id, let reason, _): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
         case .heldForSession(let id): Console.err("kept in the outbox until the box names this run's new conversation: \(id)")
         case .draft(let id): Console.out("kept as a draft: \(id)")

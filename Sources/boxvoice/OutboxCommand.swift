@@ -94,7 +94,7 @@ enum OutboxCommand: Command {
                 let (client, embedded) = try clientFor(box: box)
                 defer { embedded?.stop() }
                 let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
-                    if case .fallback(let reason) = event { Console.err("HQ unavailable, sending the live text: \(reason)") }
+                    if case .fallback(let reason, _) = event { Console.err("HQ unavailable, sending the live text: \(reason)") }
                 }
                 if !show(courier.run(everything: true)) { failed = true }
             }

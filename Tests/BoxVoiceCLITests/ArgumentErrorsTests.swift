@@ -58,6 +58,7 @@ import Testing
         (["keywords", "detect", "x", "--keywords", "/nonexistent/vocab.txt"], "cannot read the keyword vocabulary '/nonexistent/vocab.txt': there is no such file or folder"),
         (["transcribe", "/nonexistent/nope.wav"], "cannot read '/nonexistent/nope.wav': there is no such file or folder. Nothing was uploaded."),
         (["pair", "beebox://pair?baseURL=ftp%3A%2F%2Fbox.example%2Fmain&pairingToken=t"], "is not an http:// or https:// address"),
+        (["answer", "/etc"], "cannot read the request file '/etc': it is a folder. Nothing was answered."),
     ])
     func aBadPathOrAddressIsSaidInWordsNotAFoundationError(_ arguments: [String], _ message: String) throws {
         let home = TemporaryDirectory("clear-errors")

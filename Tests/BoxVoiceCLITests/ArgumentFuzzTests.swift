@@ -199,7 +199,8 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for index in stride(from: worker, to: planned.count, by: workers) {
                 let (binary, fuzz) = planned[index]
-                let result = BoundedRun.run(binary, fuzz.argv, environment: environment, seconds: 20)
+                // In a folder of its own: a command line that ran by mistake (boxsim's default --data) writes there.
+                let result = BoundedRun.run(binary, fuzz.argv, environment: environment, seconds: 20, directory: home.path)
                 var problem: String?
                 if result.timedOut { problem = "hung (killed after 20 s)" }
                 else if let signal = result.signal { problem = "died of signal \(signal)" }

@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceTestSupport
@@ -89,5 +90,16 @@ import Testing
     @Test(arguments: [(-120.0, "[----------]"), (-60.0, "[----------]"), (-30.0, "[#####-----]"), (0.0, "[##########]"), (6.0, "[##########]")])
     func theMeterSpansSixtyDecibels(_ level: Double, _ drawn: String) {
         #expect(DictationStatus.meter(level) == drawn)
+    }
+
+    @Test func theSameUnreachableBoxIsToldOnceThenInAFewWords() throws {
+        var view = try status()
+        let down = BoxFailure.uncertain(operation: "transcribe audio", reason: "connection refused")
+        #expect(view.words(for: down) == down.description)
+        #expect(view.words(for: .uncertain(operation: "send message", reason: "connection refused")) == "the box is still unreachable")
+        let other = BoxFailure.uncertain(operation: "send message", reason: "timed out")
+        #expect(view.words(for: other) == other.description, "a new cause is told whole")
+        let refused = BoxFailure.unauthorized(operation: "send message")
+        #expect(view.words(for: refused) == refused.description)
     }
 }

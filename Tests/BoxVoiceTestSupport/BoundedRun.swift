@@ -12,7 +12,9 @@ public enum BoundedRun {
         public let stderr: String
     }
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String], seconds: TimeInterval) -> Result {
+    /// - Parameter directory: the child's working directory (a program that writes beside itself writes there).
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String], seconds: TimeInterval,
+                           directory: String? = nil) -> Result {
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { return failed("pipe: \(errno)") }
         var actions = posix_spawn_file_actions_t()
@@ -22,7 +24,10 @@ public enum BoundedRun {
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        // A working directory through the shell (Swift's Glibc has no posix_spawn_file_actions_addchdir_np): `exec`
+        // keeps the pid, so the exit status and any signal are the program's own; "$@" passes every word as it is.
+        let command = directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0, executable] } ?? [executable]
+        let argv = (command + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         // The child starts with no signal blocked and default handlers: a test runner's threads block signals, and a
@@ -37,7 +42,7 @@ public enum BoundedRun {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
         close(outPipe[1])
         close(errPipe[1])
         guard spawned == 0 else {
