@@ -45,7 +45,7 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     let base = median(without), held = median(with)
     print("""
-    ## First words: key press → first captured sample (pre-roll)
+    ## First words: key press → first captured sample, pre-roll (issue: feedback without a terminal)
 
     \(trials) turns each, an ALSA `file` PCM paced like a microphone playing a counter (so each captured sample says when
     it was recorded); median, negative = recorded before the press. A real card's open time (tens to hundreds of ms
