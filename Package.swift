@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         // Vectors/ is read by path at test time, like ../shared/vectors.
         .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"], exclude: ["Vectors"]),
-        .testTarget(name: "CommandGrammarTests", dependencies: ["CommandGrammar"]),
+        .testTarget(name: "CommandGrammarTests", dependencies: ["CommandGrammar", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),

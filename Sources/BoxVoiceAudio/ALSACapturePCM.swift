@@ -31,19 +31,7 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
     ) throws {
         Self.routeLibraryMessages()
         self.name = name
-        var pcm: OpaquePointer?
-        var rc: Int32
-        if let configFile {
-            let config = try Self.loadConfig(configFile)
-            defer { snd_config_delete(config) }
-            rc = snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_CAPTURE, 0, config)
-        } else {
-            rc = snd_pcm_open(&pcm, name, SND_PCM_STREAM_CAPTURE, 0)
-        }
-        guard rc >= 0, let pcm else {
-            let kind: ALSAError.Kind = (rc == -EBUSY || rc == -EAGAIN) ? .deviceBusy : .deviceNotFound
-            throw Self.error(kind, name, "snd_pcm_open", rc)
-        }
+        let pcm = try Self.open(name, configFile: configFile, stream: SND_PCM_STREAM_CAPTURE)
         handle = pcm
         do {
             let negotiated = try Self.negotiate(pcm, name: name, formats: formats, rate: sampleRate,
@@ -136,7 +124,24 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
         return Negotiated(format: chosen, rate: rate, period: Int(period), buffer: Int(buffer))
     }
 
-    static func loadConfig(_ path: String) throws -> OpaquePointer {
+    /// Opens `name` for `stream`, resolved in `configFile` when given, else in the system's configuration.
+    static func open(_ name: String, configFile: String?, stream: snd_pcm_stream_t) throws -> OpaquePointer {
+        var pcm: OpaquePointer?
+        var rc: Int32
+        if let configFile {
+            let config = try loadConfig(configFile)
+            defer { snd_config_delete(config) }
+            rc = snd_pcm_open_lconf(&pcm, name, stream, 0, config)
+        } else {
+            rc = snd_pcm_open(&pcm, name, stream, 0)
+        }
+        guard rc >= 0, let pcm else {
+            throw error((rc == -EBUSY || rc == -EAGAIN) ? .deviceBusy : .deviceNotFound, name, "snd_pcm_open", rc)
+        }
+        return pcm
+    }
+
+    private static func loadConfig(_ path: String) throws -> OpaquePointer {
         var config: OpaquePointer?
         var rc = snd_config_top(&config)
         guard rc >= 0, let config else { throw error(.configuration, path, "snd_config_top", rc) }

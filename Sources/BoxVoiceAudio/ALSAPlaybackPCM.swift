@@ -15,20 +15,9 @@ public final class ALSAPlaybackPCM: @unchecked Sendable {
         ALSACapturePCM.routeLibraryMessages()
         self.name = name
         self.sampleRate = sampleRate
-        var pcm: OpaquePointer?
-        var rc: Int32
-        if let configFile {
-            let config = try ALSACapturePCM.loadConfig(configFile)
-            defer { snd_config_delete(config) }
-            rc = snd_pcm_open_lconf(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0, config)
-        } else {
-            rc = snd_pcm_open(&pcm, name, SND_PCM_STREAM_PLAYBACK, 0)
-        }
-        guard rc >= 0, let pcm else {
-            throw ALSACapturePCM.error((rc == -EBUSY || rc == -EAGAIN) ? .deviceBusy : .deviceNotFound, name, "snd_pcm_open", rc)
-        }
+        let pcm = try ALSACapturePCM.open(name, configFile: configFile, stream: SND_PCM_STREAM_PLAYBACK)
         handle = pcm
-        rc = snd_pcm_set_params(pcm, SampleFormat.float32LE.alsaValue, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 100_000)
+        let rc = snd_pcm_set_params(pcm, SampleFormat.float32LE.alsaValue, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 100_000)
         guard rc >= 0 else {
             snd_pcm_close(pcm)
             handle = nil

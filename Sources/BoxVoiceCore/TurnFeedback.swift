@@ -124,6 +124,11 @@ final class CuePlayer: Sendable {
                     let pcm = try ALSAPlaybackPCM(name: next.device, configFile: alsaConfig)
                     try pcm.play(next.cue.samples(sampleRate: pcm.sampleRate))
                     pcm.close()
+                } catch let error as ALSAError {
+                    if !warned.exchange(true, ordering: .relaxed) {
+                        log("sound cues cannot play on '\(error.device)' (ALSA: \(error.libraryMessage)); pick another playback PCM with "
+                            + "`boxvoice config set sound-device PCM`, or turn them off with `boxvoice config set sounds false`")
+                    }
                 } catch {
                     if !warned.exchange(true, ordering: .relaxed) { log("sound cues cannot play: \(error)") }
                 }

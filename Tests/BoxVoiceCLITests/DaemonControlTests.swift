@@ -72,11 +72,8 @@ import Testing
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-cancel")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-budget.wav")), name: "mic", directory: home.file("alsa"))
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
-        #expect(daemon.waitFor("control socket"))
-        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
-        #expect(follow.waitFor("\"state\":\"idle\""))
+        let running = try DaemonUnderTest(sample: "none-budget.wav", home: home, environment: env)
+        let (daemon, follow) = (running.daemon, running.follow)
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
         #expect(follow.waitFor("\"event\":\"final\""))
         #expect(try Run.process(Run.boxvoice, ["cancel"], environment: env).status == 0)
@@ -95,11 +92,8 @@ import Testing
         let home = TemporaryDirectory("daemon-close")
         let env = try Run.pairedEnvironment(home, with: box.server)
         #expect(try Run.process(Run.boxvoice, ["config", "set", "close-after-send", String(close)], environment: env).status == 0)
-        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("send-buy-milk.wav")), name: "mic", directory: home.file("alsa"))
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
-        #expect(daemon.waitFor("control socket"))
-        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
-        #expect(follow.waitFor("\"state\":\"idle\""))
+        let running = try DaemonUnderTest(sample: "send-buy-milk.wav", home: home, environment: env)
+        let (daemon, follow) = (running.daemon, running.follow)
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
         #expect(follow.waitFor("\"event\":\"delivered\""), "\(daemon.stderr)")
         if close {
@@ -121,21 +115,19 @@ import Testing
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-cues")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("send-buy-milk.wav")), name: "mic", directory: home.file("alsa"))
         let speaker = home.file("speaker.raw")
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: mic.configPath))
-        handle.seekToEndOfFile()
-        // Each cue opens the PCM anew, and the file plugin rewrites its file from the start: it pipes to `cat >>`
-        // instead, so the file holds every cue in the order played.
-        handle.write(Data("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"|cat >> \(speaker)\"\n format \"raw\"\n}\n".utf8))
-        try handle.close()
         for (key, value) in [("sounds", "true"), ("sound-device", "speaker"), ("close-after-send", "true")] {
             #expect(try Run.process(Run.boxvoice, ["config", "set", key, value], environment: env).status == 0)
         }
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
-        #expect(daemon.waitFor("control socket"))
-        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
-        #expect(follow.waitFor("\"state\":\"idle\""))
+        let running = try DaemonUnderTest(sample: "send-buy-milk.wav", home: home, environment: env) { mic in
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: mic.configPath))
+            handle.seekToEndOfFile()
+            // Each cue opens the PCM anew, and the file plugin rewrites its file from the start: it pipes to `cat >>`
+            // instead, so the file holds every cue in the order played.
+            handle.write(Data("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"|cat >> \(speaker)\"\n format \"raw\"\n}\n".utf8))
+            try handle.close()
+        }
+        let (daemon, follow) = (running.daemon, running.follow)
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
         #expect(follow.waitFor("\"event\":\"delivered\"") && follow.waitFor("\"event\":\"idle\""), "\(daemon.stderr)")
         let cue = { (cue: SoundCue) in cue.samples() }

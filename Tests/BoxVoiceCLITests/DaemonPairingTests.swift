@@ -88,11 +88,8 @@ import Testing
         let port = first.port
         first.stop()
 
-        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-weather.wav")), name: "mic", directory: home.file("alsa"))
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
-        #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
-        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
-        #expect(follow.waitFor("\"state\":\"idle\""))
+        let running = try DaemonUnderTest(sample: "none-weather.wav", home: home, environment: env)
+        let (daemon, follow) = (running.daemon, running.follow)
         #expect(try Run.process(Run.boxvoice, ["start"], environment: env).status == 0)
         #expect(follow.waitFor("\"event\":\"final\""), "\(daemon.stderr)")
         #expect(try Run.process(Run.boxvoice, ["stop"], environment: env).status == 0)

@@ -30,11 +30,8 @@ import Testing
         let recorder = try NotificationRecorder(address: address)
         defer { recorder.stop() }
 
-        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-weather.wav")), name: "desk_mic", directory: home.file("alsa"))
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
-        #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
-        let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
-        #expect(follow.waitFor("\"state\":\"idle\""))
+        let running = try DaemonUnderTest(sample: "none-weather.wav", home: home, environment: env, micName: "desk_mic")
+        let (daemon, follow) = (running.daemon, running.follow)
 
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
         let started = shown(recorder) { $0.summary.hasPrefix("Dictating to ") }

@@ -278,3 +278,22 @@ public func firstDifference(_ a: [Float], _ b: [Float]) -> String? {
     if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return "sample \(index): \(a[index]) vs \(b[index])" }
     return a.count == b.count ? nil : "lengths \(a.count) vs \(b.count)"
 }
+
+/// A `boxvoice daemon` whose microphone is an ALSA `file` PCM playing `sample`, with `status --follow --json` watching
+/// it (already idle when this returns): what every daemon-turn test starts from.
+public struct DaemonUnderTest {
+    public let mic: FileCapturePCM.Made
+    public let daemon: Spawned
+    public let follow: Spawned
+
+    /// - Parameter prepare: runs after the PCM is made and before the daemon starts (to add to its ALSA configuration).
+    public init(sample: String, home: TemporaryDirectory, environment: [String: String], micName: String = "mic",
+                prepare: (FileCapturePCM.Made) throws -> Void = { _ in }) throws {
+        mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample(sample)), name: micName, directory: home.file("alsa"))
+        try prepare(mic)
+        daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: environment)
+        #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
+        follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: environment)
+        #expect(follow.waitFor("\"state\":\"idle\""), "\(daemon.stderr)")
+    }
+}

@@ -1,3 +1,4 @@
+import BoxVoiceTestSupport
 import CommandGrammar
 import Testing
 
@@ -129,7 +130,7 @@ private func problem(_ argv: String...) -> UsageError? {
                       "--segment-seconds", "--cut-search-seconds", "--takes", "--format", "--rejects", "--json", "--force",
                       "--at-start", "--", "-", "-h", "--help", "=", "--=", "--json=", "1e309", "-1", "nan", "", "é", "\u{0}",
                       "FLOAT_LE", "wav,ogg", ",", "3", "0.5", "--max-seconds=", "--device=x", "日本語"]
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(seed: 7)
         var outcomes = [0, 0, 0]
         for _ in 0..<20_000 {
             let argv = (0..<Int(generator.next() % 7)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }
@@ -145,18 +146,5 @@ private func problem(_ argv: String...) -> UsageError? {
             }
         }
         #expect(outcomes.allSatisfy { $0 > 100 }, "\(outcomes)")
-    }
-}
-
-/// A small seeded generator, so a failing command line can be found again.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
