@@ -108,6 +108,8 @@ public final class Daemon: Sendable {
     private let served = Mutex(Served())
     /// The microphone held open between turns when pre-roll is on.
     private let held = Mutex<PreRollMicrophone?>(nil)
+    /// Said once until it works again: a microphone that cannot stay open is not logged every second.
+    private let holdFailureSaid = Atomic<Bool>(false)
 
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
@@ -215,9 +217,10 @@ public final class Daemon: Sendable {
             do {
                 let microphone = PreRollMicrophone(try configuration.openDevice(), preRollSeconds: configuration.preRollSeconds)
                 held.withLock { $0 = microphone }
+                holdFailureSaid.store(false, ordering: .relaxed)
                 log("the microphone stays open between turns, holding the last \(configuration.preRollSeconds) s in memory (pre-roll)")
             } catch {
-                log("pre-roll is on but the microphone cannot stay open: \(error)")
+                if !holdFailureSaid.exchange(true, ordering: .relaxed) { log("pre-roll is on but the microphone cannot stay open: \(error)") }
             }
         } else if !wanted, let current {
             held.withLock { $0 = nil }

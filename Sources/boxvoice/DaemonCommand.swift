@@ -63,7 +63,7 @@ enum DaemonCommand: Command {
                 served.pairedAt = box.pairedAt
                 boxes.append(served)
             }
-            let wanted = try dictationBox ?? registry.selectedName()
+            let wanted = try dictationBox ?? settings().box ?? registry.selectedName()
             let dictating = boxes.first { $0.name == wanted }?.name ?? boxes.first?.name
             return Daemon.Pairing(boxes: boxes, dictating: dictating)
         }
@@ -71,7 +71,7 @@ enum DaemonCommand: Command {
         defer { work.remove() }
         var configuration = Daemon.Configuration(
             pairing: pairing, store: try LocalStore.open(),
-            detector: try ModelsDirectory.keywordDetector(override: nil), spotterPhrases: try ModelsDirectory.spotterPhrases(),
+            detector: try ModelsDirectory.keywordDetector(override: settings().vocabulary), spotterPhrases: try ModelsDirectory.spotterPhrases(),
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: deviceOption ?? settings().device ?? "default", configFile: alsaConfig).paced() }
         configuration.debug = debug

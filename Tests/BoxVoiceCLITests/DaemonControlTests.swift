@@ -146,6 +146,28 @@ import Testing
         #expect(daemon.wait() == 0)
     }
 
+    /// `pre-roll`: the daemon holds the microphone open between turns (read from the settings while it runs), a turn
+    /// reads from it and delivers, and switching the setting off closes it. What a turn gains is measured by
+    /// PreRollMicrophoneTests and `make bench`.
+    @Test func preRollHoldsTheMicrophoneBetweenTurnsAsTheSettingSays() throws {
+        let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-preroll")
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        #expect(try Run.process(Run.boxvoice, ["config", "set", "pre-roll", "true"], environment: env).status == 0)
+        let running = try DaemonUnderTest(sample: "none-weather.wav", home: home, environment: env)
+        let (daemon, follow) = (running.daemon, running.follow)
+        #expect(daemon.waitFor("holding the last 0.5 s in memory"), "\(daemon.stderr)")
+        #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
+        #expect(follow.waitFor("\"event\":\"final\""), "\(daemon.stderr)")
+        #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
+        #expect(follow.waitFor("\"event\":\"delivered\"") && follow.waitFor("\"event\":\"idle\""), "\(daemon.stderr)")
+        #expect(box.server.messages.count == 1)
+        #expect(try Run.process(Run.boxvoice, ["config", "set", "pre-roll", "false"], environment: env).status == 0)
+        #expect(daemon.waitFor("the microphone is closed between turns"), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
     @Test func withoutADaemonTheCommandsSayHowToStartOne() throws {
         let home = TemporaryDirectory("no-daemon")
         let result = try Run.process(Run.boxvoice, ["toggle"], environment: Run.isolatedEnvironment(home))
