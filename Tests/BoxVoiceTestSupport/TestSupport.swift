@@ -292,8 +292,15 @@ public struct DaemonUnderTest {
         mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample(sample)), name: micName, directory: home.file("alsa"))
         try prepare(mic)
         daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: environment)
-        #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
+        guard daemon.waitFor("control socket") else { throw NotStarted(what: "the daemon", log: daemon.stderr) }
         follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: environment)
-        #expect(follow.waitFor("\"state\":\"idle\""), "\(daemon.stderr)")
+        guard follow.waitFor("\"state\":\"idle\"") else { throw NotStarted(what: "status --follow", log: daemon.stderr) }
+    }
+
+    /// A test cannot go on: what did not start, with the daemon's log.
+    public struct NotStarted: Error, CustomStringConvertible {
+        public let what: String
+        public let log: String
+        public var description: String { "\(what) did not start in time: \(log)" }
     }
 }
