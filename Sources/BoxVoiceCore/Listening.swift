@@ -9,6 +9,8 @@ extension LiveTranscriber.Options {
     public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?) -> Self {
         var options = Self(spotterPhrases: spotterPhrases)
         options.dictionaryCache = dictionaryCache
+        options.hearsSoundAlikes = true
+        options.holdsCommand = { detector.detect($0) != nil }
         options.sameCommand = { recognized, phrase in
             guard let spotted = detector.detect(phrase)?.action else { return true }
             return detector.detect(recognized)?.action == spotted

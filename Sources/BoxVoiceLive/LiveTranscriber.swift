@@ -58,6 +58,13 @@ public final class LiveTranscriber {
         /// its utterance; hits inside running speech land much earlier.
         public static let defaultSpotTailSeconds: Double = 1.0
 
+        /// With the spotter and the language model on: an utterance whose last words only sound like a spotter phrase
+        /// ("sun message") ends with that phrase, as weak evidence like a spotter hit (a second opinion from the box
+        /// is asked for it when one is configured). Measured in BENCHMARKS.md.
+        public var hearsSoundAlikes = false
+        /// Whether a text already holds a command (the contract's detector): then nothing is added.
+        public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
+
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
         public var frontEnd: SpeechFrontEnd.Settings? = nil
 
@@ -81,6 +88,7 @@ public final class LiveTranscriber {
     private let frontEnd: SpeechFrontEnd?
     private var fed: Int64 = 0
     private var pendingSpots: [(phrase: String, end: Double)] = []
+    private let soundsLike: SoundsLikeCommand?
     /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
     private var priming: [Int16]? = []
 
@@ -88,6 +96,9 @@ public final class LiveTranscriber {
         self.options = options
         language = options.useLanguageModel ? try PocketSphinxRecognizer(model: options.model, dictionaryCache: options.dictionaryCache) : nil
         spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
+        soundsLike = options.hearsSoundAlikes && options.useLanguageModel
+            ? try options.spotterPhrases.map { try SoundsLikeCommand(phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary) }
+            : nil
         guard language != nil || spotter != nil else {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
@@ -184,6 +195,11 @@ public final class LiveTranscriber {
             spots.append(SpottedPhrase(phrase: phrase, end: fired, accepted: accepted))
         }
         pendingSpots.removeAll()
+        if let soundsLike, !recognized.isEmpty, !spots.contains(where: \.accepted), !options.holdsCommand(text),
+           let phrase = soundsLike.match(recognized) {
+            text += " " + phrase
+            spots.append(SpottedPhrase(phrase: phrase, end: end, accepted: true))
+        }
         return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end)
     }
 }

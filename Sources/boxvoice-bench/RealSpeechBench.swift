@@ -14,12 +14,20 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotterPhrases ?? models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
     options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
+    options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
     var cleaned = options
     cleaned.frontEnd = SpeechFrontEnd.Settings()
     // Each column: a decode (raw, or through the speexdsp front end) and the rule applied to it.
+    let phrases = try String(contentsOfFile: spotterPhrases ?? models + "/command-spotter.en.txt", encoding: .utf8)
+        .split(separator: "\n").compactMap { line -> String? in
+            let content = line.prefix { $0 != "#" && $0 != "/" }.trimmingCharacters(in: .whitespaces)
+            return content.isEmpty ? nil : content
+        }
+    let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
+                                           tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
     let rules: [(name: String, rule: CommandRule, frontEnd: Bool)] = [
         ("landed (baseline)", .landed, false), ("boxvoice: command ends its utterance", .current, false),
-        ("same + speexdsp front end", .current, true),
+        ("same + speexdsp front end", .current, true), ("ends its utterance + sounds like a command", .soundsLike(soundsLike), false),
     ]
     func decodes(_ audio: [Float]) throws -> (raw: (utterances: [LiveUtterance], cpuSeconds: Double), cleaned: (utterances: [LiveUtterance], cpuSeconds: Double)) {
         (try LiveDecode.run(audio, options: options), try LiveDecode.run(audio, options: cleaned))
@@ -55,7 +63,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         for (_, rule, frontEnd) in rules {
             let fired = rule.commands(in: (frontEnd ? both.cleaned : decoded).utterances, detector: detector)
             cells.append(String(format: "%d (%.1f/h)", fired.count, Double(fired.count) / hours))
-            if rule == .current {
+            if rule.isCurrent {
                 FileHandle.standardError.write(Data(("false commands on \(language)\(frontEnd ? " (front end)" : ""): " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
             }
         }
@@ -101,7 +109,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     and the message logic of a dictation (each command ends the message). None of it is a command, so every command is false.
 
     | real speech, no command in it | false commands, \(rules.map(\.name).joined(separator: " | ")) |
-    |---|---|---|---|
+    |---|---|---|---|---|
     \(realRows.joined(separator: "\n"))
 
     Live word error rate on the English stream (language model text vs the prompts' texts, \(wer?.words ?? 0) words):
@@ -116,25 +124,29 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     another action fired first.
 
     | condition | \(rules.map(\.name).joined(separator: " | ")) |
-    |---|---|---|---|
+    |---|---|---|---|---|
     \(clipRows.joined(separator: "\n"))
 
     """)
 }
 
 /// Which of the live path's evidence makes a command: the rule the landed code used, and the one boxvoice uses now.
-enum CommandRule: Equatable {
+enum CommandRule {
     /// Every spotter hit the language model's text lacks is written into the text.
     case landed
     /// `LiveTranscriber`'s rule with boxvoice's options (a hit must end the utterance).
     case current
+    /// `current`, and an utterance whose last words sound like a command phrase ends with that phrase.
+    case soundsLike(SoundsLikeCommand)
 
     var spotTailSeconds: Double? {
         switch self {
         case .landed: nil
-        case .current: LiveTranscriber.Options.defaultSpotTailSeconds
+        case .current, .soundsLike: LiveTranscriber.Options.defaultSpotTailSeconds
         }
     }
+
+    var isCurrent: Bool { if case .current = self { true } else { false } }
 
     /// The commands a dictation acts on, in order, over decoded utterances.
     func commands(in utterances: [LiveUtterance], detector: KeywordDetector) -> [(action: KeywordAction, phrase: String, at: Double)] {
@@ -148,6 +160,9 @@ enum CommandRule: Equatable {
                 if endsUtterance, !already { text = text.isEmpty ? spot.phrase : text + " " + spot.phrase }
             }
             guard !text.isEmpty else { continue }
+            if case .soundsLike(let matcher) = self, detector.detect(appending: text, to: message) == nil, let phrase = matcher.match(text) {
+                text += " " + phrase
+            }
             if let found = detector.detect(appending: text, to: message) {
                 fired.append((found.action, found.matchedPhrase, utterance.end))
                 message = ""

@@ -1,0 +1,156 @@
+import Foundation
+
+/// Finds a command phrase at the end of an utterance by how the language model's last words sound, for when noise
+/// made it write near words ("sun message" for "send message"): the phone-level edit distance between the last words
+/// and each phrase, through the recognizer's own pronunciation dictionary. Only the end of an utterance counts — people
+/// pause after a command — so a phrase that merely sounds alike inside running speech is left as text.
+public struct SoundsLikeCommand: Sendable {
+    struct Phrase: Sendable {
+        let text: String
+        let words: Int
+        let phones: [String]
+    }
+
+    let phrases: [Phrase]
+    let pronunciations: Pronunciations
+    /// The largest distance accepted, as a share of the phrase's phones.
+    public let tolerance: Double
+
+    /// Measured on the degraded command clips and real speech (BENCHMARKS.md): more recall in noise and the
+    /// telephone band, no false command added.
+    public static let defaultTolerance = 0.25
+
+    /// - Parameters:
+    ///   - phrases: the command phrases (the spotter's).
+    ///   - dictionary: a pocketsphinx dictionary (`word PH PH …`).
+    public init(phrases: [String], dictionary path: String, tolerance: Double = SoundsLikeCommand.defaultTolerance) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PocketSphinxError(operation: "loading the dictionary", detail: "cannot read \(path)")
+        }
+        self.init(phrases: phrases, pronunciations: Pronunciations(Array(data)), tolerance: tolerance)
+    }
+
+    /// From a small table (tests).
+    public init(phrases: [String], pronunciations table: [String: [String]], tolerance: Double = SoundsLikeCommand.defaultTolerance) {
+        let text = table.map { "\($0.key) \($0.value.joined(separator: " "))" }.joined(separator: "\n")
+        self.init(phrases: phrases, pronunciations: Pronunciations(Array(text.utf8)), tolerance: tolerance)
+    }
+
+    init(phrases: [String], pronunciations: Pronunciations, tolerance: Double) {
+        self.pronunciations = pronunciations
+        self.tolerance = tolerance
+        self.phrases = phrases.compactMap { phrase in
+            let words = phrase.split(separator: " ").map(String.init)
+            let phones = words.map { pronunciations.phones(of: $0) }
+            guard phones.allSatisfy({ $0 != nil }) else { return nil }
+            return Phrase(text: phrase, words: words.count, phones: phones.flatMap { $0! })
+        }
+    }
+
+    /// The phrase the end of `text` sounds like, if any is within tolerance (the closest one).
+    public func match(_ text: String) -> String? {
+        let words = text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
+        guard !words.isEmpty else { return nil }
+        var best: (phrase: String, score: Double)?
+        for phrase in phrases {
+            for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= words.count {
+                let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
+                guard tail.allSatisfy({ $0 != nil }) else { continue }
+                let score = Double(Self.distance(tail.flatMap { $0! }, phrase.phones)) / Double(phrase.phones.count)
+                if score <= tolerance, score < best?.score ?? .infinity { best = (phrase.text, score) }
+            }
+        }
+        return best?.phrase
+    }
+
+    static func distance(_ a: [String], _ b: [String]) -> Int {
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var diagonal = row[0]
+            row[0] = i
+            for j in 1...b.count {
+                let above = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
+    }
+}
+
+/// A pronunciation dictionary kept as its bytes with its lines sorted by word: a lookup is a binary search. About
+/// 3.8 MB for Debian's 134,723 entries, where a Swift dictionary of them would take some 30 MB in every dictation.
+struct Pronunciations: Sendable {
+    private let bytes: [UInt8]
+    /// Where each line starts, ordered by its word (alternates like `word(2)` are left out).
+    private let lines: [Int32]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var starts: [Int32] = []
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x0A {
+            if index > start, !Self.isAlternate(bytes, from: start) { starts.append(Int32(start)) }
+            start = index + 1
+        }
+        lines = starts.sorted { Self.compare(bytes, from: Int($0), with: bytes, from: Int($1)) < 0 }
+    }
+
+    /// The first pronunciation of `word`, as phones.
+    func phones(of word: String) -> [String]? {
+        let key = Array(word.utf8)
+        var low = 0, high = lines.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let order = Self.compare(key, bytes, from: Int(lines[middle]))
+            if order == 0 { return phones(at: Int(lines[middle]) + key.count) }
+            if order < 0 { high = middle - 1 } else { low = middle + 1 }
+        }
+        return nil
+    }
+
+    private func phones(at index: Int) -> [String] {
+        var end = index
+        while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+        return bytes[index..<end].split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func isAlternate(_ bytes: [UInt8], from start: Int) -> Bool {
+        var index = start
+        while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x0A {
+            if bytes[index] == UInt8(ascii: "(") { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// The word at `from` (up to a space) against `key`: negative when `key` sorts first.
+    private static func compare(_ key: [UInt8], _ bytes: [UInt8], from: Int) -> Int {
+        var index = 0
+        while true {
+            let a: UInt8 = index < key.count ? key[index] : 0
+            let position = from + index
+            let raw = position < bytes.count ? bytes[position] : 0x20
+            let b: UInt8 = raw == 0x20 || raw == 0x0A || raw == 0x09 ? 0 : raw
+            if a != b { return Int(a) - Int(b) }
+            if a == 0 { return 0 }
+            index += 1
+        }
+    }
+
+    private static func compare(_ left: [UInt8], from l: Int, with right: [UInt8], from r: Int) -> Int {
+        var index = 0
+        while true {
+            func at(_ bytes: [UInt8], _ position: Int) -> UInt8 {
+                guard position < bytes.count else { return 0 }
+                let raw = bytes[position]
+                return raw == 0x20 || raw == 0x0A || raw == 0x09 ? 0 : raw
+            }
+            let a = at(left, l + index), b = at(right, r + index)
+            if a != b { return Int(a) - Int(b) }
+            if a == 0 { return 0 }
+            index += 1
+        }
+    }
+}
