@@ -1,7 +1,7 @@
 import Foundation
 
 /// Finds a command phrase at the end of an utterance by how the language model's last words sound, for when noise
-/// made it write near words ("sun message" for "send message"): the phone-level edit distance between the last words
+/// made it write near words ("sun message" where the send command was said): the phone-level edit distance between the last words
 /// and each phrase, through the recognizer's own pronunciation dictionary. Only the end of an utterance counts — people
 /// pause after a command — so a phrase that merely sounds alike inside running speech is left as text.
 public struct SoundsLikeCommand: Sendable {
