@@ -39,11 +39,13 @@ let package = Package(
         // Durable state on disk: the outbox and the retention index (SQLite).
         .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio"]),
         // Local speech recognition (pocketsphinx with Debian's en-us model).
-        .target(name: "BoxVoiceLive", dependencies: ["BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP"]),
+        .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
         // Both programs' command lines as data: one parser, --help, man pages and completions (pure Swift).
-        .target(name: "CommandGrammar"),
+        .target(name: "CommandGrammar", dependencies: ["EditDistance"]),
+        // One small pure function two modules share.
+        .target(name: "EditDistance"),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
         .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),

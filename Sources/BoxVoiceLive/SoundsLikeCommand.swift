@@ -1,3 +1,4 @@
+import EditDistance
 import Foundation
 
 /// Finds a command phrase at the end of an utterance by how the language model's last words sound, for when noise
@@ -56,26 +57,11 @@ public struct SoundsLikeCommand: Sendable {
             for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= words.count {
                 let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
                 guard tail.allSatisfy({ $0 != nil }) else { continue }
-                let score = Double(Self.distance(tail.flatMap { $0! }, phrase.phones)) / Double(phrase.phones.count)
+                let score = Double(editDistance(tail.flatMap { $0! }, phrase.phones)) / Double(phrase.phones.count)
                 if score <= tolerance, score < best?.score ?? .infinity { best = (phrase.text, score) }
             }
         }
         return best?.phrase
-    }
-
-    static func distance(_ a: [String], _ b: [String]) -> Int {
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var row = Array(0...b.count)
-        for i in 1...a.count {
-            var diagonal = row[0]
-            row[0] = i
-            for j in 1...b.count {
-                let above = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
-                diagonal = above
-            }
-        }
-        return row[b.count]
     }
 }
 

@@ -1,3 +1,5 @@
+import EditDistance
+
 /// What a command line asks for, once it is known to make sense.
 public enum ParseResult: Sendable {
     case run(Invocation)
@@ -170,19 +172,5 @@ public enum Suggestion {
     }
 
     /// Levenshtein distance over characters.
-    public static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var row = Array(0...b.count)
-        for i in 1...a.count {
-            var diagonal = row[0]
-            row[0] = i
-            for j in 1...b.count {
-                let above = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
-                diagonal = above
-            }
-        }
-        return row[b.count]
-    }
+    public static func distance(_ a: String, _ b: String) -> Int { editDistance(a, b) }
 }
