@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs work that blocks (an HTTP upload, a client connection) on a thread of its own.
 ///
@@ -10,5 +11,36 @@ enum BlockingWork {
         let thread = Thread(block: work)
         thread.name = name
         thread.start()
+    }
+}
+
+/// Runs work in the order given, one piece at a time, on a thread of its own started when work arrives (and ended when
+/// none is left): for feedback the caller must not wait for (a speaker, a notification daemon that hangs).
+final class SerialWork: Sendable {
+    private struct Queue {
+        var pending: [@Sendable () -> Void] = []
+        var running = false
+    }
+
+    private let name: String
+    private let queue = Mutex(Queue())
+
+    init(_ name: String) { self.name = name }
+
+    func run(_ work: @escaping @Sendable () -> Void) {
+        let start = queue.withLock { queue in
+            queue.pending.append(work)
+            defer { queue.running = true }
+            return !queue.running
+        }
+        guard start else { return }
+        BlockingWork.start(name) { [self] in
+            while let next = queue.withLock({ (queue: inout Queue) -> (@Sendable () -> Void)? in
+                if queue.pending.isEmpty { queue.running = false }
+                return queue.pending.isEmpty ? nil : queue.pending.removeFirst()
+            }) {
+                next()
+            }
+        }
     }
 }

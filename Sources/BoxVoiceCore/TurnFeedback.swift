@@ -63,6 +63,7 @@ public final class DesktopFeedback: Sendable {
     private let notifier = Mutex<DesktopNotifier?>(nil)
     private let warned = Atomic<Bool>(false)
     private let cues: CuePlayer
+    private let notifications = SerialWork("boxvoice notifications")
 
     /// - Parameter alsaConfig: the ALSA configuration the sound device is resolved in (as the capture device is).
     public init(busAddress: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], alsaConfig: String? = nil,
@@ -73,19 +74,22 @@ public final class DesktopFeedback: Sendable {
         cues = CuePlayer(alsaConfig: alsaConfig, log: log)
     }
 
+    /// Returns at once: sounds and notifications go out in order on threads of their own.
     public func tell(_ event: TurnFeedbackEvent) {
         let settings = settings()
         if settings.sounds, let cue = event.cue { cues.play(cue, device: settings.soundDevice ?? "default") }
         guard settings.notifications else { return }
         let (summary, body, urgency) = event.notification
-        do {
-            try notifier.withLock { (notifier: inout DesktopNotifier?) throws(DesktopBusError) in
-                if notifier == nil { notifier = DesktopNotifier(bus: try DesktopBus(address: busAddress)) }
-                try notifier!.notify(summary: summary, body: body, urgency: urgency)
+        notifications.run { [self] in
+            do {
+                try notifier.withLock { (notifier: inout DesktopNotifier?) throws(DesktopBusError) in
+                    if notifier == nil { notifier = DesktopNotifier(bus: try DesktopBus(address: busAddress)) }
+                    try notifier!.notify(summary: summary, body: body, urgency: urgency)
+                }
+            } catch {
+                notifier.withLock { $0 = nil }
+                if !warned.exchange(true, ordering: .relaxed) { log("desktop notifications are off: \(error)") }
             }
-        } catch {
-            notifier.withLock { $0 = nil }
-            if !warned.exchange(true, ordering: .relaxed) { log("desktop notifications are off: \(error)") }
         }
     }
 }
@@ -93,14 +97,9 @@ public final class DesktopFeedback: Sendable {
 /// Plays cues one after another on a thread of its own, in the order asked: the event that asks (often on the capture
 /// or delivery path) never waits for a speaker.
 final class CuePlayer: Sendable {
-    private struct Queue {
-        var pending: [(cue: SoundCue, device: String)] = []
-        var playing = false
-    }
-
     private let alsaConfig: String?
     private let log: @Sendable (String) -> Void
-    private let queue = Mutex(Queue())
+    private let work = SerialWork("boxvoice sound cues")
     private let warned = Atomic<Bool>(false)
 
     init(alsaConfig: String?, log: @escaping @Sendable (String) -> Void) {
@@ -109,29 +108,18 @@ final class CuePlayer: Sendable {
     }
 
     func play(_ cue: SoundCue, device: String) {
-        let start = queue.withLock { queue in
-            queue.pending.append((cue, device))
-            defer { queue.playing = true }
-            return !queue.playing
-        }
-        guard start else { return }
-        BlockingWork.start("boxvoice sound cues") { [self] in
-            while let next = queue.withLock({ (queue: inout Queue) -> (cue: SoundCue, device: String)? in
-                if queue.pending.isEmpty { queue.playing = false }
-                return queue.pending.isEmpty ? nil : queue.pending.removeFirst()
-            }) {
-                do {
-                    let pcm = try ALSAPlaybackPCM(name: next.device, configFile: alsaConfig)
-                    try pcm.play(next.cue.samples(sampleRate: pcm.sampleRate))
-                    pcm.close()
-                } catch let error as ALSAError {
-                    if !warned.exchange(true, ordering: .relaxed) {
-                        log("sound cues cannot play on '\(error.device)' (ALSA: \(error.libraryMessage)); pick another playback PCM with "
-                            + "`boxvoice config set sound-device PCM`, or turn them off with `boxvoice config set sounds false`")
-                    }
-                } catch {
-                    if !warned.exchange(true, ordering: .relaxed) { log("sound cues cannot play: \(error)") }
+        work.run { [self] in
+            do {
+                let pcm = try ALSAPlaybackPCM(name: device, configFile: alsaConfig)
+                try pcm.play(cue.samples(sampleRate: pcm.sampleRate))
+                pcm.close()
+            } catch let error as ALSAError {
+                if !warned.exchange(true, ordering: .relaxed) {
+                    log("sound cues cannot play on '\(error.device)' (ALSA: \(error.libraryMessage)); pick another playback PCM with "
+                        + "`boxvoice config set sound-device PCM`, or turn them off with `boxvoice config set sounds false`")
                 }
+            } catch {
+                if !warned.exchange(true, ordering: .relaxed) { log("sound cues cannot play: \(error)") }
             }
         }
     }

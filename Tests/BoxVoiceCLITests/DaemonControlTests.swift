@@ -148,13 +148,14 @@ import Testing
 
     /// `pre-roll`: the daemon holds the microphone open between turns (read from the settings while it runs), a turn
     /// reads from it and delivers, and switching the setting off closes it. What a turn gains is measured by
-    /// PreRollMicrophoneTests and `make bench`.
+    /// PreRollMicrophoneTests and `make bench`. The microphone plays a long recording: it starts when the daemon opens
+    /// it, so a short clip could be over before the turn begins on a loaded machine.
     @Test func preRollHoldsTheMicrophoneBetweenTurnsAsTheSettingSays() throws {
         let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("daemon-preroll")
         let env = try Run.pairedEnvironment(home, with: box.server)
         #expect(try Run.process(Run.boxvoice, ["config", "set", "pre-roll", "true"], environment: env).status == 0)
-        let running = try DaemonUnderTest(sample: "none-weather.wav", home: home, environment: env)
+        let running = try DaemonUnderTest(sample: "long-meeting-notes.wav", home: home, environment: env)
         let (daemon, follow) = (running.daemon, running.follow)
         #expect(daemon.waitFor("holding the last 0.5 s in memory"), "\(daemon.stderr)")
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
