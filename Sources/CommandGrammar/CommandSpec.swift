@@ -35,8 +35,12 @@ public struct CommandSpec: Sendable {
 
     public func verb(_ name: String) -> CommandSpec? { verbs.first { $0.name == name } }
 
-    /// Every option the command or any of its verbs knows (what a misspelling is compared with).
-    var allOptions: [OptionSpec] { options + verbs.flatMap(\.allOptions) }
+    /// Every option the command or any of its verbs knows, each name once (what a misspelling is compared with, what
+    /// help, the man page and completions list).
+    var allOptions: [OptionSpec] {
+        var seen = Set<String>()
+        return (options + verbs.flatMap(\.allOptions)).filter { seen.insert($0.name).inserted }
+    }
 }
 
 /// A program: its commands and what its man page says beyond them.

@@ -23,9 +23,7 @@ public enum HelpText {
             lines.append("")
             lines += paragraph.split(separator: "\n", omittingEmptySubsequences: false).flatMap { wrap(String($0), width: 100, first: "", rest: "") }
         }
-        let options = command.options + (verb.map(\.options) ?? command.verbs.flatMap { verb in verb.options.filter { option in !command.options.contains { $0.name == option.name } } })
-        var seen = Set<String>()
-        let unique = options.filter { seen.insert($0.name).inserted }
+        let unique = verb.map { command.options + $0.options } ?? command.allOptions
         if !unique.isEmpty {
             lines += ["", "Options:"]
             let labels = unique.map { "  " + $0.name + ($0.kind == .flag ? "" : " " + $0.placeholder) }

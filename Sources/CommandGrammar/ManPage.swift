@@ -12,8 +12,7 @@ public enum ManPage {
             for verb in command.verbs where !verb.about.isEmpty {
                 page += [".PP", "\\fB\(escape(verb.name))\\fR: " + escape(verb.about.replacingNewlines)]
             }
-            var seen = Set<String>()
-            for option in (command.options + command.verbs.flatMap(\.options)) where seen.insert(option.name).inserted {
+            for option in command.allOptions {
                 let label = "\\fB\(escape(option.name))\\fR" + (option.kind == .flag ? "" : " \\fI\(escape(option.placeholder))\\fR")
                 page += [".TP", label, escape(HelpText.optionLine(option, in: command, verb: nil))]
             }

@@ -5,7 +5,7 @@ public enum ShellCompletions {
         let function = "_" + program.name.replacingDashes
         var cases = ""
         for command in program.commands {
-            let options = allOptions(command)
+            let options = command.allOptions
             let words = command.verbs.map(\.name) + options.map(\.name) + ["--help"]
             var values = ""
             for option in options {
@@ -47,7 +47,7 @@ public enum ShellCompletions {
         let commands = program.commands.map { "    '\($0.name):\(quote($0.summary))'" }.joined(separator: "\n")
         var cases = ""
         for command in program.commands {
-            var specs = allOptions(command).map { option -> String in
+            var specs = command.allOptions.map { option -> String in
                 let help = quote(String(option.help.prefix { $0 != "(" && $0 != ";" && $0 != ":" && $0 != "[" && $0 != "]" }).trimmed)
                 switch option.kind {
                 case .flag: return "'\(option.name)[\(help)]'"
@@ -89,7 +89,7 @@ public enum ShellCompletions {
             for verb in command.verbs {
                 lines.append("complete -c \(name) -n \(seen) -a \(verb.name) -d '\(quote(verb.summary))'")
             }
-            for option in allOptions(command) {
+            for option in command.allOptions {
                 var line = "complete -c \(name) -n \(seen) -l \(option.name.dropFirst(2)) -d '\(quote(String(option.help.prefix { $0 != "(" && $0 != ";" && $0 != ":" && $0 != "[" && $0 != "]" }).trimmed))'"
                 switch option.kind {
                 case .flag: break
@@ -101,11 +101,6 @@ public enum ShellCompletions {
             }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private static func allOptions(_ command: CommandSpec) -> [OptionSpec] {
-        var seen = Set<String>()
-        return command.allOptions.filter { seen.insert($0.name).inserted }
     }
 
     private static func quote(_ text: some StringProtocol) -> String {
