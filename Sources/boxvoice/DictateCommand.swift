@@ -46,14 +46,10 @@ enum DictateCommand: Command {
         let settings = try UserSettingsFile.load()
         let local = invocation.flag("--local")
         let boxName = invocation.string("--box") ?? (local ? nil : settings.box)
-        let input = invocation.string("--input")
-        let device = input == nil ? invocation.string("--device") ?? settings.device : nil
-        let alsaConfig = invocation.string("--alsa-config")
         let sessionOption = invocation.string("--session")
         let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
         let keywordsOption = invocation.string("--keywords") ?? settings.vocabulary
         let endOfInput = invocation.string("--on-eof").flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) ?? settings.onEOF ?? .send
-        let realtime = invocation.flag("--realtime")
         let once = invocation.flag("--once")
         let json = invocation.flag("--json")
         let noPipelining = invocation.flag("--no-pipelining")
@@ -85,15 +81,7 @@ enum DictateCommand: Command {
         // starts at once, even with the box unreachable (messages wait in the outbox, never sent into a new session).
         let session = sessionOption.flatMap { $0 == "new" ? nil : $0 }
 
-        let pcm: CapturePCM
-        do {
-            pcm = try (input.map { try WAVCapturePCM(path: $0) as CapturePCM } ?? ALSACapturePCM(name: device ?? "default", configFile: alsaConfig))
-                .paced(realtime)
-        } catch let error as ALSAError {
-            throw CLIError.failed(error.description)
-        } catch {
-            throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
-        }
+        let pcm = try CaptureSource.open(invocation, settings: settings).pcm
         var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
                                                            spotterPhrases: try ModelsDirectory.spotterPhrases())
         configuration.sessionFromDefault = sessionOption == nil

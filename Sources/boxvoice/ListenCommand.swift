@@ -22,29 +22,14 @@ enum ListenCommand: Command {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let settings = try UserSettingsFile.load()
-        let input = invocation.string("--input")
-        let device = input == nil ? invocation.string("--device") ?? settings.device : nil
-        let alsaConfig = invocation.string("--alsa-config")
         let keywords = invocation.string("--keywords") ?? settings.vocabulary
         let maxSeconds = invocation.number("--max-seconds")
-        let realtime = invocation.flag("--realtime")
         let json = invocation.flag("--json")
         let noSpotter = invocation.flag("--no-spotter")
         let noLanguageModel = invocation.flag("--no-language-model")
 
         let detector = try ModelsDirectory.keywordDetector(override: keywords)
-        let pcm: CapturePCM
-        do {
-            if let input {
-                pcm = try WAVCapturePCM(path: input).paced(realtime)
-            } else {
-                pcm = try ALSACapturePCM(name: device ?? "default", configFile: alsaConfig)
-            }
-        } catch let error as ALSAError {
-            throw CLIError.failed(error.description)
-        } catch {
-            throw CLIError.failed("cannot read '\(input ?? "")' as audio: \(error)")
-        }
+        let (pcm, source) = try CaptureSource.open(invocation, settings: settings)
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
                                                       dictionaryCache: Paths.cacheDirectory)
         options.useLanguageModel = !noLanguageModel
@@ -58,7 +43,7 @@ enum ListenCommand: Command {
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let printer = ListenPrinter(json: json, interactive: isatty(STDOUT_FILENO) == 1 && !json)
-        if json { Console.json(["event": "listening", "source": input ?? device ?? "default"]) }
+        if json { Console.json(["event": "listening", "source": source]) }
         let failure: Error?
         do {
             failure = try Listening.run(pcm: pcm, transcriber: transcriber, maxSeconds: maxSeconds, stop: stop) { printer.show($0, detector: detector) }
