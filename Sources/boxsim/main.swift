@@ -39,7 +39,14 @@ let program = ProgramSpec("boxsim", summary: "a local stand-in for a box, speaki
         OptionSpec("--send-delay", .number(0...600, unit: "seconds"), help: "hold each chat/send this long before handling it (a slow box)"),
         OptionSpec("--uplink", .number(0.01...100_000, unit: "megabits per second"), help: "read request bodies no faster than this (a box across the internet)"),
         OptionSpec("--hq-rejects", .list(allowed: []), placeholder: "FORMAT,…", help: "the HQ service refuses these formats (wav, ogg, flac, …) with a permanent invalid_file_format"),
-    ]),
+    ], check: { invocation in
+        do {
+            _ = try HQMode.parse(invocation.string("--hq")!)
+            return nil
+        } catch {
+            return "--hq: \(error)"
+        }
+    }),
     CommandSpec("pair-link", summary: "mint a single-use pairing link (valid 10 minutes, gone when boxsim restarts)", options: reach + [
         OptionSpec("--label", .text, placeholder: "NAME", help: "the label the link carries"),
         OptionSpec("--session", .text, placeholder: "ID", help: "the session the link names"),
@@ -87,6 +94,15 @@ func main() {
     let command = invocation.command
     func option(_ name: String) -> String? { invocation.string(name) }
     let data = ["manpage", "completions"].contains(command) ? "" : option("--data")!
+    /// The running boxsim a client command talks to: --url, else the address `serve` wrote into its data folder.
+    func running() -> (base: String, host: String, port: Int) {
+        let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
+            fail("no running boxsim found: start `boxsim serve --data \(data)` or pass --url")
+        }
+        return (base, host, port)
+    }
 
     switch command {
     case "manpage":
@@ -101,7 +117,7 @@ func main() {
         var configuration = BoxSimConfiguration(dataDirectory: data)
         configuration.port = invocation.integer("--port")!
         if let slug = option("--slug") { configuration.slug = slug }
-        do { configuration.hq = try HQMode.parse(option("--hq")!) } catch { fail("serve: --hq \(error)", status: 2) }
+        configuration.hq = try! HQMode.parse(option("--hq")!)  // checked by the grammar (serve's check)
         configuration.hqText = option("--hq-text")
         configuration.defaultSession = option("--default-session")
         if let seconds = invocation.number("--turn-seconds") { configuration.turnSeconds = seconds }
@@ -128,11 +144,7 @@ func main() {
     case "retranscribe":
         let message = option("--message")!
         let timeout = invocation.integer("--timeout-ms")!
-        let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
-            fail("no running boxsim found: start `boxsim serve --data \(data)` or pass --url")
-        }
+        let (base, host, port) = running()
         let body = try! JSONSerialization.data(withJSONObject: ["messageId": message, "timeoutMs": timeout])
         let request = HTTPRequest(method: .post, url: "http://\(host):\(port)/boxsim/retranscribe",
                                   body: .bytes(body, contentType: "application/json"), timeout: 70)
@@ -152,14 +164,12 @@ func main() {
         exit(response.status == 200 ? 0 : 1)
 
     case "pair-link", "messages", "transcriptions":
-        let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
-            fail("no running boxsim found: start `boxsim serve --data \(data)` or pass --url")
-        }
+        let (base, host, port) = running()
         var query: [String] = []
-        if let label = option("--label") { query.append("label=" + (label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
-        if let session = option("--session") { query.append("session=" + (session.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+        // Only pair-link takes these (asking another command for an option it does not declare is a programming error).
+        for name in ["label", "session"] where command == "pair-link" {
+            if let value = option("--" + name) { query.append(name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+        }
         let path = command == "pair-link" ? "pair-link" : command
         let url = "http://\(host):\(port)/boxsim/\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let request = HTTPRequest(method: command == "pair-link" ? .post : .get, url: url)
