@@ -17,7 +17,6 @@ public struct DictationStatus: Sendable {
     private var hqMessage = ""
     /// What segments go to the box as (`wav`, `opus`), once the first was chosen.
     public private(set) var uploadFormat: String?
-    public private(set) var result = ""
     /// Spoken commands to remind the user of, as the vocabulary spells them.
     public let hints: [String]
 
@@ -53,7 +52,7 @@ public struct DictationStatus: Sendable {
     }
 
     /// The line a key press gets at once, before anything it starts has finished (HQ can take seconds).
-    public mutating func acknowledge(_ trigger: DictationTrigger) -> [String] {
+    public static func acknowledgement(of trigger: DictationTrigger) -> [String] {
         switch trigger {
         case .enter: ["Enter: sending…"]
         case .escape: ["Esc: cancelling…"]
@@ -106,25 +105,19 @@ public struct DictationStatus: Sendable {
         case .recovered(let report):
             return [report.summary]
         case .delivered(let id):
-            result = "delivered \(id)"
-            return [result]
+            return ["delivered \(id)"]
         case .postponed(let id, let failure):
-            result = "kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(words(for: failure)))"
-            return [result]
+            return ["kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(words(for: failure)))"]
         case .failed(let id, let reason), .refused(let id, let reason, _):
-            result = "not delivered, kept in the outbox: \(id): \(reason)"
-            return [result]
+            return ["not delivered, kept in the outbox: \(id): \(reason)"]
         case .heldForSession(let id):
-            result = "kept in the outbox until the box names this run's new conversation: \(id)"
-            return [result]
+            return ["kept in the outbox until the box names this run's new conversation: \(id)"]
         case .draft(let id):
             newMessage()
-            result = "kept as a draft: \(id)  (boxvoice outbox send \(id) | discard \(id))"
-            return [result]
+            return ["kept as a draft: \(id)  (boxvoice outbox send \(id) | discard \(id))"]
         case .discarded:
             newMessage()
-            result = "discarded"
-            return [result]
+            return ["discarded"]
         }
         return []
     }

@@ -17,14 +17,13 @@ final class DictationOutput: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private let resultsToStdout: Bool
 
-    /// Messages with their speech framing, as the box receives them (`--raw`), instead of as said.
-    private let raw: Bool
+    /// After `finish`: only permanent lines, no status area under the shell's prompt.
+    private var finished = false
 
-    init(json: Bool, raw: Bool = false, box: String? = nil, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.raw = raw
+    /// - Parameter raw: messages with their speech framing, as the box receives them, instead of as said.
+    init(json: Bool, raw: Bool = false, vocabulary: Vocabulary, environment: [String: String] = ProcessInfo.processInfo.environment) {
         status = DictationStatus(vocabulary: vocabulary)
         status.raw = raw
-        status.box = box
         if json {
             mode = .json
         } else if isatty(STDERR_FILENO) == 1, environment["NO_COLOR"] == nil, environment["TERM"] != "dumb" {
@@ -55,7 +54,7 @@ final class DictationOutput: @unchecked Sendable {
         case .terminal:
             lock.withLock {
                 let lines = status.apply(event)
-                if resultsToStdout, case .queued(_, let message, let text) = event { Console.out(raw ? message : text) }
+                if resultsToStdout, case .queued(_, let message, let text) = event { Console.out(status.raw ? message : text) }
                 if resultsToStdout, case .delivered(let id) = event { Console.out("delivered \(id)") }
                 draw(above: lines, force: !lines.isEmpty)
             }
@@ -90,8 +89,8 @@ final class DictationOutput: @unchecked Sendable {
     func acknowledge(_ trigger: DictationTrigger) {
         switch mode {
         case .json: break
-        case .plain: lock.withLock { status.acknowledge(trigger) }.forEach(Console.err)
-        case .terminal: lock.withLock { draw(above: status.acknowledge(trigger), force: true) }
+        case .plain: DictationStatus.acknowledgement(of: trigger).forEach(Console.err)
+        case .terminal: lock.withLock { draw(above: DictationStatus.acknowledgement(of: trigger), force: true) }
         }
     }
 
@@ -104,7 +103,6 @@ final class DictationOutput: @unchecked Sendable {
             finished = true
         }
     }
-    private var finished = false
 
     private static func width() -> Int {
         var size = winsize()
@@ -133,7 +131,7 @@ final class DictationOutput: @unchecked Sendable {
         case .committed: break
         case .commandChecked(let action, let outcome, let seconds):
             Console.err("second opinion on \(DictationStatus.name(of: action)): \(outcome.rawValue) in \(seconds.formatted(2)) s")
-        case .queued(_, let message, let text): Console.out(raw ? message : text)
+        case .queued(_, let message, let text): Console.out(status.raw ? message : text)
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
         case .postponed(let id, let failure): Console.err("kept in the outbox, will retry: \(id) (\(status.words(for: failure)))")

@@ -60,8 +60,8 @@ import Testing
     @Test func keysAreAcknowledgedAtOnceAndTheBoxIsShown() throws {
         var view = try status()
         view.box = "bee-box"
-        #expect(view.acknowledge(.enter) == ["Enter: sending…"])
-        #expect(view.acknowledge(.escape) == ["Esc: cancelling…"])
+        #expect(DictationStatus.acknowledgement(of: .enter) == ["Enter: sending…"])
+        #expect(DictationStatus.acknowledgement(of: .escape) == ["Esc: cancelling…"])
         #expect(view.render(width: 80, color: false)[0].hasPrefix("● 00:00 → bee-box  "))
     }
 
