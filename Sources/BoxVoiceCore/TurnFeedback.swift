@@ -38,7 +38,7 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
     }
 
     /// Turns a dictation event into what the user hears of it (nil: nothing to tell). `texts` remembers what each
-    /// message said between its `queued` and its `delivered`.
+    /// message said between its `queued` and the turn's last word on it (delivered, held or refused).
     static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[String: String]>) -> TurnFeedbackEvent? {
         switch event {
         case .queued(let id, _, let text):
@@ -46,9 +46,12 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
             return nil
         case .delivered(let id):
             return .delivered(box: box, text: texts.withLock { $0.removeValue(forKey: id) } ?? "")
-        case .postponed(_, let failure): return .held(box: box, reason: failure.description)
-        case .refused(_, _, true): return .needsRePair(box: box)
-        case .refused(_, let reason, false): return .failed(box: box, reason: reason)
+        case .postponed(let id, let failure):
+            texts.withLock { _ = $0.removeValue(forKey: id) }
+            return .held(box: box, reason: failure.description)
+        case .refused(let id, let reason, let needsRePair):
+            texts.withLock { _ = $0.removeValue(forKey: id) }
+            return needsRePair ? .needsRePair(box: box) : .failed(box: box, reason: reason)
         default: return nil
         }
     }

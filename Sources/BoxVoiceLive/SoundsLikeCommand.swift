@@ -89,7 +89,7 @@ struct Pronunciations: Sendable {
         var low = 0, high = lines.count - 1
         while low <= high {
             let middle = (low + high) / 2
-            let order = Self.compare(key, bytes, from: Int(lines[middle]))
+            let order = Self.compare(key, from: 0, with: bytes, from: Int(lines[middle]))
             if order == 0 { return phones(at: Int(lines[middle]) + key.count) }
             if order < 0 { high = middle - 1 } else { low = middle + 1 }
         }
@@ -111,20 +111,8 @@ struct Pronunciations: Sendable {
         return false
     }
 
-    /// The word at `from` (up to a space) against `key`: negative when `key` sorts first.
-    private static func compare(_ key: [UInt8], _ bytes: [UInt8], from: Int) -> Int {
-        var index = 0
-        while true {
-            let a: UInt8 = index < key.count ? key[index] : 0
-            let position = from + index
-            let raw = position < bytes.count ? bytes[position] : 0x20
-            let b: UInt8 = raw == 0x20 || raw == 0x0A || raw == 0x09 ? 0 : raw
-            if a != b { return Int(a) - Int(b) }
-            if a == 0 { return 0 }
-            index += 1
-        }
-    }
-
+    /// The word starting at `l` in `left` against the one at `r` in `right` (each ends at a space, a line end or the end
+    /// of its bytes): negative when the left one sorts first.
     private static func compare(_ left: [UInt8], from l: Int, with right: [UInt8], from r: Int) -> Int {
         var index = 0
         while true {
