@@ -33,7 +33,7 @@ enum DaemonCommand: Command {
         let deviceOption = invocation.string("--device")
         let alsaConfig = invocation.string("--alsa-config")
         let debug = invocation.flag("--debug")
-        _ = try UserSettingsFile.load()  // a bad settings file stops the daemon at start, with the key at fault
+        let initial = try UserSettingsFile.load()  // a bad settings file stops the daemon at start, with the key at fault
         // Read again at each use: `boxvoice config set …` takes effect at the next turn, without a restart. A file
         // broken while it runs keeps the defaults and is said once.
         let settingsWarned = Atomic<Bool>(false)
@@ -43,7 +43,7 @@ enum DaemonCommand: Command {
                 return UserSettings()
             }
         }
-        let device = deviceOption ?? settings().device ?? "default"
+        let device = deviceOption ?? initial.device ?? "default"
         let registry = BoxRegistry(directory: Paths.configDirectory)
         // Read now to refuse a --box that names no paired box; read again while running, so pairing, re-pairing
         // and unpairing take effect without a restart (a daemon started with no box waits for one).
@@ -71,7 +71,7 @@ enum DaemonCommand: Command {
         defer { work.remove() }
         var configuration = Daemon.Configuration(
             pairing: pairing, store: try LocalStore.open(),
-            detector: try ModelsDirectory.keywordDetector(override: settings().vocabulary), spotterPhrases: try ModelsDirectory.spotterPhrases(),
+            detector: try ModelsDirectory.keywordDetector(override: initial.vocabulary), spotterPhrases: try ModelsDirectory.spotterPhrases(),
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: deviceOption ?? settings().device ?? "default", configFile: alsaConfig).paced() }
         configuration.debug = debug
