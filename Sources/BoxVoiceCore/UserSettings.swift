@@ -32,17 +32,39 @@ public struct UserSettings: Sendable, Equatable {
         case choice([String])
     }
 
-    public static let keys: [(key: String, kind: Kind, help: String)] = [
-        ("device", .text, "ALSA capture PCM (boxvoice devices lists them)"),
-        ("box", .text, "the paired box to dictate to"),
-        ("vocabulary", .path, "another spoken-command vocabulary file"),
-        ("on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)), "what happens to what was said when the input ends"),
-        ("close-after-send", .boolean, "hotkey turns: a spoken send also closes the microphone"),
-        ("notifications", .boolean, "desktop notifications for daemon turns"),
-        ("sounds", .boolean, "short sounds at start, stop and sent"),
-        ("sound-device", .text, "ALSA playback PCM for the sounds"),
-        ("pre-roll", .boolean, "the daemon keeps the microphone open so a turn starts half a second before the key press"),
+    /// One setting: its key in the file and on the command line, what it takes, and how it is read and written
+    /// (`nil` puts it back to its default). Everything below is driven by this one table.
+    struct Field: Sendable {
+        let key: String
+        let kind: Kind
+        let help: String
+        let get: @Sendable (UserSettings) -> String?
+        let set: @Sendable (inout UserSettings, String?) -> Void
+    }
+
+    static let fields: [Field] = [
+        Field(key: "device", kind: .text, help: "ALSA capture PCM (boxvoice devices lists them)",
+              get: { $0.device }, set: { $0.device = $1 }),
+        Field(key: "box", kind: .text, help: "the paired box to dictate to", get: { $0.box }, set: { $0.box = $1 }),
+        Field(key: "vocabulary", kind: .path, help: "another spoken-command vocabulary file",
+              get: { $0.vocabulary }, set: { $0.vocabulary = $1 }),
+        Field(key: "on-eof", kind: .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)),
+              help: "what happens to what was said when the input ends",
+              get: { $0.onEOF?.rawValue }, set: { $0.onEOF = $1.flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) }),
+        Field(key: "close-after-send", kind: .boolean, help: "hotkey turns: a spoken send also closes the microphone",
+              get: { String($0.closeAfterSend) }, set: { $0.closeAfterSend = $1.map { $0 == "true" } ?? UserSettings().closeAfterSend }),
+        Field(key: "notifications", kind: .boolean, help: "desktop notifications for daemon turns",
+              get: { String($0.notifications) }, set: { $0.notifications = $1.map { $0 == "true" } ?? UserSettings().notifications }),
+        Field(key: "sounds", kind: .boolean, help: "short sounds at start, stop and sent",
+              get: { String($0.sounds) }, set: { $0.sounds = $1.map { $0 == "true" } ?? UserSettings().sounds }),
+        Field(key: "sound-device", kind: .text, help: "ALSA playback PCM for the sounds",
+              get: { $0.soundDevice }, set: { $0.soundDevice = $1 }),
+        Field(key: "pre-roll", kind: .boolean, help: "the daemon keeps the microphone open so a turn starts half a second before the key press",
+              get: { String($0.preRoll) }, set: { $0.preRoll = $1.map { $0 == "true" } ?? UserSettings().preRoll }),
     ]
+
+    /// Every key `config set` accepts, with what it takes.
+    public static var keys: [(key: String, kind: Kind, help: String)] { fields.map { ($0.key, $0.kind, $0.help) } }
 
     /// A setting that cannot be used: the key and what is wrong, in words.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -74,7 +96,9 @@ public struct UserSettings: Sendable, Equatable {
         return settings
     }
 
-    private static func kind(of key: String) -> Kind? { keys.first { $0.key == key }?.kind }
+    private static func field(_ key: String) -> Field? { fields.first { $0.key == key } }
+
+    private static func kind(of key: String) -> Kind? { field(key)?.kind }
 
     private static func describe(_ kind: Kind?) -> String {
         switch kind {
@@ -86,57 +110,28 @@ public struct UserSettings: Sendable, Equatable {
 
     /// Sets one key from the text a user typed (`config set sounds true`).
     public mutating func set(_ key: String, _ text: String) throws(Problem) {
-        guard let kind = Self.kind(of: key) else { throw Self.unknown(key) }
-        let value: String
-        switch kind {
+        guard let field = Self.field(key) else { throw Self.unknown(key) }
+        switch field.kind {
         case .text, .path:
             guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
                 throw Problem(key: key, message: "'\(key)' needs a value, not an empty one or control characters")
             }
-            value = text
         case .boolean:
             guard text == "true" || text == "false" else { throw Problem(key: key, message: "'\(key)' must be true or false, not '\(text)'") }
-            value = text
         case .choice(let words):
             guard words.contains(text) else { throw Problem(key: key, message: "'\(key)' must be one of \(words.joined(separator: ", ")), not '\(text)'") }
-            value = text
         }
-        switch key {
-        case "device": device = value
-        case "box": box = value
-        case "vocabulary": vocabulary = value
-        case "on-eof": onEOF = DictationStateMachine.EndOfInputPolicy(rawValue: value)
-        case "close-after-send": closeAfterSend = value == "true"
-        case "notifications": notifications = value == "true"
-        case "sounds": sounds = value == "true"
-        case "sound-device": soundDevice = value
-        default: preRoll = value == "true"
-        }
+        field.set(&self, text)
     }
 
     /// Forgets a key (back to its default).
     public mutating func unset(_ key: String) throws(Problem) {
-        guard Self.kind(of: key) != nil else { throw Self.unknown(key) }
-        let defaults = UserSettings()
-        switch key {
-        case "device": device = nil
-        case "box": box = nil
-        case "vocabulary": vocabulary = nil
-        case "on-eof": onEOF = nil
-        case "close-after-send": closeAfterSend = defaults.closeAfterSend
-        case "notifications": notifications = defaults.notifications
-        case "sounds": sounds = defaults.sounds
-        case "sound-device": soundDevice = nil
-        default: preRoll = defaults.preRoll
-        }
+        guard let field = Self.field(key) else { throw Self.unknown(key) }
+        field.set(&self, nil)
     }
 
     /// Every key with its value (nil: not set, the built-in default applies).
-    public var values: [(key: String, value: String?)] {
-        [("device", device), ("box", box), ("vocabulary", vocabulary), ("on-eof", onEOF?.rawValue),
-         ("close-after-send", String(closeAfterSend)), ("notifications", String(notifications)), ("sounds", String(sounds)),
-         ("sound-device", soundDevice), ("pre-roll", String(preRoll))]
-    }
+    public var values: [(key: String, value: String?)] { Self.fields.map { ($0.key, $0.get(self)) } }
 
     /// The file's text: set values only, keys sorted, booleans as JSON booleans.
     public func encoded() -> Data {
