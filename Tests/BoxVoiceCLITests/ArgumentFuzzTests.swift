@@ -98,7 +98,7 @@ import Testing
                              "1e15", "-0.0000001", " 3", "3s", "+", "e", "1e308", "４"]
     static let junk = ["é", "名前", "🙂", "x", "a-b", "--", "ZZ", "\u{7F}", "Ω≈ç"]
 
-    static func make(_ fault: Fault, in commands: [Command], program: String, random: inout SeededRandom) -> Case? {
+    static func make(_ fault: Fault, in commands: [Command], random: inout SeededRandom) -> Case? {
         let command = commands[random.below(commands.count)]
         var argv = [command.name]
         if !command.verbs.isEmpty { argv.append(command.verbs[random.below(command.verbs.count)]) }
@@ -185,8 +185,8 @@ import Testing
             var made = 0
             while made < count {
                 let fault = Fault.allCases[random.below(Fault.allCases.count)]
-                guard let made1 = Self.make(fault, in: commands, program: binary, random: &random) else { continue }
-                cases.append((binary, made1))
+                guard let generated = Self.make(fault, in: commands, random: &random) else { continue }
+                cases.append((binary, generated))
                 faults[fault, default: 0] += 1
                 made += 1
             }
