@@ -70,11 +70,13 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
 fi
 
 # --- Spoken commands on real recorded speech and degraded clips (fetched now, never committed) -------------------
-real_table=""
+real_table=""; calibration_table=""; second_opinion_table=""
 if [ -x "$bin_dir/boxvoice-bench" ]; then
     "$root/scripts/real-speech.sh" "$work/real"
     mkdir -p "$work/real-work"
     real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work")
+    calibration_table=$("$bin_dir/boxvoice-bench" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" --work "$work/real-work")
+    second_opinion_table=$("$bin_dir/boxvoice-bench" second-opinion --models "$root/Models" --samples "$root/Samples" --runs "$runs")
 fi
 
 cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -148,6 +150,14 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$real_table" ]; then
         echo
         echo "$real_table"
+    fi
+    if [ -n "$calibration_table" ]; then
+        echo
+        echo "$calibration_table"
+    fi
+    if [ -n "$second_opinion_table" ]; then
+        echo
+        echo "$second_opinion_table"
     fi
     if [ -n "$codec_table" ]; then
         echo

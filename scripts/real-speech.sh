@@ -56,3 +56,51 @@ cancel|Forget what I just said. Cancel message.
 erase|That came out wrong, let me start over.
 send|Tell Sam the package arrived this morning. Send now.
 LIST
+# Calibration, as a user would give it, in the same ked voice: each spotter phrase said three times (each take a little
+# slower or faster and higher or lower, as people vary), about 30 s of ordinary talk, and held-out sentences ending in
+# a command (the eight clips above and eight more) that the calibration never hears.
+cal=$out/calibration
+mkdir -p "$cal/takes" "$cal/heldout"
+phrases=$(dirname "$0")/../Models/command-spotter.en.txt
+say() { # text, stretch, out.wav
+    printf '%s\n' "$1" >"$cal/say.txt"
+    text2wave -eval "(voice_ked_diphone)" -eval "(Parameter.set 'Duration_Stretch $2)" "$cal/say.txt" -o "$3"
+}
+sed 's/#.*//; s|/.*||; s/[[:space:]]*$//' "$phrases" | grep . | while IFS= read -r phrase; do
+    stem=${phrase// /-}
+    n=0
+    for variant in "0.9 -100" "1.0 0" "1.2 120"; do
+        n=$((n + 1)); set -- $variant
+        say "$phrase." "$1" "$cal/plain.wav"
+        sox "$cal/plain.wav" "$cal/takes/$stem-$n.wav" pitch "$2" pad 0.3 0.5
+    done
+done
+say "Yesterday we walked along the river to the old mill and had lunch in the garden. The weather was mild and the \
+children fed the ducks. Next week I want to repaint the kitchen, fix the gate and plant tomatoes before the rain comes. \
+My sister called about the holidays; we might drive north to see the lakes if the car is ready. Remember that the \
+library books are due on Thursday, and the dentist moved the appointment to the afternoon." 1.0 "$cal/takes/talk-1.wav"
+: >"$cal/heldout.tsv"
+for i in 1 2 3 4 5 6 7 8; do printf '../commands/c%s.wav\t%s\n' "$i" "$(sed -n "${i}p" "$out/commands.tsv" | cut -f2)" >>"$cal/heldout.tsv"; done
+i=0
+while IFS='|' read -r action sentence; do
+    i=$((i + 1))
+    say "$sentence" 1.0 "$cal/heldout/h$i.wav"
+    printf 'heldout/h%s.wav\t%s\n' "$i" "$action" >>"$cal/heldout.tsv"
+done <<'LIST'
+sendClose|The report is attached and nothing else is pending. Send and close.
+send|Ask Maria whether the train leaves at nine. Send message.
+cancel|No, that is not what I meant at all. Cancel message.
+micOff|I am going into a meeting now. Stop listening.
+sendClose|Thanks for your help today. Over and out.
+sendCheckpoint|First part of the notes is done. Send checkpoint.
+erase|Hmm, I lost my thread, start over.
+sendHq|Summarize the contract changes for the team. Clean up and send.
+LIST
+# Held-out talk in the same voice, which the calibration never hears either: every fourth English prompt's text.
+mkdir -p "$cal/talk"
+: >"$cal/talk.tsv"
+awk -F'\t' 'NR % 4 == 0 && NF > 1 && $2 != "" { print $2 }' "$out/en.tsv" | head -n 140 | while IFS= read -r text; do
+    i=$((i + 1))
+    say "$text" 1.0 "$cal/talk/t$i.wav" && printf 'talk/t%s.wav\t%s\n' "$i" "$text" >>"$cal/talk.tsv"
+done
+rm -f "$cal/say.txt" "$cal/plain.wav"

@@ -74,6 +74,8 @@ public final class Daemon: Sendable {
         /// turn starts with what was said just before the key press.
         public var preRoll: @Sendable () -> Bool = { false }
         public var preRollSeconds = 0.5
+        /// Asked at each turn: the live recognizer hears the audio through the speexdsp front end.
+        public var cleansSpeech: @Sendable () -> Bool = { false }
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
                     dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
@@ -150,6 +152,7 @@ public final class Daemon: Sendable {
             dictation.endOfInput = .send
             dictation.once = configuration.closeAfterSend()
             dictation.dictionaryCache = configuration.dictionaryCache
+            dictation.cleansSpeech = configuration.cleansSpeech()
             dictation.workDirectory = configuration.workDirectory
             dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.name, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in

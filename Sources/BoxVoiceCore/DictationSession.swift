@@ -87,7 +87,8 @@ public final class DictationSession: Sendable {
         capture.start()
         defer { capture.stop() }
         let transcriber = try LiveTranscriber(options: .hearing(detector, spotterPhrases: configuration.spotterPhrases,
-                                                               dictionaryCache: configuration.dictionaryCache))
+                                                               dictionaryCache: configuration.dictionaryCache,
+                                                               cleaned: configuration.cleansSpeech))
         let onEvent = self.onEvent
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
             if let event = Self.event(for: $0) { onEvent(event) }

@@ -5,9 +5,10 @@ import Foundation
 
 extension LiveTranscriber.Options {
     /// Options for hearing this vocabulary's commands: the spotter's hit counts only where the recognizer's own
-    /// words do not name a different command.
-    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?) -> Self {
+    /// words do not name a different command. `cleaned`: through the speexdsp front end (the user's setting).
+    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, cleaned: Bool = false) -> Self {
         var options = Self(spotterPhrases: spotterPhrases)
+        options.frontEnd = cleaned ? SpeechFrontEnd.Settings() : nil
         options.dictionaryCache = dictionaryCache
         options.hearsSoundAlikes = true
         options.holdsCommand = { detector.detect($0) != nil }

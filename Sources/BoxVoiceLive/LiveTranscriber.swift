@@ -9,6 +9,12 @@ public struct SpottedPhrase: Sendable, Equatable {
     /// It was written into the utterance's text: the language model's words lack it, and it ended the utterance
     /// (a phrase inside running speech is taken for ordinary words the spotter mistook).
     public var accepted: Bool
+
+    public init(phrase: String, end: Double, accepted: Bool) {
+        self.phrase = phrase
+        self.end = end
+        self.accepted = accepted
+    }
 }
 
 /// One utterance as the live path heard it.
@@ -21,6 +27,13 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spots: [SpottedPhrase]
     /// Where it ends in the audio, in seconds from the start.
     public var end: Double
+
+    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double) {
+        self.text = text
+        self.recognized = recognized
+        self.spots = spots
+        self.end = end
+    }
 
     /// The phrases the spotter fired on.
     public var spotted: [String] { spots.map(\.phrase) }

@@ -38,21 +38,29 @@ struct CommandClip {
 /// A fixed, repeatable way of making clean audio sound like a real room and microphone.
 struct Degradation {
     let name: String
-    let apply: (_ audio: [Float], _ work: String) throws -> [Float]
+    /// `seed` shifts the noise's fixed seed (0: the section's own noise).
+    let make: (_ audio: [Float], _ work: String, _ seed: UInt64) throws -> [Float]
+
+    init(name: String, make: @escaping (_ audio: [Float], _ work: String, _ seed: UInt64) throws -> [Float]) {
+        self.name = name
+        self.make = make
+    }
+
+    func apply(_ audio: [Float], _ work: String, _ seed: UInt64 = 0) throws -> [Float] { try make(audio, work, seed) }
 
     static func all(babbleFrom real: String) -> [Degradation] {
         let babble = BabbleSource(real: real)
         return [
-            Degradation(name: "clean") { audio, _ in audio },
-            Degradation(name: "white noise, 20 dB SNR") { audio, _ in mix(audio, white(audio.count, seed: 1), snr: 20) },
-            Degradation(name: "pink noise, 20 dB SNR") { audio, _ in mix(audio, pink(audio.count, seed: 2), snr: 20) },
-            Degradation(name: "babble, 20 dB SNR") { audio, _ in mix(audio, try babble.noise(audio.count, seed: 3), snr: 20) },
-            Degradation(name: "white noise, 10 dB SNR") { audio, _ in mix(audio, white(audio.count, seed: 4), snr: 10) },
-            Degradation(name: "reverb (sox reverb 50)") { audio, work in try sox(audio, ["reverb", "50"], work: work) },
-            Degradation(name: "telephone band 200–4000 Hz") { audio, work in try sox(audio, ["sinc", "200-4000"], work: work) },
-            Degradation(name: "laptop chain") { audio, work in
+            Degradation(name: "clean") { audio, _, _ in audio },
+            Degradation(name: "white noise, 20 dB SNR") { audio, _, seed in mix(audio, white(audio.count, seed: 1 + seed), snr: 20) },
+            Degradation(name: "pink noise, 20 dB SNR") { audio, _, seed in mix(audio, pink(audio.count, seed: 2 + seed), snr: 20) },
+            Degradation(name: "babble, 20 dB SNR") { audio, _, seed in mix(audio, try babble.noise(audio.count, seed: 3 + seed), snr: 20) },
+            Degradation(name: "white noise, 10 dB SNR") { audio, _, seed in mix(audio, white(audio.count, seed: 4 + seed), snr: 10) },
+            Degradation(name: "reverb (sox reverb 50)") { audio, work, _ in try sox(audio, ["reverb", "50"], work: work) },
+            Degradation(name: "telephone band 200–4000 Hz") { audio, work, _ in try sox(audio, ["sinc", "200-4000"], work: work) },
+            Degradation(name: "laptop chain") { audio, work, seed in
                 let room = try sox(audio, ["reverb", "20", "sinc", "150-7000"], work: work)
-                return mix(room, pink(room.count, seed: 5), snr: 15).map { $0 * 0.316 }
+                return mix(room, pink(room.count, seed: 5 + seed), snr: 15).map { $0 * 0.316 }
             },
         ]
     }

@@ -39,6 +39,22 @@ do {
         try benchRealSpeech(models: models, samples: samples, real: real, work: work,
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
                             clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"))
+    case "spotter-sweep"?:
+        guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
+            throw BenchFailure(message: "spotter-sweep needs --models DIR --samples DIR --real DIR --work DIR")
+        }
+        try sweepSpotter(models: models, samples: samples, real: real, work: work,
+                         scales: value("--scales").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [0, 5, 10, 15, 20],
+                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"])
+    case "second-opinion"?:
+        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "second-opinion needs --models DIR --samples DIR") }
+        try benchSecondOpinion(models: models, samples: samples, runs: Int(value("--runs") ?? "5") ?? 5)
+    case "calibration"?:
+        guard let boxvoice = value("--boxvoice"), let models = value("--models"), let real = value("--real"), let work = value("--work") else {
+            throw BenchFailure(message: "calibration needs --boxvoice PATH --models DIR --real DIR --work DIR")
+        }
+        try benchCalibration(boxvoice: boxvoice, models: models, real: real, work: work,
+                             conditionNames: value("--conditions").map { $0.split(separator: ",").map(String.init) })
     case "codec"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "codec needs --models DIR --samples DIR") }
         try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,

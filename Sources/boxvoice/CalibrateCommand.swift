@@ -9,14 +9,16 @@ enum CalibrateCommand: Command {
     static let spec = CommandSpec("calibrate", summary: "tune the command spotter to your voice and microphone", about: """
     Asks you to say each spoken command N times and then to talk normally for 30 seconds, and tunes the command \
     spotter for that voice and microphone: each phrase gets the strictest threshold that still finds your takes of it \
-    without firing on your ordinary talk or on your other commands. The result goes to \
+    without firing on your ordinary talk or on your other commands (tuned both for the audio as captured and as \
+    speexdsp's noise suppression cleans it; the front end is switched on, setting front-end, only when it finds more \
+    of your takes). The thresholds go to \
     $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the daemon use from then on; the \
     recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
     """, options: [
         CommonOptions.device, CommonOptions.alsaConfig,
         OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "how many times to say each command"),
         OptionSpec("--from", .path, placeholder: "DIR", help: "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') and talk*.wav"),
-        OptionSpec("--reset", help: "go back to the default thresholds"),
+        OptionSpec("--reset", help: "go back to the default thresholds, without noise suppression"),
     ], exclusive: [["--reset", "--from", "--takes"], ["--from", "--device"], ["--reset", "--device"]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -28,7 +30,12 @@ enum CalibrateCommand: Command {
         if reset {
             let existed = FileManager.default.fileExists(atPath: Paths.calibratedSpotter)
             try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
-            Console.out(existed ? "removed your calibration: the default command thresholds apply again" : "there was no calibration; the defaults apply")
+            var settings = try UserSettingsFile.load()
+            if settings.frontEnd {
+                settings.frontEnd = false
+                try UserSettingsFile.save(settings)
+            }
+            Console.out(existed ? "removed your calibration: the default command thresholds apply again, without noise suppression" : "there was no calibration; the defaults apply")
             return 0
         }
         let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
@@ -46,10 +53,18 @@ enum CalibrateCommand: Command {
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
         guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
         Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
-        let (tuned, outcomes) = try calibration.tune(takes: phraseTakes, talk: talk)
+        // Tuned twice: for the audio as captured and as speexdsp's front end cleans it. The front end is kept for
+        // this voice and room only when it finds more of the takes (it costs clean audio a little; BENCHMARKS.md).
+        let raw = try calibration.tune(takes: phraseTakes, talk: talk)
+        let cleaned = try calibration.tune(takes: phraseTakes, talk: talk, cleaned: SpeechFrontEnd.Settings())
+        let frontEnd = SpotterCalibration.found(cleaned.outcomes) > SpotterCalibration.found(raw.outcomes)
+        let (tuned, outcomes) = frontEnd ? cleaned : raw
         try PrivateFiles.directory(Paths.configDirectory)
         let text = SpotterCalibration.render(tuned, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
         try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
+        var settings = try UserSettingsFile.load()
+        settings.frontEnd = frontEnd
+        try UserSettingsFile.save(settings)
         Console.out("phrase                 default   yours     your takes found (default → yours)")
         for outcome in outcomes {
             Console.out(outcome.phrase.padding(toLength: 22, withPad: " ", startingAt: 0) + " "
@@ -57,6 +72,8 @@ enum CalibrateCommand: Command {
                         + outcome.threshold.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                         + "\(outcome.foundByDefault)/\(outcome.takes) → \(outcome.found)/\(outcome.takes)")
         }
+        Console.out("noise suppression for the live recognizer: \(frontEnd ? "on" : "off") (your takes found: "
+                    + "\(SpotterCalibration.found(raw.outcomes)) as captured, \(SpotterCalibration.found(cleaned.outcomes)) cleaned; setting front-end)")
         Console.out("saved to \(Paths.calibratedSpotter)")
         return 0
     }

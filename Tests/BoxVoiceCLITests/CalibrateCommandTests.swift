@@ -34,11 +34,23 @@ import Testing
         #expect(saved.hasPrefix("# Command spotter thresholds tuned by `boxvoice calibrate`"))
         let after = try commandsHeard()
         #expect(after > before, "commands heard on the other clips: \(before) without calibration, \(after) with")
+        // The front-end choice it announced is the one the settings hold (listen, dictate and the daemon read it there).
+        let chosen = calibrated.stdout.contains("noise suppression for the live recognizer: on")
+        #expect(chosen || calibrated.stdout.contains("noise suppression for the live recognizer: off"), "\(calibrated.stdout)")
+        #expect(try frontEndSetting(env) == chosen)
 
+        _ = try Run.process(Run.boxvoice, ["config", "set", "front-end", "true"], environment: env)
         let reset = try Run.process(Run.boxvoice, ["calibrate", "--reset"], environment: env)
         #expect(reset.status == 0)
         #expect(!FileManager.default.fileExists(atPath: home.file("config/boxvoice/command-spotter.txt")))
+        #expect(try frontEndSetting(env) == false, "a reset also switches the calibration's noise suppression off")
         #expect(try commandsHeard() == before)
+    }
+
+    private func frontEndSetting(_ env: [String: String]) throws -> Bool? {
+        let shown = try Run.process(Run.boxvoice, ["config", "show"], environment: env).stdout
+        let line = shown.split(separator: "\n").first { $0.hasPrefix("front-end ") }
+        return line.map { $0.hasSuffix(" true") }
     }
 
     @Test func calibratingWithoutTalkSaysWhatIsMissing() throws {

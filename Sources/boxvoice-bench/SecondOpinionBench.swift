@@ -1,0 +1,104 @@
+import BoxSim
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceCore
+import BoxVoiceKeywords
+import BoxVoiceStore
+import Foundation
+
+/// `boxvoice-bench second-opinion`: what asking the box costs. `checkpoint-report.wav` ends in a command only the
+/// spotter hears (weak evidence), fed at real-time pace through a dictation against boxsim over loopback. Measured:
+/// from the end of the utterance holding the command (audio time, mapped to the wall clock of the feed) to the
+/// session acting on it, with the second opinion off (the baseline: the live path acts alone) and on, the box's HQ
+/// answering at once or decoding the 4 s window with pocketsphinx as boxsim does.
+func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
+    let work = NSTemporaryDirectory() + "boxvoice-second-opinion-bench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+    let cases: [(name: String, hq: HQMode, ask: Bool)] = [
+        ("second opinion off: the live path acts alone (baseline)", .fixed("The first part of the report is finished. Send a checkpoint."), false),
+        ("second opinion, the box's HQ answers at once", .fixed("The first part of the report is finished. Send a checkpoint."), true),
+        ("second opinion, the box decodes the window (boxsim's pocketsphinx HQ)", .pocketsphinx, true),
+    ]
+    var baseline = 0.0
+    var rows: [String] = []
+    for (index, entry) in cases.enumerated() {
+        var measured: [Double] = []
+        var outcomes: [String] = []
+        var verdictSeconds: [Double] = []
+        for run in 0..<runs {
+            let data = work + "/case-\(index)-\(run)"
+            var boxConfiguration = BoxSimConfiguration(dataDirectory: data + "/box", hq: entry.hq)
+            boxConfiguration.defaultSession = "s1"
+            let box = try BoxSimServer(configuration: boxConfiguration)
+            defer { box.stop() }
+            let client = BoxClient(baseURL: box.baseURL, token: try pairedToken(box))
+            let store = try MessageStore(directory: data + "/store")
+            try FileManager.default.createDirectory(atPath: data + "/work", withIntermediateDirectories: true)
+            var configuration = DictationSession.Configuration(box: "bench", client: client, session: "s1",
+                                                               spotterPhrases: models + "/command-spotter.en.txt")
+            configuration.once = true
+            configuration.workDirectory = data + "/work"
+            configuration.secondOpinionSeconds = entry.ask ? 3 : nil
+            let log = ActionLog()
+            let session = DictationSession(configuration: configuration, detector: detector, store: store) { log.add($0) }
+            try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: samples + "/checkpoint-report.wav")), stop: StopSignal())
+            if let seconds = log.delay() { measured.append(seconds) }
+            if let (outcome, seconds) = log.verdict { outcomes.append("\(outcome)"); verdictSeconds.append(seconds) }
+        }
+        let verdicts = Dictionary(grouping: outcomes, by: { $0 }).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
+        let answer = verdictSeconds.isEmpty ? "" : String(format: "; verdict %.3f s after asking", verdictSeconds.sorted()[verdictSeconds.count / 2])
+        guard !measured.isEmpty else {
+            guard index > 0 else { throw BenchFailure(message: "\(entry.name): the command was not acted on") }
+            rows.append("| \(entry.name) | not acted on in any run | — | \(verdicts)\(answer) |")
+            continue
+        }
+        let median = measured.sorted()[measured.count / 2]
+        if index == 0 { baseline = median }
+        rows.append("| \(entry.name) | \(String(format: "%.3f", median)) s (\(measured.count) of \(runs) acted) | \(String(format: "%+.3f", median - baseline)) s | \(verdicts.isEmpty ? "—" : verdicts)\(answer) |")
+    }
+    print("""
+    ### The box's second opinion: added latency
+
+    `Samples/checkpoint-report.wav` (its command heard by the spotter alone) at real-time pace into a dictation against
+    boxsim over loopback; from the end of the utterance holding the command to the session acting on it, median of
+    \(runs) runs per row, all in this run. The second opinion uploads the 4 s before the pause; listening goes on meanwhile.
+
+    | case | utterance end → command acted on | added vs baseline | box's verdicts |
+    |---|---|---|---|
+    \(rows.joined(separator: "\n"))
+
+    """)
+}
+
+/// When the command was acted on, against where its utterance ended in the audio.
+private final class ActionLog: @unchecked Sendable {
+    // @unchecked: every field is touched under `lock` only.
+    private let lock = NSLock()
+    private var origin = Double.infinity
+    private var acted: (wall: Double, at: Double)?
+    private var checked: (DictationSession.CheckOutcome, Double)?
+
+    func add(_ event: DictationSession.Event) {
+        let time = Date().timeIntervalSince1970
+        lock.withLock {
+            switch event {
+            case .level(let elapsed, _): origin = min(origin, time - elapsed)
+            case .keyword(_, _, let at): if acted == nil { acted = (time, at) }
+            case .commandChecked(_, let verdict, let seconds): checked = (verdict, seconds)
+            default: break
+            }
+        }
+    }
+
+    /// The box's verdict and how long after asking it was in.
+    var verdict: (DictationSession.CheckOutcome, Double)? { lock.withLock { checked } }
+
+    func delay() -> Double? {
+        lock.withLock {
+            guard let acted, origin.isFinite else { return nil }
+            return acted.wall - (origin + acted.at)
+        }
+    }
+}
