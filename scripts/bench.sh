@@ -74,7 +74,8 @@ real_table=""; calibration_table=""; second_opinion_table=""
 if [ -x "$bin_dir/boxvoice-bench" ]; then
     "$root/scripts/real-speech.sh" "$work/real"
     mkdir -p "$work/real-work"
-    real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work")
+    real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work" \
+        --landed "$root/scripts/command-spotter.landed.en.txt")
     calibration_table=$("$bin_dir/boxvoice-bench" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" --work "$work/real-work")
     second_opinion_table=$("$bin_dir/boxvoice-bench" second-opinion --models "$root/Models" --samples "$root/Samples" --runs "$runs")
 fi

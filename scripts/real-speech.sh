@@ -2,12 +2,14 @@
 # `make bench` (spoken commands): fetches real recorded speech from Debian packages into $1 (never committed) and
 # decodes it to 16 kHz WAV, with a list per language ("file<TAB>text"); makes command clips in a voice the spotter was
 # never tuned on (festival's ked voice) with their expected action in commands.tsv.
-# Licences: asterisk-core-sounds-* are CC-BY-SA 3.0 (Digium; voices of Allison Smith and June Wallack).
+# Licences: asterisk-core-sounds-* are CC-BY-SA 3.0 (Digium; voices of Allison Smith, June Wallack, Carlo and the
+# Russian IVR voice).
 set -euo pipefail
 out=$1
 mkdir -p "$out/debs" "$out/x"
 cd "$out/debs"
-packages=(asterisk-core-sounds-en asterisk-core-sounds-en-g722 asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722)
+packages=(asterisk-core-sounds-en asterisk-core-sounds-en-g722 asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722
+          asterisk-core-sounds-it-g722 asterisk-core-sounds-ru-g722)
 apt-get download "${packages[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get download "${packages[@]}" >/dev/null; }
 for deb in *.deb; do dpkg -x "$deb" "$out/x"; done
 sounds=$out/x/usr/share/asterisk/sounds
@@ -17,7 +19,7 @@ decode() { # voice-folder name -> out/<lang>/<name>.wav
     file="$lang/${name//\//__}.wav"
     ffmpeg -nostdin -hide_banner -loglevel error -y -f g722 -i "$from/$name.g722" -ar 16000 -ac 1 "$out/$file" && echo "$file"
 }
-mkdir -p "$out/en" "$out/es" "$out/fr"
+mkdir -p "$out/en" "$out/es" "$out/fr" "$out/it" "$out/ru"
 # English, with the prompts' texts (bracketed texts are tones, not speech).
 : >"$out/en.tsv"
 zcat "$out/x/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz" | grep -v '^;' | grep ': ' | grep -v ': \[' | sort |
@@ -27,8 +29,9 @@ while IFS= read -r line; do
     case "$name" in silence/*) continue ;; esac
     file=$(decode "$sounds/en_US_f_Allison" "$name" en) && printf '%s\t%s\n' "$file" "$text" >>"$out/en.tsv"
 done
-# Spanish and French: more speakers (no texts needed: every command heard in them is false).
-for pair in es:es_MX_f_Allison fr:fr_CA_f_June; do
+# Spanish and French: more speakers (no texts needed: every command heard in them is false). Italian (a man's voice)
+# and Russian: two more, held out — the spotter's thresholds were retuned on en, es and fr, never on these.
+for pair in es:es_MX_f_Allison fr:fr_CA_f_June it:it_IT_m_Carlo ru:ru_RU_f_IvrvoiceRU; do
     lang=${pair%%:*}; voice=${pair#*:}
     : >"$out/$lang.tsv"
     (cd "$sounds/$voice" && find . -name '*.g722' ! -path './silence/*' | sed 's|^\./||; s|\.g722$||' | sort) |

@@ -83,6 +83,27 @@ public struct SpotterCalibration: Sendable {
         return (tuned, outcomes)
     }
 
+    /// Noise suppression is for noise: in a quiet room (or one that only echoes) it costs words (BENCHMARKS.md: clean
+    /// and reverberant clips lose recall through it), so calibration tries it only below this signal-to-noise ratio.
+    public static let noiseSuppressionBelowSNR = 35.0
+
+    /// The recordings' signal-to-noise ratio in dB: the level of their loud 20 ms frames (the 90th percentile) over
+    /// that of their quiet ones (the 10th: the room between words). Digital silence counts as very quiet (120 dB).
+    public static func signalToNoise(_ recordings: [[Int16]]) -> Double {
+        var levels: [Double] = []
+        for samples in recordings {
+            for start in stride(from: 0, to: samples.count - 319, by: 320) {
+                var sum = 0.0
+                for sample in samples[start..<start + 320] { sum += Double(sample) * Double(sample) }
+                levels.append((sum / 320).squareRoot())
+            }
+        }
+        guard levels.count >= 10 else { return 0 }
+        levels.sort()
+        let quiet = levels[levels.count / 10], loud = levels[levels.count * 9 / 10]
+        return min(120, 20 * log10(max(loud, 1e-6) / max(quiet, 1e-6)))
+    }
+
     /// The user's takes found at the tuned thresholds, over every phrase: what decides whether the front end helps.
     public static func found(_ outcomes: [Outcome]) -> Int { outcomes.map(\.found).reduce(0, +) }
 

@@ -30,7 +30,7 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     }
     let talkMinutes = Double(talk.count) / 48_000 / 60
     var conditions = Degradation.all(babbleFrom: real)
-    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.hasPrefix($0) } } }
+    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
 
     func options(_ spotter: String, _ cleaned: Bool) -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", cleaned: cleaned)

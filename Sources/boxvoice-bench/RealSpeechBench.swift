@@ -9,28 +9,36 @@ import Glibc
 /// in it) and over command clips degraded as laptop microphones and rooms degrade them. Each input is decoded once,
 /// keeping every spotter hit with its time; the rules that decide which hits count are then applied to the same
 /// decode, so the landed rule (baseline) and the new one are compared on identical recognizer output.
-func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr"],
-                     clipsToo: Bool = true, spotterPhrases: String? = nil) throws {
+func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr", "it", "ru"],
+                     clipsToo: Bool = true, spotterPhrases: String? = nil, landed: String? = nil, frontEndToo: Bool = true) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-    var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotterPhrases ?? models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
-    options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
-    options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
-    var cleaned = options
-    cleaned.frontEnd = SpeechFrontEnd.Settings()
-    // Each column: a decode (raw, or through the speexdsp front end) and the rule applied to it.
-    let phrases = try String(contentsOfFile: spotterPhrases ?? models + "/command-spotter.en.txt", encoding: .utf8)
-        .split(separator: "\n").compactMap { line -> String? in
-            let content = line.prefix { $0 != "#" && $0 != "/" }.trimmingCharacters(in: .whitespaces)
-            return content.isEmpty ? nil : content
-        }
+    // The thresholds as landed before real speech was measured: the baseline and the earlier columns decode with
+    // them; the last column decodes with Models' retuned ones (or --spotter), as boxvoice now runs.
+    let landedSpotter = landed ?? models + "/../scripts/command-spotter.landed.en.txt"
+    func options(_ spotter: String, cleaned: Bool = false) -> LiveTranscriber.Options {
+        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", cleaned: cleaned)
+        options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
+        options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
+        return options
+    }
+    let retuned = spotterPhrases ?? models + "/command-spotter.en.txt"
+    let phrases = try SpotterCalibration(phrasesFile: retuned).phrases.map(\.phrase)
     let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
                                            tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
-    let rules: [(name: String, rule: CommandRule, frontEnd: Bool)] = [
-        ("landed (baseline)", .landed, false), ("boxvoice: command ends its utterance", .current, false),
-        ("same + speexdsp front end", .current, true), ("ends its utterance + sounds like a command", .soundsLike(soundsLike), false),
+    // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds)
+    // and the rule applied to it.
+    let decodeOptions = [options(landedSpotter), options(landedSpotter, cleaned: true), options(retuned)]
+    var rules: [(name: String, rule: CommandRule, decode: Int)] = [
+        ("landed (baseline)", .landed, 0), ("boxvoice: command ends its utterance", .current, 0),
+        ("same + speexdsp front end", .current, 1), ("ends its utterance + sounds like a command", .soundsLike(soundsLike), 0),
+        ("same + retuned thresholds (boxvoice now)", .soundsLike(soundsLike), 2),
     ]
-    func decodes(_ audio: [Float]) throws -> (raw: (utterances: [LiveUtterance], cpuSeconds: Double), cleaned: (utterances: [LiveUtterance], cpuSeconds: Double)) {
-        (try LiveDecode.run(audio, options: options), try LiveDecode.run(audio, options: cleaned))
+    if !frontEndToo { rules.removeAll { $0.decode == 1 } }
+    func decodes(_ audio: [Float]) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
+        try decodeOptions.indices.map { index in
+            guard frontEndToo || index != 1 else { return ([], 0) }
+            return try LiveDecode.run(audio, options: decodeOptions[index])
+        }
     }
 
     // Real speech: every prompt of each language joined into one stream.
@@ -39,6 +47,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     var rtf: [Double] = []
     var rtfCleaned: [Double] = []
     var werCleaned = 0.0
+    var falseTotals: [String: Int] = [:]
+    var totalHours = 0.0
     for language in languages {
         let list = real + "/\(language).tsv"
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { continue }
@@ -55,24 +65,24 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             reference.append(said)
         }
         let hours = Double(stream.count) / 48_000 / 3_600
-        let both = try decodes(stream)
-        let decoded = both.raw
+        let all = try decodes(stream)
+        let decoded = all[2]
         rtf.append(decoded.cpuSeconds / (hours * 3_600))
-        rtfCleaned.append(both.cleaned.cpuSeconds / (hours * 3_600))
+        rtfCleaned.append(all[1].cpuSeconds / (hours * 3_600))
         var cells: [String] = []
-        for (_, rule, frontEnd) in rules {
-            let fired = rule.commands(in: (frontEnd ? both.cleaned : decoded).utterances, detector: detector)
+        for (name, rule, decode) in rules {
+            let fired = rule.commands(in: all[decode].utterances, detector: detector)
             cells.append(String(format: "%d (%.1f/h)", fired.count, Double(fired.count) / hours))
-            if rule.isCurrent {
-                FileHandle.standardError.write(Data(("false commands on \(language)\(frontEnd ? " (front end)" : ""): " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
-            }
+            falseTotals[name, default: 0] += fired.count
+            FileHandle.standardError.write(Data(("false commands on \(language), \(name): " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
         }
+        totalHours += hours
         realRows.append("| \(language) (\(String(format: "%.1f", hours * 60)) min, \(entries.count - excluded) prompts\(excluded > 0 ? ", \(excluded) holding a command left out" : "")) | \(cells.joined(separator: " | ")) |")
         if language == "en" {
             let hypothesis = decoded.utterances.map(\.recognized).joined(separator: " ")
             let refWords = WordError.words(reference.joined(separator: " "))
             wer = (WordError.rate(reference: refWords, hypothesis: WordError.words(hypothesis)), refWords.count)
-            werCleaned = WordError.rate(reference: refWords, hypothesis: WordError.words(both.cleaned.utterances.map(\.recognized).joined(separator: " ")))
+            werCleaned = WordError.rate(reference: refWords, hypothesis: WordError.words(all[1].utterances.map(\.recognized).joined(separator: " ")))
         }
     }
 
@@ -87,29 +97,41 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         var seconds = 0.0
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
-            let both = try decodes(audio)
-            cpu += both.raw.cpuSeconds
+            let all = try decodes(audio)
+            cpu += all[2].cpuSeconds
             seconds += Double(audio.count) / 48_000
-            for (index, (_, rule, frontEnd)) in rules.enumerated() {
-                let fired = rule.commands(in: (frontEnd ? both.cleaned : both.raw).utterances, detector: detector).first?.action
-                if fired == clip.expected { recall[index] += 1 } else if fired != nil { wrong[index] += 1 }
+            for (index, (name, rule, decode)) in rules.enumerated() {
+                let fired = rule.commands(in: all[decode].utterances, detector: detector).first?.action
+                if fired == clip.expected { recall[index] += 1 } else if let fired {
+                    wrong[index] += 1
+                    FileHandle.standardError.write(Data("wrong: \(condition.name), \(clip.name), \(name): \(fired.rawValue) for \(clip.expected.rawValue)\n".utf8))
+                }
             }
         }
         clipRows.append("| \(condition.name) | " + (0..<rules.count).map { "\(recall[$0])/\(clips.count) (\(Int((100 * Double(recall[$0]) / Double(clips.count)).rounded())) %), \(wrong[$0]) wrong" }.joined(separator: " | ") + " |")
     }
 
+    let separator = "|---|" + rules.map { _ in "---|" }.joined()
+    if realRows.count > 1 {
+        realRows.append("| **all (\(String(format: "%.1f", totalHours * 60)) min)** | " + rules.map { rule in
+            let count = falseTotals[rule.name] ?? 0
+            return String(format: "**%d (%.1f/h)**", count, Double(count) / totalHours)
+        }.joined(separator: " | ") + " |")
+    }
     print("""
     ## Spoken commands on real speech and degraded audio (issue: spoken commands)
 
     Real recorded speech from Debian's Asterisk prompt packages, fetched at bench time (not committed):
     `asterisk-core-sounds-en-g722` (US English, one speaker, with the texts of `asterisk-core-sounds-en`),
-    `asterisk-core-sounds-es-g722` and `asterisk-core-sounds-fr-g722` (two more speakers; CC-BY-SA 3.0, Digium/Allison Smith
-    and June Wallack), 16 kHz G.722 decoded with ffmpeg. Each language's prompts play back to back (0.3 s apart) as one
-    stream through the live path (`LiveTranscriber`: pocketsphinx language model + command spotter, as `dictate` runs it)
-    and the message logic of a dictation (each command ends the message). None of it is a command, so every command is false.
+    `asterisk-core-sounds-es-g722`, `-fr-g722`, `-it-g722` and `-ru-g722` (four more speakers, one a man; CC-BY-SA 3.0,
+    Digium: Allison Smith, June Wallack, Carlo, and the Russian IVR voice), 16 kHz G.722 decoded with ffmpeg. Each
+    language's prompts play back to back (0.3 s apart) as one stream through the live path (`LiveTranscriber`:
+    pocketsphinx language model + command spotter, as `dictate` runs it) and the message logic of a dictation (each
+    command ends the message). None of it is a command, so every command is false. The retuned thresholds were chosen
+    on en, es and fr (`boxvoice-bench spotter-sweep`); it and ru are held out.
 
     | real speech, no command in it | false commands, \(rules.map(\.name).joined(separator: " | ")) |
-    |---|---|---|---|---|
+    \(separator)
     \(realRows.joined(separator: "\n"))
 
     Live word error rate on the English stream (language model text vs the prompts' texts, \(wer?.words ?? 0) words):
@@ -124,7 +146,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     another action fired first.
 
     | condition | \(rules.map(\.name).joined(separator: " | ")) |
-    |---|---|---|---|---|
+    \(separator)
     \(clipRows.joined(separator: "\n"))
 
     """)
@@ -145,8 +167,6 @@ enum CommandRule {
         case .current, .soundsLike: LiveTranscriber.Options.defaultSpotTailSeconds
         }
     }
-
-    var isCurrent: Bool { if case .current = self { true } else { false } }
 
     /// The commands a dictation acts on, in order, over decoded utterances.
     func commands(in utterances: [LiveUtterance], detector: KeywordDetector) -> [(action: KeywordAction, phrase: String, at: Double)] {

@@ -37,8 +37,9 @@ do {
             throw BenchFailure(message: "realspeech needs --models DIR --samples DIR --real DIR --work DIR")
         }
         try benchRealSpeech(models: models, samples: samples, real: real, work: work,
-                            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
-                            clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"))
+                            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
+                            clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
+                            frontEndToo: !arguments.contains("--no-front-end"))
     case "spotter-sweep"?:
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "spotter-sweep needs --models DIR --samples DIR --real DIR --work DIR")

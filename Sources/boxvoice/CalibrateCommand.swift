@@ -10,8 +10,8 @@ enum CalibrateCommand: Command {
     Asks you to say each spoken command N times and then to talk normally for 30 seconds, and tunes the command \
     spotter for that voice and microphone: each phrase gets the strictest threshold that still finds your takes of it \
     without firing on your ordinary talk or on your other commands (tuned both for the audio as captured and as \
-    speexdsp's noise suppression cleans it; the front end is switched on, setting front-end, only when it finds more \
-    of your takes). The thresholds go to \
+    speexdsp's noise suppression cleans it when the room is noisy; the front end is switched on, setting front-end, \
+    only when it finds more of your takes). The thresholds go to \
     $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the daemon use from then on; the \
     recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
     """, options: [
@@ -53,12 +53,14 @@ enum CalibrateCommand: Command {
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
         guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
         Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
-        // Tuned twice: for the audio as captured and as speexdsp's front end cleans it. The front end is kept for
-        // this voice and room only when it finds more of the takes (it costs clean audio a little; BENCHMARKS.md).
+        // In a noisy room, tuned twice: for the audio as captured and as speexdsp's front end cleans it; the front
+        // end is kept only when it finds more of the takes. In a quiet one it is not tried (it costs clean speech).
+        let snr = SpotterCalibration.signalToNoise(talk + phraseTakes.values.flatMap { $0 })
         let raw = try calibration.tune(takes: phraseTakes, talk: talk)
-        let cleaned = try calibration.tune(takes: phraseTakes, talk: talk, cleaned: SpeechFrontEnd.Settings())
-        let frontEnd = SpotterCalibration.found(cleaned.outcomes) > SpotterCalibration.found(raw.outcomes)
-        let (tuned, outcomes) = frontEnd ? cleaned : raw
+        let cleaned = snr < SpotterCalibration.noiseSuppressionBelowSNR
+            ? try calibration.tune(takes: phraseTakes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
+        let frontEnd = cleaned.map { SpotterCalibration.found($0.outcomes) > SpotterCalibration.found(raw.outcomes) } ?? false
+        let (tuned, outcomes) = frontEnd ? cleaned! : raw
         try PrivateFiles.directory(Paths.configDirectory)
         let text = SpotterCalibration.render(tuned, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
         try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
@@ -72,8 +74,13 @@ enum CalibrateCommand: Command {
                         + outcome.threshold.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                         + "\(outcome.foundByDefault)/\(outcome.takes) → \(outcome.found)/\(outcome.takes)")
         }
-        Console.out("noise suppression for the live recognizer: \(frontEnd ? "on" : "off") (your takes found: "
-                    + "\(SpotterCalibration.found(raw.outcomes)) as captured, \(SpotterCalibration.found(cleaned.outcomes)) cleaned; setting front-end)")
+        let room = String(format: "your recordings' signal-to-noise ratio %.0f dB", snr)
+        if let cleaned {
+            Console.out("noise suppression for the live recognizer: \(frontEnd ? "on" : "off") (\(room); your takes found: "
+                        + "\(SpotterCalibration.found(raw.outcomes)) as captured, \(SpotterCalibration.found(cleaned.outcomes)) cleaned; setting front-end)")
+        } else {
+            Console.out("noise suppression for the live recognizer: off (\(room): quiet enough without it; setting front-end)")
+        }
         Console.out("saved to \(Paths.calibratedSpotter)")
         return 0
     }

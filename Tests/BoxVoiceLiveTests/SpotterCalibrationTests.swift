@@ -56,4 +56,16 @@ import Testing
             #expect(heard.filter { takes.keys.contains($0) }.isEmpty, "\(clip): \(heard)")
         }
     }
+
+    @Test func theRoomsSignalToNoiseRatioTellsAQuietRoomFromANoisyOne() throws {
+        let clips = ["send-buy-milk.wav", "none-weather.wav", "micoff-awb-phone.wav"]
+        let quiet = try clips.map { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample($0)) }
+        let twenty = try clips.enumerated().map { try Self.noisy($1, snr: 20, seed: 50 + UInt64($0)) }
+        let ten = try clips.enumerated().map { try Self.noisy($1, snr: 10, seed: 60 + UInt64($0)) }
+        let (a, b, c) = (SpotterCalibration.signalToNoise(quiet), SpotterCalibration.signalToNoise(twenty), SpotterCalibration.signalToNoise(ten))
+        #expect(a >= SpotterCalibration.noiseSuppressionBelowSNR, "clean clips: \(a) dB")
+        #expect(b < SpotterCalibration.noiseSuppressionBelowSNR, "20 dB of white noise: \(b) dB")
+        #expect(c < b - 5, "10 dB is noisier than 20 dB: \(c) vs \(b)")
+        #expect(SpotterCalibration.signalToNoise([]) == 0)
+    }
 }
