@@ -24,7 +24,12 @@ import Testing
 
     @Test func calibratingOnSomeClipsOfAVoiceAndRoomFindsMoreOfItsOtherClipsAndStaysSilentOnItsTalk() throws {
         let snr = 20.0
-        let defaults = Checkout.root + "/Models/command-spotter.en.txt"
+        // Starting from the spotter as it landed before its retune (Models' phrases, every threshold 1e-5), which finds
+        // one of the held-out clips in this noise: the test pins what calibration adds, not how lenient Models is now.
+        let work = TemporaryDirectory("calibrated")
+        let defaults = work.file("strict-spotter.txt")
+        let models = try String(contentsOfFile: Checkout.root + "/Models/command-spotter.en.txt", encoding: .utf8)
+        try models.replacingOccurrences(of: #"/[^/\n]+/"#, with: "/1e-5/", options: .regularExpression).write(toFile: defaults, atomically: true, encoding: .utf8)
         let calibration = try SpotterCalibration(phrasesFile: defaults)
         let takes: [String: [[Int16]]] = [
             "over and out": [try Self.noisy("sendclose-over-and-out.wav", snr: snr, seed: 1)],
@@ -34,7 +39,6 @@ import Testing
         let talk = try ["none-weather.wav", "none-budget.wav", "none-garden.wav"].enumerated().map { try Self.noisy($1, snr: snr, seed: 10 + UInt64($0)) }
         let (tuned, outcomes) = try calibration.tune(takes: takes, talk: talk, exponents: [5, 15, 25, 35])
         #expect(outcomes.count == 3)
-        let work = TemporaryDirectory("calibrated")
         let file = work.file("command-spotter.txt")
         try SpotterCalibration.render(tuned, header: "test").write(toFile: file, atomically: true, encoding: .utf8)
         // The calibrated file keeps every phrase and group of the default.
