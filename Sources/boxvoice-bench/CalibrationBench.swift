@@ -22,11 +22,8 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         return (audio: quiet + (try WAVCapturePCM.load(calibration + "/" + parts[0])) + quiet, expected: action)
     }
     // Held-out talk in the same voice: false commands there are what the calibration's leniency costs.
-    var talk: [Float] = []
-    for line in try String(contentsOfFile: calibration + "/talk.tsv", encoding: .utf8).split(separator: "\n") {
-        let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
-        guard parts.count == 2, detector.detect(parts[1]) == nil else { continue }
-        talk += try WAVCapturePCM.load(calibration + "/" + parts[0]) + [Float](repeating: 0, count: 48_000 * 3 / 10)
+    guard let talk = try PromptStream(list: calibration + "/talk.tsv", folder: calibration, detector: detector)?.audio else {
+        throw BenchFailure(message: "no held-out talk under \(calibration)")
     }
     let talkMinutes = Double(talk.count) / 48_000 / 60
     var conditions = Degradation.all(babbleFrom: real)

@@ -50,20 +50,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     var falseTotals: [String: Int] = [:]
     var totalHours = 0.0
     for language in languages {
-        let list = real + "/\(language).tsv"
-        guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { continue }
-        let entries = text.split(separator: "\n").map { $0.split(separator: "\t", maxSplits: 1).map(String.init) }
-        var stream: [Float] = []
-        var reference: [String] = []
-        var excluded = 0
-        let gap = [Float](repeating: 0, count: 48_000 * 3 / 10)
-        for entry in entries {
-            let said = entry.count > 1 ? entry[1] : ""
-            // A prompt whose words are a command is no negative; it is left out (and counted).
-            if !said.isEmpty, detector.detect(said) != nil { excluded += 1; continue }
-            stream += try WAVCapturePCM.load(real + "/" + entry[0]) + gap
-            reference.append(said)
-        }
+        guard let prompts = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else { continue }
+        let stream = prompts.audio, reference = prompts.texts, excluded = prompts.leftOut
         let hours = Double(stream.count) / 48_000 / 3_600
         let all = try decodes(stream)
         let decoded = all[2]
@@ -77,7 +65,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             FileHandle.standardError.write(Data(("false commands on \(language), \(name): " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
         }
         totalHours += hours
-        realRows.append("| \(language) (\(String(format: "%.1f", hours * 60)) min, \(entries.count - excluded) prompts\(excluded > 0 ? ", \(excluded) holding a command left out" : "")) | \(cells.joined(separator: " | ")) |")
+        realRows.append("| \(language) (\(String(format: "%.1f", hours * 60)) min, \(reference.count) prompts\(excluded > 0 ? ", \(excluded) holding a command left out" : "")) | \(cells.joined(separator: " | ")) |")
         if language == "en" {
             let hypothesis = decoded.utterances.map(\.recognized).joined(separator: " ")
             let refWords = WordError.words(reference.joined(separator: " "))

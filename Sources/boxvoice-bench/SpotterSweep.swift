@@ -46,12 +46,7 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     var falseCounts = [Int](repeating: 0, count: scales.count)
     var hours = 0.0
     for name in languages {
-        guard let text = try? String(contentsOfFile: real + "/\(name).tsv", encoding: .utf8) else { continue }
-        var stream: [Float] = []
-        for entry in text.split(separator: "\n").map({ $0.split(separator: "\t", maxSplits: 1).map(String.init) }) {
-            if entry.count > 1, detector.detect(entry[1]) != nil { continue }
-            stream += try WAVCapturePCM.load(real + "/" + entry[0]) + [Float](repeating: 0, count: 48_000 * 3 / 10)
-        }
+        guard let stream = try PromptStream(list: real + "/\(name).tsv", folder: real, detector: detector)?.audio else { continue }
         hours += Double(stream.count) / 48_000 / 3_600
         let heard = try LiveDecode.run(stream, options: language).utterances
         for (index, file) in files.enumerated() {
