@@ -52,7 +52,9 @@ public final class Daemon: Sendable {
         public var pairing: @Sendable () throws -> Pairing
         public var store: MessageStore
         public var detector: KeywordDetector
-        public var spotterPhrases: String?
+        /// Asked at each turn: the command spotter's phrase file (a new `boxvoice calibrate` applies from the next turn,
+        /// without a restart). A throw means the turn cannot start.
+        public var spotterPhrases: @Sendable () throws -> String?
         public var dictionaryCache: String?
         public var controlSocket: String
         /// A private folder for answers being joined.
@@ -77,7 +79,8 @@ public final class Daemon: Sendable {
         /// Asked at each turn: the live recognizer hears the audio through the speexdsp front end.
         public var cleansSpeech: @Sendable () -> Bool = { false }
 
-        public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector, spotterPhrases: String?,
+        public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
+                    spotterPhrases: @escaping @Sendable () throws -> String?,
                     dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
                     openDevice: @escaping @Sendable () throws -> CapturePCM) {
             self.pairing = pairing
@@ -135,7 +138,9 @@ public final class Daemon: Sendable {
                 throw NoBoxPaired()
             }
             let pcm: CapturePCM
+            let phrases: String?
             do {
+                phrases = try configuration.spotterPhrases()
                 pcm = try held.withLock { $0?.beginTurn() } ?? configuration.openDevice()
             } catch {
                 configuration.feedback(.couldNotStart(reason: "\(error)"))
@@ -145,7 +150,7 @@ public final class Daemon: Sendable {
             // turn records at once; a box that is down holds the messages rather than opening a new conversation),
             // the rest follow it (contract §5).
             var dictation = DictationSession.Configuration(box: target.name, client: target.client, session: nil,
-                                                           spotterPhrases: configuration.spotterPhrases)
+                                                           spotterPhrases: phrases)
             dictation.sessionFromDefault = true
             // The daemon's own event stream tells the store which session a turn's new conversation got.
             dictation.followsSessionEvents = false
@@ -161,7 +166,7 @@ public final class Daemon: Sendable {
                 self.broadcast(object)
                 if case .partial = event {} else { log("\(target.name): dictation: \(jsonLine(object))") }
             }
-            log("\(target.name): dictation turn started on '\(configuration.deviceName)'")
+            log("\(target.name): dictation turn started on '\(configuration.deviceName)' (commands: \(phrases ?? "language model only"))")
             turnBox.withLock { $0 = target.name }
             configuration.feedback(.started(box: target.name))
             return (turn, pcm)

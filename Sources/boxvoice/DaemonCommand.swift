@@ -71,7 +71,7 @@ enum DaemonCommand: Command {
         defer { work.remove() }
         var configuration = Daemon.Configuration(
             pairing: pairing, store: try LocalStore.open(),
-            detector: try ModelsDirectory.keywordDetector(override: initial.vocabulary), spotterPhrases: try ModelsDirectory.spotterPhrases(),
+            detector: try ModelsDirectory.keywordDetector(override: initial.vocabulary), spotterPhrases: { try ModelsDirectory.spotterPhrases() },
             dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
         ) { try ALSACapturePCM(name: deviceOption ?? settings().device ?? "default", configFile: alsaConfig).paced() }
         configuration.debug = debug

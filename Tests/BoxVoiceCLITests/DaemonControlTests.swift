@@ -86,6 +86,40 @@ import Testing
 
     /// `close-after-send`: a spoken send ends the turn by itself (the microphone closes); without it the turn goes on
     /// listening after the send until the hotkey ends it.
+    /// A calibration saved (or reset) while the daemon runs applies from its next turn: the spotter's phrase file is
+    /// chosen when a turn starts, not once when the daemon does.
+    @Test func eachTurnHearsCommandsWithTheCalibrationSavedNow() throws {
+        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let home = TemporaryDirectory("daemon-calibration")
+        let env = try Run.pairedEnvironment(home, with: box.server)
+        let running = try DaemonUnderTest(sample: "none-budget.wav", home: home, environment: env)
+        let (daemon, follow) = (running.daemon, running.follow)
+        let calibrated = home.file("config/boxvoice/command-spotter.txt")
+        func count(_ text: String, in output: String) -> Int { output.components(separatedBy: text).count - 1 }
+        /// Runs one turn (started, then cancelled) and returns the phrase file its start logged.
+        func turn(_ number: Int) throws -> String? {
+            #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while count("dictation turn started", in: daemon.stderr) < number, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            #expect(try Run.process(Run.boxvoice, ["cancel"], environment: env).status == 0)
+            while count("\"event\":\"idle\"", in: follow.stdout) < number, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            #expect(count("\"event\":\"idle\"", in: follow.stdout) == number, "turn \(number) ended: \(follow.stdout)")
+            let starts = daemon.stderr.split(separator: "\n").filter { $0.contains("dictation turn started") }
+            guard starts.count == number, let line = starts.last, let open = line.range(of: "(commands: ") else { return nil }
+            return String(line[open.upperBound...].dropLast())
+        }
+
+        #expect(try turn(1)?.hasSuffix("/Models/command-spotter.en.txt") == true, "\(daemon.stderr)")
+        let tuned = try String(contentsOfFile: Checkout.root + "/Models/command-spotter.en.txt", encoding: .utf8)
+        try tuned.write(toFile: calibrated, atomically: true, encoding: .utf8)
+        #expect(try turn(2) == calibrated, "the calibration saved while the daemon ran: \(daemon.stderr)")
+        #expect(try Run.process(Run.boxvoice, ["calibrate", "--reset"], environment: env).status == 0)
+        #expect(try turn(3)?.hasSuffix("/Models/command-spotter.en.txt") == true, "after the reset: \(daemon.stderr)")
+        #expect(box.server.messages.isEmpty)
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
     @Test(arguments: [true, false])
     func closeAfterSendEndsTheTurnAtASpokenSend(_ close: Bool) throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
