@@ -83,6 +83,32 @@ public struct SpotterCalibration: Sendable {
         return (tuned, outcomes)
     }
 
+    /// What calibrating for one voice and room chose.
+    public struct Calibrated: Sendable {
+        public var phrases: [Phrase]
+        public var outcomes: [Outcome]
+        /// Whether the live recognizer should hear through the speexdsp front end (setting `front-end`).
+        public var frontEnd: Bool
+        /// The recordings' signal-to-noise ratio in dB, which decided whether the front end was tried.
+        public var signalToNoise: Double
+        /// Takes found with thresholds tuned on the audio as captured, and as cleaned (nil: not tried, a quiet room).
+        public var foundRaw: Int
+        public var foundCleaned: Int?
+    }
+
+    /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it; the front end is
+    /// chosen only when it finds more of the takes. In a quiet room it is not tried (it costs clean speech).
+    public func calibrate(takes: [String: [[Int16]]], talk: [[Int16]]) throws -> Calibrated {
+        let snr = Self.signalToNoise(talk + takes.values.flatMap { $0 })
+        let raw = try tune(takes: takes, talk: talk)
+        let cleaned = snr < Self.noiseSuppressionBelowSNR ? try tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
+        let foundCleaned = cleaned.map { Self.found($0.outcomes) }
+        let frontEnd = (foundCleaned ?? 0) > Self.found(raw.outcomes)
+        let chosen = frontEnd ? cleaned ?? raw : raw
+        return Calibrated(phrases: chosen.phrases, outcomes: chosen.outcomes, frontEnd: frontEnd, signalToNoise: snr,
+                          foundRaw: Self.found(raw.outcomes), foundCleaned: foundCleaned)
+    }
+
     /// Noise suppression is for noise: in a quiet room (or one that only echoes) it costs words (BENCHMARKS.md: clean
     /// and reverberant clips lose recall through it), so calibration tries it only below this signal-to-noise ratio.
     public static let noiseSuppressionBelowSNR = 35.0

@@ -53,31 +53,24 @@ enum CalibrateCommand: Command {
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
         guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
         Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
-        // In a noisy room, tuned twice: for the audio as captured and as speexdsp's front end cleans it; the front
-        // end is kept only when it finds more of the takes. In a quiet one it is not tried (it costs clean speech).
-        let snr = SpotterCalibration.signalToNoise(talk + phraseTakes.values.flatMap { $0 })
-        let raw = try calibration.tune(takes: phraseTakes, talk: talk)
-        let cleaned = snr < SpotterCalibration.noiseSuppressionBelowSNR
-            ? try calibration.tune(takes: phraseTakes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
-        let frontEnd = cleaned.map { SpotterCalibration.found($0.outcomes) > SpotterCalibration.found(raw.outcomes) } ?? false
-        let (tuned, outcomes) = frontEnd ? cleaned! : raw
+        let calibrated = try calibration.calibrate(takes: phraseTakes, talk: talk)
         try PrivateFiles.directory(Paths.configDirectory)
-        let text = SpotterCalibration.render(tuned, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
+        let text = SpotterCalibration.render(calibrated.phrases, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
         try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
         var settings = try UserSettingsFile.load()
-        settings.frontEnd = frontEnd
+        settings.frontEnd = calibrated.frontEnd
         try UserSettingsFile.save(settings)
         Console.out("phrase                 default   yours     your takes found (default → yours)")
-        for outcome in outcomes {
+        for outcome in calibrated.outcomes {
             Console.out(outcome.phrase.padding(toLength: 22, withPad: " ", startingAt: 0) + " "
                         + outcome.defaultThreshold.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                         + outcome.threshold.padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                         + "\(outcome.foundByDefault)/\(outcome.takes) → \(outcome.found)/\(outcome.takes)")
         }
-        let room = String(format: "your recordings' signal-to-noise ratio %.0f dB", snr)
-        if let cleaned {
-            Console.out("noise suppression for the live recognizer: \(frontEnd ? "on" : "off") (\(room); your takes found: "
-                        + "\(SpotterCalibration.found(raw.outcomes)) as captured, \(SpotterCalibration.found(cleaned.outcomes)) cleaned; setting front-end)")
+        let room = String(format: "your recordings' signal-to-noise ratio %.0f dB", calibrated.signalToNoise)
+        if let cleaned = calibrated.foundCleaned {
+            Console.out("noise suppression for the live recognizer: \(calibrated.frontEnd ? "on" : "off") (\(room); your takes found: "
+                        + "\(calibrated.foundRaw) as captured, \(cleaned) cleaned; setting front-end)")
         } else {
             Console.out("noise suppression for the live recognizer: off (\(room): quiet enough without it; setting front-end)")
         }
