@@ -27,7 +27,9 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                                            tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
     // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds)
     // and the rule applied to it.
-    let decodeOptions = [options(landedSpotter), options(landedSpotter, cleaned: true), options(retuned)]
+    let decodeOptions = [(options(landedSpotter), landedSpotter, false), (options(landedSpotter, cleaned: true), landedSpotter, true),
+                         (options(retuned), retuned, false)]
+    let cache = try DecodeCache(work: work)
     var rules: [(name: String, rule: CommandRule, decode: Int)] = [
         ("landed (baseline)", .landed, 0), ("boxvoice: command ends its utterance", .current, 0),
         ("same + speexdsp front end", .current, 1), ("ends its utterance + sounds like a command", .soundsLike(soundsLike), 0),
@@ -37,7 +39,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     func decodes(_ audio: [Float]) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
         try decodeOptions.indices.map { index in
             guard frontEndToo || index != 1 else { return ([], 0) }
-            return try LiveDecode.run(audio, options: decodeOptions[index])
+            let (options, phrases, cleaned) = decodeOptions[index]
+            return try cache.decode(audio, options: options, phrasesFile: phrases, cleaned: cleaned)
         }
     }
 
