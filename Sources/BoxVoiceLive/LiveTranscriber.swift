@@ -80,6 +80,8 @@ public final class LiveTranscriber {
 
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
         public var frontEnd: SpeechFrontEnd.Settings? = nil
+        /// With `frontEnd`: clean only while the room is noisy (`RoomNoise`), hear the audio as it is otherwise.
+        public var frontEndOnlyInNoise = false
 
         /// Seconds of opening audio the decoders are primed with (their feature normalization adapted) before
         /// decoding starts; the first words appear this much later. 0 decodes cold.
@@ -99,6 +101,10 @@ public final class LiveTranscriber {
     private let spotter: LiveRecognizer?
     private let resampler: Resampler
     private let frontEnd: SpeechFrontEnd?
+    /// Judges the room when the front end cleans only in noise.
+    private var room: RoomNoise?
+    /// The opening audio as it came in, beside `priming` (cleaned), until the room is first judged.
+    private var primingRaw: [Int16] = []
     private var fed: Int64 = 0
     private var pendingSpots: [(phrase: String, end: Double)] = []
     private let soundsLike: SoundsLikeCommand?
@@ -117,7 +123,11 @@ public final class LiveTranscriber {
         }
         resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
         frontEnd = try options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
+        room = options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
     }
+
+    /// Whether the recognizers hear the audio cleaned now.
+    public var cleansNow: Bool { frontEnd != nil && (room?.cleans ?? true) }
 
     /// Position of what has been fed, in seconds.
     public var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }
@@ -156,14 +166,32 @@ public final class LiveTranscriber {
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
         var pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
-        if let frontEnd { pcm = frontEnd.process(pcm) }
+        var raw: [Int16] = []
+        if let frontEnd {
+            if room != nil {
+                (raw, pcm) = frontEnd.processKeepingRaw(pcm)
+                if priming == nil { pcm = chooseByRoom(raw: raw, cleaned: pcm) }
+            } else {
+                pcm = frontEnd.process(pcm)
+            }
+        }
         if let waiting = priming {
             // The decoders' cepstral mean starts from the model's defaults; a first pass over the opening seconds
             // adapts it to this microphone and voice before anything is decoded for real.
             let wanted = Int(options.primeSeconds * Double(PocketSphinxDecoder.sampleRate))
             priming = waiting + pcm
+            if room != nil { primingRaw += raw }
             guard priming!.count >= wanted else { return [] }
             pcm = priming!
+            if room != nil {
+                // The opening seconds decide how the room is first heard, all of them the same way.
+                for start in stride(from: 0, to: primingRaw.count - SpeechFrontEnd.frameSamples + 1, by: SpeechFrontEnd.frameSamples) {
+                    room!.add(frameLevel: RoomNoise.level(primingRaw[start..<start + SpeechFrontEnd.frameSamples]))
+                }
+                room!.judge()
+                if !room!.cleans { pcm = primingRaw }
+                primingRaw = []
+            }
             // Exactly the opening `primeSeconds` (however the audio was chunked), then everything is decoded.
             let opening = Array(pcm.prefix(max(wanted, 0)))
             try language?.prime(opening)
@@ -174,6 +202,17 @@ public final class LiveTranscriber {
         let spotted = try spotter?.feed(pcm) ?? []
         let heard = try language?.feed(pcm) ?? []
         return combine(spotted: spotted, heard: heard)
+    }
+
+    /// Frame by frame, the audio as it came in or as cleaned, as the room is judged at that frame.
+    private func chooseByRoom(raw: [Int16], cleaned: [Int16]) -> [Int16] {
+        var heard = cleaned
+        for start in stride(from: 0, to: raw.count, by: SpeechFrontEnd.frameSamples) {
+            let frame = start..<min(start + SpeechFrontEnd.frameSamples, raw.count)
+            room!.add(frameLevel: RoomNoise.level(raw[frame]))
+            if !room!.cleans { heard.replaceSubrange(frame, with: raw[frame]) }
+        }
+        return heard
     }
 
     /// Spotted phrases wait for the language model's next utterance end, which takes those its text lacks.

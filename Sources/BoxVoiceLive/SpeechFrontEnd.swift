@@ -48,17 +48,22 @@ public final class SpeechFrontEnd {
 
     /// Cleans whole 20 ms frames; a partial frame waits for the next call (output lags input by < 20 ms, and the last
     /// < 20 ms of a stream is not heard).
-    func process(_ samples: [Int16]) -> [Int16] {
+    func process(_ samples: [Int16]) -> [Int16] { processKeepingRaw(samples).cleaned }
+
+    /// The same whole frames as they came in and as cleaned, sample for sample aligned: for choosing, frame by frame,
+    /// which one the recognizers hear while the preprocessor keeps learning the room's noise either way.
+    func processKeepingRaw(_ samples: [Int16]) -> (raw: [Int16], cleaned: [Int16]) {
         carry += samples
         let whole = carry.count / Self.frameSamples * Self.frameSamples
-        guard whole > 0 else { return [] }
-        var out = Array(carry[..<whole])
+        guard whole > 0 else { return ([], []) }
+        let raw = Array(carry[..<whole])
+        var out = raw
         carry.removeFirst(whole)
         out.withUnsafeMutableBufferPointer { buffer in
             for start in stride(from: 0, to: whole, by: Self.frameSamples) {
                 _ = speex_preprocess_run(state, buffer.baseAddress! + start)
             }
         }
-        return out
+        return (raw, out)
     }
 }

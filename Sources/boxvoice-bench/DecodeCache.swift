@@ -14,11 +14,13 @@ struct DecodeCache {
     }
 
     /// The decode of `samples` with `options`, from disk when the same audio was decoded with the same phrases.
-    /// - Parameter phrasesFile: the spotter phrase file `options` names (its text is part of the key).
-    func decode(_ samples: [Float], options: LiveTranscriber.Options, phrasesFile: String, cleaned: Bool) throws
+    /// - Parameters:
+    ///   - phrasesFile: the spotter phrase file `options` names (its text is part of the key).
+    ///   - hearing: how `options` hears the audio (raw, cleaned, …): part of the key.
+    func decode(_ samples: [Float], options: LiveTranscriber.Options, phrasesFile: String, hearing: String) throws
         -> (utterances: [LiveUtterance], cpuSeconds: Double) {
         let phrases = (try? String(contentsOfFile: phrasesFile, encoding: .utf8)) ?? phrasesFile
-        let key = String(format: "%016llx-%016llx-%@", Self.fingerprint(samples), Self.fingerprint(Array(phrases.utf8)), cleaned ? "cleaned" : "raw")
+        let key = String(format: "%016llx-%016llx-%@", Self.fingerprint(samples), Self.fingerprint(Array(phrases.utf8)), hearing)
         let path = folder + "/" + key + ".json"
         if let data = FileManager.default.contents(atPath: path), let stored = try? JSONDecoder().decode(Stored.self, from: data) {
             return (stored.utterances.map(\.utterance), stored.cpuSeconds)

@@ -10,13 +10,15 @@ import Glibc
 /// keeping every spotter hit with its time; the rules that decide which hits count are then applied to the same
 /// decode, so the landed rule (baseline) and the new one are compared on identical recognizer output.
 func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr", "it", "ru"],
-                     clipsToo: Bool = true, spotterPhrases: String? = nil, landed: String? = nil, frontEndToo: Bool = true) throws {
+                     clipsToo: Bool = true, spotterPhrases: String? = nil, landed: String? = nil, frontEndToo: Bool = true,
+                     conditionNames: [String]? = nil) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     // The thresholds as landed before real speech was measured: the baseline and the earlier columns decode with
     // them; the last column decodes with Models' retuned ones (or --spotter), as boxvoice now runs.
     let landedSpotter = landed ?? models + "/../scripts/command-spotter.landed.en.txt"
-    func options(_ spotter: String, cleaned: Bool = false) -> LiveTranscriber.Options {
+    func options(_ spotter: String, cleaned: Bool = false, onlyInNoise: Bool = false) -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", cleaned: cleaned)
+        options.frontEndOnlyInNoise = onlyInNoise
         options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
         options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
         return options
@@ -27,20 +29,21 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                                            tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
     // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds)
     // and the rule applied to it.
-    let decodeOptions = [(options(landedSpotter), landedSpotter, false), (options(landedSpotter, cleaned: true), landedSpotter, true),
-                         (options(retuned), retuned, false)]
+    let decodeOptions = [(options(landedSpotter), landedSpotter, "raw"), (options(landedSpotter, cleaned: true), landedSpotter, "cleaned"),
+                         (options(retuned), retuned, "raw"), (options(retuned, cleaned: true, onlyInNoise: true), retuned, "cleaned-in-noise")]
     let cache = try DecodeCache(work: work)
     var rules: [(name: String, rule: CommandRule, decode: Int)] = [
         ("landed (baseline)", .landed, 0), ("boxvoice: command ends its utterance", .current, 0),
         ("same + speexdsp front end", .current, 1), ("ends its utterance + sounds like a command", .soundsLike(soundsLike), 0),
-        ("same + retuned thresholds (boxvoice now)", .soundsLike(soundsLike), 2),
+        ("same + retuned thresholds", .soundsLike(soundsLike), 2),
+        ("same + front end in a noisy room (boxvoice now)", .soundsLike(soundsLike), 3),
     ]
     if !frontEndToo { rules.removeAll { $0.decode == 1 } }
     func decodes(_ audio: [Float]) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
         try decodeOptions.indices.map { index in
             guard frontEndToo || index != 1 else { return ([], 0) }
-            let (options, phrases, cleaned) = decodeOptions[index]
-            return try cache.decode(audio, options: options, phrasesFile: phrases, cleaned: cleaned)
+            let (options, phrases, hearing) = decodeOptions[index]
+            return try cache.decode(audio, options: options, phrasesFile: phrases, hearing: hearing)
         }
     }
 
@@ -79,7 +82,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
 
     // Command clips under each condition.
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
-    let conditions = clipsToo ? Degradation.all(babbleFrom: real) : []
+    var conditions = clipsToo ? Degradation.all(babbleFrom: real) : []
+    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
     var clipRows: [String] = []
     for condition in conditions {
         var recall = [Int](repeating: 0, count: rules.count)
@@ -91,6 +95,15 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             let all = try decodes(audio)
             cpu += all[2].cpuSeconds
             seconds += Double(audio.count) / 48_000
+            if ProcessInfo.processInfo.environment["BENCH_SHOW_DECODES"] != nil {
+                // What the retuned decode heard, to see why a clip was missed or mistaken.
+                let heard = all[rules.last!.decode].utterances.map { utterance in
+                    "[\(String(format: "%.1f", utterance.end))] \(utterance.recognized)"
+                        + utterance.spots.map { " {\($0.phrase) @\(String(format: "%.1f", $0.end))}" }.joined()
+                }
+                let acted = rules.map { rule in rule.rule.commands(in: all[rule.decode].utterances, detector: detector).first?.action.rawValue ?? "-" }
+                FileHandle.standardError.write(Data("heard: \(condition.name), \(clip.name) (\(clip.expected.rawValue)) → \(acted.joined(separator: ",")): \(heard.joined(separator: " / "))\n".utf8))
+            }
             for (index, (name, rule, decode)) in rules.enumerated() {
                 let fired = rule.commands(in: all[decode].utterances, detector: detector).first?.action
                 if fired == clip.expected { recall[index] += 1 } else if let fired {

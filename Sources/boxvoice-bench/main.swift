@@ -39,7 +39,8 @@ do {
         try benchRealSpeech(models: models, samples: samples, real: real, work: work,
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
                             clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
-                            frontEndToo: !arguments.contains("--no-front-end"))
+                            frontEndToo: !arguments.contains("--no-front-end"),
+                            conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) })
     case "spotter-sweep"?:
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "spotter-sweep needs --models DIR --samples DIR --real DIR --work DIR")
@@ -55,7 +56,7 @@ do {
             throw BenchFailure(message: "calibration needs --boxvoice PATH --models DIR --real DIR --work DIR")
         }
         try benchCalibration(boxvoice: boxvoice, models: models, real: real, work: work,
-                             conditionNames: value("--conditions").map { $0.split(separator: ",").map(String.init) })
+                             conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) })
     case "codec"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "codec needs --models DIR --samples DIR") }
         try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,

@@ -21,6 +21,41 @@ import Testing
         return found
     }
 
+    /// The front end only in a noisy room: a clean clip is heard exactly as without any front end; the same clip in
+    /// white noise is cleaned.
+    @Test func theFrontEndCleansOnlyInANoisyRoom() throws {
+        func hear(_ samples: [Float], frontEnd: Bool) throws -> (texts: [String], cleaned: Bool) {
+            var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+            if frontEnd {
+                options.frontEnd = SpeechFrontEnd.Settings()
+                options.frontEndOnlyInNoise = true
+            }
+            let transcriber = try LiveTranscriber(options: options)
+            var texts: [String] = []
+            for start in stride(from: 0, to: samples.count, by: 960) {
+                for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 960, samples.count)])) {
+                    texts.append(utterance.text)
+                }
+            }
+            let cleaned = transcriber.cleansNow
+            for case .utterance(let utterance) in try transcriber.finish() { texts.append(utterance.text) }
+            return (texts, cleaned)
+        }
+        let clean = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
+        let quiet = try hear(clean, frontEnd: true)
+        #expect(quiet.cleaned == false)
+        #expect(quiet.texts == (try hear(clean, frontEnd: false)).texts, "a quiet room is heard as it is")
+        // White noise 20 dB under the clip's speech (fixed seed).
+        let speechLevel = (clean.map { Double($0 * $0) }.reduce(0, +) / Double(clean.count)).squareRoot()
+        var seed: UInt64 = 42
+        let noisy = clean.map { sample -> Float in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let uniform = Double(seed >> 11) / Double(1 << 53) * 2 - 1
+            return sample + Float(uniform * speechLevel * 0.1 * 3.0.squareRoot())
+        }
+        #expect(try hear(noisy, frontEnd: true).cleaned, "a noisy room is cleaned")
+    }
+
     @Test func aKnownClipDecodesToTextWithItsKeyWords() throws {
         let text = try utterances("none-budget.wav", spotter: false).map(\.text).joined(separator: " ")
         let words = ["review", "budget", "numbers", "week"].filter { text.contains($0) }
