@@ -2,6 +2,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceKeywords
+import BoxVoiceLive
 import BoxVoiceStore
 import Foundation
 import Synchronization
@@ -76,8 +77,8 @@ public final class Daemon: Sendable {
         /// turn starts with what was said just before the key press.
         public var preRoll: @Sendable () -> Bool = { false }
         public var preRollSeconds = 0.5
-        /// Asked at each turn: the live recognizer hears the audio through the speexdsp front end.
-        public var cleansSpeech: @Sendable () -> Bool = { false }
+        /// Asked at each turn: when the live recognizer hears the audio through the speexdsp front end.
+        public var frontEnd: @Sendable () -> FrontEndUse = { .auto }
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
                     spotterPhrases: @escaping @Sendable () throws -> String?,
@@ -157,7 +158,7 @@ public final class Daemon: Sendable {
             dictation.endOfInput = .send
             dictation.once = configuration.closeAfterSend()
             dictation.dictionaryCache = configuration.dictionaryCache
-            dictation.cleansSpeech = configuration.cleansSpeech()
+            dictation.frontEnd = configuration.frontEnd()
             dictation.workDirectory = configuration.workDirectory
             dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.name, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in

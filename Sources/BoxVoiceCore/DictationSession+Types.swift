@@ -2,6 +2,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceKeywords
+import BoxVoiceLive
 import BoxVoiceStore
 import Foundation
 
@@ -33,9 +34,9 @@ extension DictationSession {
         public var workDirectory: String?
         /// How much audio a microphone may run ahead of this loop (the recognizer catching up, a slow disk).
         public var captureQueueSeconds: Double = 30
-        /// The live recognizer hears the audio through the speexdsp front end (`UserSettings.frontEnd`); segments
-        /// and uploads stay the raw recording.
-        public var cleansSpeech = false
+        /// When the live recognizer hears the audio through the speexdsp front end (`UserSettings.frontEnd`; by
+        /// default only in a noisy room); segments and uploads stay the raw recording.
+        public var frontEnd = FrontEndUse.auto
         /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
         public var dictionaryCache: String?
         /// Open the box's event stream to learn which session a `"new"` first message opened. Off where someone

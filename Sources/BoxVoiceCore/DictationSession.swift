@@ -88,7 +88,7 @@ public final class DictationSession: Sendable {
         defer { capture.stop() }
         let transcriber = try LiveTranscriber(options: .hearing(detector, spotterPhrases: configuration.spotterPhrases,
                                                                dictionaryCache: configuration.dictionaryCache,
-                                                               cleaned: configuration.cleansSpeech))
+                                                               frontEnd: configuration.frontEnd))
         let onEvent = self.onEvent
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
             if let event = Self.event(for: $0) { onEvent(event) }

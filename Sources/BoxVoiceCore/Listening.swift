@@ -6,9 +6,10 @@ import Foundation
 extension LiveTranscriber.Options {
     /// Options for hearing this vocabulary's commands: the spotter's hit counts only where the recognizer's own
     /// words do not name a different command. `cleaned`: through the speexdsp front end (the user's setting).
-    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, cleaned: Bool = false) -> Self {
+    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, frontEnd: FrontEndUse = .auto) -> Self {
         var options = Self(spotterPhrases: spotterPhrases)
-        options.frontEnd = cleaned ? SpeechFrontEnd.Settings() : nil
+        options.frontEnd = frontEnd == .off ? nil : SpeechFrontEnd.Settings()
+        options.frontEndOnlyInNoise = frontEnd == .auto
         options.dictionaryCache = dictionaryCache
         options.hearsSoundAlikes = true
         options.holdsCommand = { detector.detect($0) != nil }

@@ -1,3 +1,4 @@
+import BoxVoiceLive
 import CommandGrammar
 import Foundation
 
@@ -23,9 +24,10 @@ public struct UserSettings: Sendable, Equatable {
     /// The daemon keeps the microphone open between turns, holding the last half second in memory only, so a turn
     /// starts with what was said just before the key press.
     public var preRoll = false
-    /// The live recognizer hears the audio through speexdsp's noise suppression (the recording stays as captured).
-    /// `boxvoice calibrate` sets it when it finds more of the user's takes that way in their room.
-    public var frontEnd = false
+    /// When the live recognizer hears the audio through speexdsp's noise suppression (the recording stays as
+    /// captured): by default only in a noisy room; `boxvoice calibrate` sets on or off by what finds more of the
+    /// user's takes in their room.
+    public var frontEnd = FrontEndUse.auto
 
     public init() {}
 
@@ -64,8 +66,9 @@ public struct UserSettings: Sendable, Equatable {
               get: { $0.soundDevice }, set: { $0.soundDevice = $1 }),
         Field(key: "pre-roll", kind: .boolean, help: "the daemon keeps the microphone open so a turn starts half a second before the key press",
               get: { String($0.preRoll) }, set: { $0.preRoll = $1.map { $0 == "true" } ?? UserSettings().preRoll }),
-        Field(key: "front-end", kind: .boolean, help: "the live recognizer hears the audio noise-suppressed (recordings stay raw); calibrate sets it",
-              get: { String($0.frontEnd) }, set: { $0.frontEnd = $1.map { $0 == "true" } ?? UserSettings().frontEnd }),
+        Field(key: "front-end", kind: .choice(FrontEndUse.allCases.map(\.rawValue)),
+              help: "when the live recognizer hears the audio noise-suppressed: auto (in a noisy room), on, off; recordings stay raw; calibrate sets it",
+              get: { $0.frontEnd.rawValue }, set: { $0.frontEnd = $1.flatMap(FrontEndUse.init(rawValue:)) ?? UserSettings().frontEnd }),
     ]
 
     /// Every key `config set` accepts, with what it takes.

@@ -1,5 +1,13 @@
 import Foundation
 
+/// When the live recognizers hear the audio through the speexdsp front end (setting `front-end`).
+public enum FrontEndUse: String, Sendable, CaseIterable {
+    /// Only while the room is noisy (`RoomNoise`): the default.
+    case auto
+    case on
+    case off
+}
+
 /// Whether the room is noisy enough for the front end to help, judged from the audio as it arrives. Noise suppression
 /// is for noise: in a quiet or merely echoing room it costs words (BENCHMARKS.md), in a noisy one it finds commands the
 /// raw audio hides. The judgement is the signal-to-noise ratio of the last seconds — the level of their loud 20 ms

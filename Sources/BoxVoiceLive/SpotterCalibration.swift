@@ -87,8 +87,10 @@ public struct SpotterCalibration: Sendable {
     public struct Calibrated: Sendable {
         public var phrases: [Phrase]
         public var outcomes: [Outcome]
-        /// Whether the live recognizer should hear through the speexdsp front end (setting `front-end`).
-        public var frontEnd: Bool
+        /// When the live recognizer should hear through the speexdsp front end (setting `front-end`): in a noisy
+        /// room, on or off by which finds more of the takes; in a quiet one, auto (it would not clean there anyway,
+        /// and cleans if the user takes the microphone somewhere noisy).
+        public var frontEnd: FrontEndUse
         /// The recordings' signal-to-noise ratio in dB, which decided whether the front end was tried.
         public var signalToNoise: Double
         /// Takes found with thresholds tuned on the audio as captured, and as cleaned (nil: not tried, a quiet room).
@@ -103,8 +105,9 @@ public struct SpotterCalibration: Sendable {
         let raw = try tune(takes: takes, talk: talk)
         let cleaned = snr < Self.noiseSuppressionBelowSNR ? try tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
         let foundCleaned = cleaned.map { Self.found($0.outcomes) }
-        let frontEnd = (foundCleaned ?? 0) > Self.found(raw.outcomes)
-        let chosen = frontEnd ? cleaned ?? raw : raw
+        let cleans = (foundCleaned ?? 0) > Self.found(raw.outcomes)
+        let chosen = cleans ? cleaned ?? raw : raw
+        let frontEnd: FrontEndUse = foundCleaned == nil ? .auto : cleans ? .on : .off
         return Calibrated(phrases: chosen.phrases, outcomes: chosen.outcomes, frontEnd: frontEnd, signalToNoise: snr,
                           foundRaw: Self.found(raw.outcomes), foundCleaned: foundCleaned)
     }

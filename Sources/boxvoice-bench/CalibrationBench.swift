@@ -29,24 +29,24 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     var conditions = Degradation.all(babbleFrom: real)
     if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
 
-    func options(_ spotter: String, _ cleaned: Bool) -> LiveTranscriber.Options {
-        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", cleaned: cleaned)
+    func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
+        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
         options.spotTailSeconds = nil  // the rule below decides, as in the spoken-commands section
         options.hearsSoundAlikes = false
         return options
     }
-    func recall(_ spotter: String, _ cleaned: Bool, _ condition: Degradation) throws -> (found: Int, wrong: Int) {
+    func recall(_ spotter: String, _ frontEnd: FrontEndUse, _ condition: Degradation) throws -> (found: Int, wrong: Int) {
         var found = 0, wrong = 0
         for (index, clip) in heldOut.enumerated() {
             let audio = try condition.apply(clip.audio, work, 200 + UInt64(index))
-            let fired = CommandRule.soundsLike(soundsLike).commands(in: try LiveDecode.run(audio, options: options(spotter, cleaned)).utterances, detector: detector).first?.action
+            let fired = CommandRule.soundsLike(soundsLike).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).first?.action
             if fired == clip.expected { found += 1 } else if fired != nil { wrong += 1 }
         }
         return (found, wrong)
     }
-    func falseCommands(_ spotter: String, _ cleaned: Bool, _ condition: Degradation) throws -> Int {
+    func falseCommands(_ spotter: String, _ frontEnd: FrontEndUse, _ condition: Degradation) throws -> Int {
         let audio = try condition.apply(talk, work, 300)
-        return CommandRule.soundsLike(soundsLike).commands(in: try LiveDecode.run(audio, options: options(spotter, cleaned)).utterances, detector: detector).count
+        return CommandRule.soundsLike(soundsLike).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).count
     }
 
     var rows: [String] = []
@@ -64,14 +64,14 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         let tuningSeconds = Date().timeIntervalSince(started)
         let calibrated = folder + "/config/boxvoice/command-spotter.txt"
         let settings = try UserSettings.decode(try Data(contentsOf: URL(fileURLWithPath: folder + "/config/boxvoice/config.json")))
-        let before = try recall(defaults, false, condition)
+        let before = try recall(defaults, .auto, condition)
         let after = try recall(calibrated, settings.frontEnd, condition)
-        let falseBefore = try falseCommands(defaults, false, condition), falseAfter = try falseCommands(calibrated, settings.frontEnd, condition)
+        let falseBefore = try falseCommands(defaults, .auto, condition), falseAfter = try falseCommands(calibrated, settings.frontEnd, condition)
         func cell(_ result: (found: Int, wrong: Int)) -> String {
             "\(result.found)/\(heldOut.count) (\(Int((100 * Double(result.found) / Double(heldOut.count)).rounded())) %), \(result.wrong) wrong"
         }
         let points = Int((100 * Double(after.found - before.found) / Double(heldOut.count)).rounded())
-        rows.append("| \(condition.name) | \(cell(before)) | \(cell(after)) | \(points >= 0 ? "+" : "")\(points) | \(settings.frontEnd ? "on" : "off") | \(falseBefore) → \(falseAfter) | \(String(format: "%.0f", tuningSeconds)) s |")
+        rows.append("| \(condition.name) | \(cell(before)) | \(cell(after)) | \(points >= 0 ? "+" : "")\(points) | \(settings.frontEnd.rawValue) | \(falseBefore) → \(falseAfter) | \(String(format: "%.0f", tuningSeconds)) s |")
         FileHandle.standardError.write(Data("calibration \(condition.name): \(before) → \(after), false \(falseBefore) → \(falseAfter)\n".utf8))
     }
     print("""

@@ -11,14 +11,13 @@ import Glibc
 /// decode, so the landed rule (baseline) and the new one are compared on identical recognizer output.
 func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr", "it", "ru"],
                      clipsToo: Bool = true, spotterPhrases: String? = nil, landed: String? = nil, frontEndToo: Bool = true,
-                     conditionNames: [String]? = nil) throws {
+                     conditionNames: [String]? = nil, room: String? = nil) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     // The thresholds as landed before real speech was measured: the baseline and the earlier columns decode with
     // them; the last column decodes with Models' retuned ones (or --spotter), as boxvoice now runs.
     let landedSpotter = landed ?? models + "/../scripts/command-spotter.landed.en.txt"
-    func options(_ spotter: String, cleaned: Bool = false, onlyInNoise: Bool = false) -> LiveTranscriber.Options {
-        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", cleaned: cleaned)
-        options.frontEndOnlyInNoise = onlyInNoise
+    func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
+        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
         options.spotTailSeconds = nil  // every hit is kept with its time; the rules below decide
         options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
         return options
@@ -29,8 +28,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                                            tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
     // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds)
     // and the rule applied to it.
-    let decodeOptions = [(options(landedSpotter), landedSpotter, "raw"), (options(landedSpotter, cleaned: true), landedSpotter, "cleaned"),
-                         (options(retuned), retuned, "raw"), (options(retuned, cleaned: true, onlyInNoise: true), retuned, "cleaned-in-noise")]
+    let decodeOptions = [(options(landedSpotter, .off), landedSpotter, "raw"), (options(landedSpotter, .on), landedSpotter, "cleaned"),
+                         (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise")]
     let cache = try DecodeCache(work: work)
     var rules: [(name: String, rule: CommandRule, decode: Int)] = [
         ("landed (baseline)", .landed, 0), ("boxvoice: command ends its utterance", .current, 0),
@@ -57,7 +56,14 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     var totalHours = 0.0
     for language in languages {
         guard let prompts = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else { continue }
-        let stream = prompts.audio, reference = prompts.texts, excluded = prompts.leftOut
+        // In a room (`--room`): the whole stream degraded as the clips are, e.g. pink noise under every prompt.
+        let placed = try room.map { name in
+            guard let degradation = Degradation.all(babbleFrom: real).first(where: { $0.name == name }) else {
+                throw BenchFailure(message: "no condition named '\(name)'")
+            }
+            return try degradation.apply(prompts.audio, work)
+        }
+        let stream = placed ?? prompts.audio, reference = prompts.texts, excluded = prompts.leftOut
         let hours = Double(stream.count) / 48_000 / 3_600
         let all = try decodes(stream)
         let decoded = all[2]
@@ -71,7 +77,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             FileHandle.standardError.write(Data(("false commands on \(language), \(name): " + fired.map { "\($0.action.rawValue) '\($0.phrase)' at \(Int($0.at)) s" }.joined(separator: "; ") + "\n").utf8))
         }
         totalHours += hours
-        realRows.append("| \(language) (\(String(format: "%.1f", hours * 60)) min, \(reference.count) prompts\(excluded > 0 ? ", \(excluded) holding a command left out" : "")) | \(cells.joined(separator: " | ")) |")
+        realRows.append("| \(language)\(room.map { ", \($0)" } ?? "") (\(String(format: "%.1f", hours * 60)) min, \(reference.count) prompts\(excluded > 0 ? ", \(excluded) holding a command left out" : "")) | \(cells.joined(separator: " | ")) |")
         if language == "en" {
             let hypothesis = decoded.utterances.map(\.recognized).joined(separator: " ")
             let refWords = WordError.words(reference.joined(separator: " "))

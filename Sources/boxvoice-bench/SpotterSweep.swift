@@ -14,7 +14,7 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     let defaults = models + "/command-spotter.en.txt"
     let phrases = try SpotterCalibration(phrasesFile: defaults).phrases
     let soundsLike = try SoundsLikeCommand(phrases: phrases.map(\.phrase), dictionary: PocketSphinxModel.debianEnglish.dictionary)
-    var language = LiveTranscriber.Options.hearing(detector, spotterPhrases: nil, dictionaryCache: work + "/cache")
+    var language = LiveTranscriber.Options.hearing(detector, spotterPhrases: nil, dictionaryCache: work + "/cache", frontEnd: .off)
     language.hearsSoundAlikes = false
     let files = try scales.map { scale -> String in
         let scaled = phrases.map { phrase -> SpotterPhrase in

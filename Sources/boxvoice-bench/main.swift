@@ -40,7 +40,7 @@ do {
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
                             clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
                             frontEndToo: !arguments.contains("--no-front-end"),
-                            conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) })
+                            conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) }, room: value("--room"))
     case "spotter-sweep"?:
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "spotter-sweep needs --models DIR --samples DIR --real DIR --work DIR")

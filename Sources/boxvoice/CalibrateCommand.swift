@@ -18,7 +18,7 @@ enum CalibrateCommand: Command {
         CommonOptions.device, CommonOptions.alsaConfig,
         OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "how many times to say each command"),
         OptionSpec("--from", .path, placeholder: "DIR", help: "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') and talk*.wav"),
-        OptionSpec("--reset", help: "go back to the default thresholds, without noise suppression"),
+        OptionSpec("--reset", help: "go back to the default thresholds, with noise suppression only in a noisy room"),
     ], exclusive: [["--reset", "--from", "--takes"], ["--from", "--device"], ["--reset", "--device"]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -31,11 +31,11 @@ enum CalibrateCommand: Command {
             let existed = FileManager.default.fileExists(atPath: Paths.calibratedSpotter)
             try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
             var settings = try UserSettingsFile.load()
-            if settings.frontEnd {
-                settings.frontEnd = false
+            if settings.frontEnd != .auto {
+                settings.frontEnd = .auto
                 try UserSettingsFile.save(settings)
             }
-            Console.out(existed ? "removed your calibration: the default command thresholds apply again, without noise suppression" : "there was no calibration; the defaults apply")
+            Console.out(existed ? "removed your calibration: the default command thresholds apply again, with noise suppression only in a noisy room" : "there was no calibration; the defaults apply")
             return 0
         }
         let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
@@ -69,10 +69,10 @@ enum CalibrateCommand: Command {
         }
         let room = String(format: "your recordings' signal-to-noise ratio %.0f dB", calibrated.signalToNoise)
         if let cleaned = calibrated.foundCleaned {
-            Console.out("noise suppression for the live recognizer: \(calibrated.frontEnd ? "on" : "off") (\(room); your takes found: "
+            Console.out("noise suppression for the live recognizer: \(calibrated.frontEnd.rawValue) (\(room); your takes found: "
                         + "\(calibrated.foundRaw) as captured, \(cleaned) cleaned; setting front-end)")
         } else {
-            Console.out("noise suppression for the live recognizer: off (\(room): quiet enough without it; setting front-end)")
+            Console.out("noise suppression for the live recognizer: auto (\(room): quiet enough without it, cleans only if the room gets noisy; setting front-end)")
         }
         Console.out("saved to \(Paths.calibratedSpotter)")
         return 0

@@ -79,7 +79,7 @@ enum DaemonCommand: Command {
         configuration.feedback = { desktop.tell($0) }
         configuration.closeAfterSend = { settings().closeAfterSend }
         configuration.preRoll = { settings().preRoll }
-        configuration.cleansSpeech = { settings().frontEnd }
+        configuration.frontEnd = { settings().frontEnd }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

@@ -31,7 +31,7 @@ enum ListenCommand: Command {
         let detector = try ModelsDirectory.keywordDetector(override: keywords)
         let (pcm, source) = try CaptureSource.open(invocation, settings: settings)
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
-                                                      dictionaryCache: Paths.cacheDirectory, cleaned: settings.frontEnd)
+                                                      dictionaryCache: Paths.cacheDirectory, frontEnd: settings.frontEnd)
         options.useLanguageModel = !noLanguageModel
         let transcriber: LiveTranscriber
         do {

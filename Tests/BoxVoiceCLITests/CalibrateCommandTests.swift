@@ -25,6 +25,9 @@ import Testing
                 return run.stdout.contains("\"event\":\"keyword\"")
             }.count
         }
+        // Measured against the audio as captured: by default the front end cleans in a noisy room like this one, and
+        // then already hears these clips' commands (BENCHMARKS.md), which would leave nothing for the test to show.
+        #expect(try Run.process(Run.boxvoice, ["config", "set", "front-end", "off"], environment: env).status == 0)
         let before = try commandsHeard()
 
         let calibrated = try Run.process(Run.boxvoice, ["calibrate", "--from", takes], environment: env)
@@ -35,22 +38,24 @@ import Testing
         let after = try commandsHeard()
         #expect(after > before, "commands heard on the other clips: \(before) without calibration, \(after) with")
         // The front-end choice it announced is the one the settings hold (listen, dictate and the daemon read it there).
-        let chosen = calibrated.stdout.contains("noise suppression for the live recognizer: on")
-        #expect(chosen || calibrated.stdout.contains("noise suppression for the live recognizer: off"), "\(calibrated.stdout)")
+        let chosen = ["on", "off", "auto"].first { calibrated.stdout.contains("noise suppression for the live recognizer: \($0) (") }
+        #expect(chosen != nil, "\(calibrated.stdout)")
+        #expect(chosen != "auto", "the takes are noisy (20 dB): calibration tries the front end and says on or off")
         #expect(try frontEndSetting(env) == chosen)
 
-        _ = try Run.process(Run.boxvoice, ["config", "set", "front-end", "true"], environment: env)
+        #expect(try Run.process(Run.boxvoice, ["config", "set", "front-end", "on"], environment: env).status == 0)
         let reset = try Run.process(Run.boxvoice, ["calibrate", "--reset"], environment: env)
         #expect(reset.status == 0)
         #expect(!FileManager.default.fileExists(atPath: home.file("config/boxvoice/command-spotter.txt")))
-        #expect(try frontEndSetting(env) == false, "a reset also switches the calibration's noise suppression off")
+        #expect(try frontEndSetting(env) == "auto", "a reset also puts noise suppression back to its default")
+        #expect(try Run.process(Run.boxvoice, ["config", "set", "front-end", "off"], environment: env).status == 0)
         #expect(try commandsHeard() == before)
     }
 
-    private func frontEndSetting(_ env: [String: String]) throws -> Bool? {
+    private func frontEndSetting(_ env: [String: String]) throws -> String? {
         let shown = try Run.process(Run.boxvoice, ["config", "show"], environment: env).stdout
         let line = shown.split(separator: "\n").first { $0.hasPrefix("front-end ") }
-        return line.map { $0.hasSuffix(" true") }
+        return line.flatMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
     }
 
     @Test func calibratingWithoutTalkSaysWhatIsMissing() throws {
