@@ -11,7 +11,7 @@ import Glibc
 /// decode, so the landed rule (baseline) and the new one are compared on identical recognizer output.
 func benchRealSpeech(models: String, samples: String, real: String, work: String, languages: [String] = ["en", "es", "fr", "it", "ru"],
                      clipsToo: Bool = true, spotterPhrases: String? = nil, landed: String? = nil, frontEndToo: Bool = true,
-                     conditionNames: [String]? = nil, room: String? = nil) throws {
+                     conditionNames: [String]? = nil, room: String? = nil, onlyNow: Bool = false) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     // The thresholds as landed before real speech was measured: the baseline and the earlier columns decode with
     // them; the last column decodes with Models' retuned ones (or --spotter), as boxvoice now runs.
@@ -38,9 +38,11 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         ("same + front end in a noisy room (boxvoice now)", .soundsLike(soundsLike), 3),
     ]
     if !frontEndToo { rules.removeAll { $0.decode == 1 } }
+    // `--only-now`: boxvoice as it runs now, without the columns it is compared with (for a quick look, not a table).
+    if onlyNow { rules.removeAll { $0.decode != 3 } }
     func decodes(_ audio: [Float]) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
         try decodeOptions.indices.map { index in
-            guard frontEndToo || index != 1 else { return ([], 0) }
+            guard frontEndToo || index != 1, !onlyNow || index == 3 else { return ([], 0) }
             let (options, phrases, hearing) = decodeOptions[index]
             return try cache.decode(audio, options: options, phrasesFile: phrases, hearing: hearing)
         }

@@ -40,7 +40,13 @@ do {
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
                             clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
                             frontEndToo: !arguments.contains("--no-front-end"),
-                            conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) }, room: value("--room"))
+                            conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) }, room: value("--room"),
+                            onlyNow: arguments.contains("--only-now"))
+    case "room"?:
+        guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
+            throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")
+        }
+        try benchRoom(samples: samples, real: real, work: work, languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"])
     case "spotter-sweep"?:
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "spotter-sweep needs --models DIR --samples DIR --real DIR --work DIR")
