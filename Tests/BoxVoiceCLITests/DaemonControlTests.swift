@@ -68,11 +68,16 @@ import Testing
         #expect(Secrets.leaked(in: daemon.stderr + follow.stdout).isEmpty)
     }
 
-    @Test func cancelDropsTheTurnsMessage() throws {
+    /// A paired daemon whose microphone plays keyword-free speech, for turns that end by a key, not a spoken command.
+    private func daemonOnKeywordFreeSpeech(_ name: String) throws -> (SimulatedBox, TemporaryDirectory, [String: String], DaemonUnderTest) {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
-        let home = TemporaryDirectory("daemon-cancel")
+        let home = TemporaryDirectory(name)
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let running = try DaemonUnderTest(sample: "none-budget.wav", home: home, environment: env)
+        return (box, home, env, try DaemonUnderTest(sample: "none-budget.wav", home: home, environment: env))
+    }
+
+    @Test func cancelDropsTheTurnsMessage() throws {
+        let (box, home, env, running) = try daemonOnKeywordFreeSpeech("daemon-cancel")
         let (daemon, follow) = (running.daemon, running.follow)
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
         #expect(follow.waitFor("\"event\":\"final\""))
@@ -82,17 +87,13 @@ import Testing
         #expect(box.server.messages.isEmpty)
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
+        withExtendedLifetime(home) {}  // its folders are the daemon's until it has stopped
     }
 
-    /// `close-after-send`: a spoken send ends the turn by itself (the microphone closes); without it the turn goes on
-    /// listening after the send until the hotkey ends it.
     /// A calibration saved (or reset) while the daemon runs applies from its next turn: the spotter's phrase file is
     /// chosen when a turn starts, not once when the daemon does.
     @Test func eachTurnHearsCommandsWithTheCalibrationSavedNow() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
-        let home = TemporaryDirectory("daemon-calibration")
-        let env = try Run.pairedEnvironment(home, with: box.server)
-        let running = try DaemonUnderTest(sample: "none-budget.wav", home: home, environment: env)
+        let (box, home, env, running) = try daemonOnKeywordFreeSpeech("daemon-calibration")
         let (daemon, follow) = (running.daemon, running.follow)
         let calibrated = home.file("config/boxvoice/command-spotter.txt")
         func count(_ text: String, in output: String) -> Int { output.components(separatedBy: text).count - 1 }
@@ -118,8 +119,11 @@ import Testing
         #expect(box.server.messages.isEmpty)
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
+        withExtendedLifetime(home) {}
     }
 
+    /// `close-after-send`: a spoken send ends the turn by itself (the microphone closes); without it the turn goes on
+    /// listening after the send until the hotkey ends it.
     @Test(arguments: [true, false])
     func closeAfterSendEndsTheTurnAtASpokenSend(_ close: Bool) throws {
         let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
