@@ -48,12 +48,18 @@ public struct RoomNoise: Sendable {
     /// Judges now on what has been heard (the opening audio, before decoding starts), however little.
     public mutating func judge() {
         sinceJudged = 0
-        guard levels.count >= 10 else { return }
-        let sorted = levels.sorted()
-        let quiet = sorted[sorted.count / 10], loud = sorted[sorted.count * 9 / 10]
-        let snr = min(120, 20 * log10(max(loud, 1e-6) / max(quiet, 1e-6)))
+        guard let snr = Self.signalToNoise(levels: levels) else { return }
         signalToNoise = snr
         if cleans, snr > Self.rawAboveSNR { cleans = false } else if !cleans, snr < Self.cleanBelowSNR { cleans = true }
+    }
+
+    /// The level of the loud frames (90th percentile) over that of the quiet ones (10th), in dB, at most 120; nil for
+    /// fewer than 10 frames. Also what calibration judges a user's recordings by.
+    public static func signalToNoise(levels: [Double]) -> Double? {
+        guard levels.count >= 10 else { return nil }
+        let sorted = levels.sorted()
+        let quiet = sorted[sorted.count / 10], loud = sorted[sorted.count * 9 / 10]
+        return min(120, 20 * log10(max(loud, 1e-6) / max(quiet, 1e-6)))
     }
 
     /// RMS of a frame of 16-bit samples.

@@ -121,16 +121,9 @@ public struct SpotterCalibration: Sendable {
     public static func signalToNoise(_ recordings: [[Int16]]) -> Double {
         var levels: [Double] = []
         for samples in recordings {
-            for start in stride(from: 0, to: samples.count - 319, by: 320) {
-                var sum = 0.0
-                for sample in samples[start..<start + 320] { sum += Double(sample) * Double(sample) }
-                levels.append((sum / 320).squareRoot())
-            }
+            for start in stride(from: 0, to: samples.count - 319, by: 320) { levels.append(RoomNoise.level(samples[start..<start + 320])) }
         }
-        guard levels.count >= 10 else { return 0 }
-        levels.sort()
-        let quiet = levels[levels.count / 10], loud = levels[levels.count * 9 / 10]
-        return min(120, 20 * log10(max(loud, 1e-6) / max(quiet, 1e-6)))
+        return RoomNoise.signalToNoise(levels: levels) ?? 0
     }
 
     /// The user's takes found at the tuned thresholds, over every phrase: what decides whether the front end helps.

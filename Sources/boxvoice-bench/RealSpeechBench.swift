@@ -72,7 +72,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         let all = try decodes(stream)
         let decoded = all[2]
         rtf.append(decoded.cpuSeconds / (hours * 3_600))
-        rtfCleaned.append(all[frontEndToo ? 1 : 3].cpuSeconds / (hours * 3_600))
+        rtfCleaned.append(all[1].cpuSeconds / (hours * 3_600))
         rtfNow.append(all[3].cpuSeconds / (hours * 3_600))
         var cells: [String] = []
         for (name, rule, decode) in rules {
@@ -87,7 +87,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             let hypothesis = decoded.utterances.map(\.recognized).joined(separator: " ")
             let refWords = WordError.words(reference.joined(separator: " "))
             wer = (WordError.rate(reference: refWords, hypothesis: WordError.words(hypothesis)), refWords.count)
-            werCleaned = WordError.rate(reference: refWords, hypothesis: WordError.words(all[frontEndToo ? 1 : 3].utterances.map(\.recognized).joined(separator: " ")))
+            werCleaned = WordError.rate(reference: refWords, hypothesis: WordError.words(all[1].utterances.map(\.recognized).joined(separator: " ")))
             werNow = WordError.rate(reference: refWords, hypothesis: WordError.words(all[3].utterances.map(\.recognized).joined(separator: " ")))
         }
     }
@@ -127,6 +127,12 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         clipRows.append("| \(condition.name) | " + (0..<rules.count).map { "\(recall[$0])/\(clips.count) (\(Int((100 * Double(recall[$0]) / Double(clips.count)).rounded())) %), \(wrong[$0]) wrong" }.joined(separator: " | ") + " |")
     }
 
+    // Only the figures of decodes this run made (`--no-front-end` skips the always-cleaned one, `--only-now` all but now's).
+    let made = [!onlyNow, frontEndToo && !onlyNow, true]
+    func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
+    func figures(_ values: [(Double, String)], format: String) -> String {
+        zip(made, values).filter(\.0).map { String(format: format, $0.1.0) + " " + $0.1.1 }.joined(separator: ", ")
+    }
     let separator = "|---|" + rules.map { _ in "---|" }.joined()
     if realRows.count > 1 {
         realRows.append("| **all (\(String(format: "%.1f", totalHours * 60)) min)** | " + rules.map { rule in
@@ -154,10 +160,10 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     \(realRows.joined(separator: "\n"))
 
     Live word error rate on the English stream\(room.map { " in \($0)" } ?? "") (language model text vs the prompts' texts, \(wer?.words ?? 0) words):
-    \(String(format: "%.1f", 100 * (wer?.landed ?? 0))) % raw (the rules and thresholds change which spotter hits count, not the words), \(String(format: "%.1f", 100 * werCleaned)) % through
-    the front end\(frontEndToo ? " always" : " in a noisy room"), \(String(format: "%.1f", 100 * werNow)) % as boxvoice now hears (front end in a noisy room). Real-time factor (CPU s per audio s,
-    release build) on the real speech: \(String(format: "%.2f", rtf.reduce(0, +) / Double(max(rtf.count, 1)))) raw, \(String(format: "%.2f", rtfCleaned.reduce(0, +) / Double(max(rtfCleaned.count, 1)))) through the front end\(frontEndToo ? " always" : " in a noisy room"),
-    \(String(format: "%.2f", rtfNow.reduce(0, +) / Double(max(rtfNow.count, 1)))) as boxvoice now hears.
+    \(figures([(100 * (wer?.landed ?? 0), "raw (the rules and thresholds change which spotter hits count, not the words)"),
+                   (100 * werCleaned, "through the front end always"), (100 * werNow, "as boxvoice now hears (front end in a noisy room)")], format: "%.1f %%"))
+    Real-time factor (CPU s per audio s, release build) on the real speech: \(figures([(mean(rtf), "raw"),
+                   (mean(rtfCleaned), "through the front end always"), (mean(rtfNow), "as boxvoice now hears")], format: "%.2f")).
 
     Command clips: the \(clips.count) command clips (\(clips.filter { $0.unseen }.count) of them in a voice and sentences the project's tuning never saw:
     festival's ked voice, made at bench time), each degraded with fixed seeds: noise mixed at the given SNR (white and pink
