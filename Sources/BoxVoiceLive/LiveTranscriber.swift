@@ -63,19 +63,17 @@ public final class LiveTranscriber {
             recognized.lowercased().contains(phrase.lowercased())
         }
 
-        /// A spotted phrase counts only when the utterance ends within this many seconds after the spotter fired:
+        /// A spotted phrase counts only when the utterance ends this soon after the spotter fired (`SpotTails`):
         /// people pause after a command, and a phrase inside running speech is text (nil: wherever it fired).
-        public var spotTailSeconds: Double? = Options.defaultSpotTailSeconds
-
-        /// Measured on real speech and command clips (BENCHMARKS.md): a command's hit lands this close to the end of
-        /// its utterance; hits inside running speech land much earlier.
-        public static let defaultSpotTailSeconds: Double = 1.0
+        public var spotTails: SpotTails? = .measured
+        /// Whether a phrase's command throws the message away (it needs the clearest pause, `SpotTails.discarding`).
+        public var discards: @Sendable (String) -> Bool = { _ in false }
 
         /// With the spotter and the language model on: an utterance whose last words only sound like a spotter phrase
         /// ("sun message") ends with that phrase, as weak evidence like a spotter hit (a second opinion from the box
         /// is asked for it when one is configured). Measured in BENCHMARKS.md.
         public var hearsSoundAlikes = false
-        /// Whether a text already holds a command (the contract's detector): then nothing is added.
+        /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is added.
         public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
 
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
@@ -107,7 +105,7 @@ public final class LiveTranscriber {
     private var primingRaw: [Int16] = []
     private var fed: Int64 = 0
     private var pendingSpots: [(phrase: String, end: Double)] = []
-    private let soundsLike: SoundsLikeCommand?
+    private let evidence: CommandEvidence
     /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
     private var priming: [Int16]? = []
 
@@ -115,9 +113,7 @@ public final class LiveTranscriber {
         self.options = options
         language = options.useLanguageModel ? try PocketSphinxRecognizer(model: options.model, dictionaryCache: options.dictionaryCache) : nil
         spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
-        soundsLike = options.hearsSoundAlikes && options.useLanguageModel
-            ? try options.spotterPhrases.map { try SoundsLikeCommand(phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary) }
-            : nil
+        evidence = try CommandEvidence(options)
         guard language != nil || spotter != nil else {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
@@ -238,20 +234,7 @@ public final class LiveTranscriber {
     }
 
     private func close(recognized: String, end: Double) -> LiveUtterance {
-        var text = recognized
-        var spots: [SpottedPhrase] = []
-        for (phrase, fired) in pendingSpots {
-            let endsUtterance = options.spotTailSeconds.map { end - fired <= $0 } ?? true
-            let accepted = endsUtterance && !options.sameCommand(text, phrase)
-            if accepted { text = text.isEmpty ? phrase : text + " " + phrase }
-            spots.append(SpottedPhrase(phrase: phrase, end: fired, accepted: accepted))
-        }
-        pendingSpots.removeAll()
-        if let soundsLike, !recognized.isEmpty, !spots.contains(where: \.accepted), !options.holdsCommand(text),
-           let phrase = soundsLike.match(recognized) {
-            text += " " + phrase
-            spots.append(SpottedPhrase(phrase: phrase, end: end, accepted: true))
-        }
-        return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end)
+        defer { pendingSpots.removeAll() }
+        return evidence.utterance(recognized: recognized, hits: pendingSpots, end: end)
     }
 }

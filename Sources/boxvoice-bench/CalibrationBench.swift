@@ -11,7 +11,6 @@ import Foundation
 func benchCalibration(boxvoice: String, models: String, real: String, work: String, conditionNames: [String]?) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let defaults = models + "/command-spotter.en.txt"
-    let soundsLike = try SoundsLikeCommand(phrases: try SpotterCalibration(phrasesFile: defaults).phrases.map(\.phrase), dictionary: PocketSphinxModel.debianEnglish.dictionary)
     let calibration = real + "/calibration"
     let takeFiles = try FileManager.default.contentsOfDirectory(atPath: calibration + "/takes").filter { $0.hasSuffix(".wav") }.sorted()
     let takes = try takeFiles.map { ($0, try WAVCapturePCM.load(calibration + "/takes/" + $0)) }
@@ -31,22 +30,27 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
 
     func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
-        options.spotTailSeconds = nil  // the rule below decides, as in the spoken-commands section
+        options.spotTails = nil  // every hit is kept; boxvoice's judgement is applied to the decode below
         options.hearsSoundAlikes = false
         return options
     }
+    /// boxvoice's own judgement of the decode, with this spotter's phrases.
+    func rule(_ spotter: String) throws -> CommandRule {
+        .judged(try CommandEvidence(.hearing(detector, spotterPhrases: spotter, dictionaryCache: nil)))
+    }
     func recall(_ spotter: String, _ frontEnd: FrontEndUse, _ condition: Degradation) throws -> (found: Int, wrong: Int) {
         var found = 0, wrong = 0
+        let rule = try rule(spotter)
         for (index, clip) in heldOut.enumerated() {
             let audio = try condition.apply(clip.audio, work, 200 + UInt64(index))
-            let fired = CommandRule.soundsLike(soundsLike).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).first?.action
+            let fired = rule.commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).first?.action
             if fired == clip.expected { found += 1 } else if fired != nil { wrong += 1 }
         }
         return (found, wrong)
     }
     func falseCommands(_ spotter: String, _ frontEnd: FrontEndUse, _ condition: Degradation) throws -> Int {
         let audio = try condition.apply(talk, work, 300)
-        return CommandRule.soundsLike(soundsLike).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).count
+        return try rule(spotter).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).count
     }
 
     var rows: [String] = []

@@ -102,7 +102,7 @@ import Testing
         let spots = combined.flatMap(\.spots)
         let early = try #require(spots.first { $0.phrase == "send now" }, "\(clip): the early hit this test is about did not happen")
         #expect(!early.accepted)
-        #expect(try #require(combined.last).end - early.end > LiveTranscriber.Options.defaultSpotTailSeconds)
+        #expect(try #require(combined.last).end - early.end > SpotTails.measured.command)
         let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
         #expect(detector.detect(combined.map(\.text).joined(separator: " "))?.action == .sendClose)
         #expect(!combined.map(\.text).joined(separator: " ").contains("send now"))

@@ -1,0 +1,84 @@
+/// How soon after a spotter hit its utterance must end for the hit to count: people pause after a command, and a
+/// phrase inside running speech is text. Measured on real speech and degraded command clips (BENCHMARKS.md,
+/// "Spoken commands"): a true hit lands 0.1–0.9 s before its utterance ends; the short send phrase firing on the
+/// start of a longer command, 1.1–1.2 s.
+public struct SpotTails: Sendable, Equatable {
+    /// Any command.
+    public var command: Double
+    /// A command that throws the message away (erase, cancel): the costliest to mistake, so it needs the clearest
+    /// pause; every true one measured ended its utterance within 0.5 s.
+    public var discarding: Double
+
+    public init(command: Double, discarding: Double) {
+        self.command = command
+        self.discarding = min(discarding, command)
+    }
+
+    public static let measured = SpotTails(command: 1.0, discarding: 0.8)
+
+    /// The same tail for every phrase.
+    public static func uniform(_ seconds: Double) -> SpotTails { SpotTails(command: seconds, discarding: seconds) }
+}
+
+/// The live path's judgement of what an utterance says when the spotter and the language model disagree: which
+/// spotter hits become the utterance's last words, and whether words that only sound like a command count as one.
+/// It is pure — the recognizers' output in, an utterance out — so the bench applies exactly this judgement to
+/// stored decodes (BENCHMARKS.md).
+public struct CommandEvidence: Sendable {
+    /// Nil: a hit counts wherever it fired.
+    public var tails: SpotTails?
+    /// Whether a phrase's command throws the message away.
+    public var discards: @Sendable (String) -> Bool
+    /// An utterance whose last words sound like a command phrase ends with that phrase (nil: off).
+    public var soundAlikes: SoundsLikeCommand?
+    /// Whether a spotted phrase means the command the recognized text already holds.
+    public var sameCommand: @Sendable (_ recognized: String, _ phrase: String) -> Bool
+    /// Whether a text holds a command (the contract's detector).
+    public var holdsCommand: @Sendable (String) -> Bool
+
+    public init(tails: SpotTails?, discards: @escaping @Sendable (String) -> Bool = { _ in false },
+                soundAlikes: SoundsLikeCommand? = nil, sameCommand: @escaping @Sendable (String, String) -> Bool,
+                holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }) {
+        self.tails = tails
+        self.discards = discards
+        self.soundAlikes = soundAlikes
+        self.sameCommand = sameCommand
+        self.holdsCommand = holdsCommand
+    }
+
+    /// The judgement a live path with these options makes.
+    public init(_ options: LiveTranscriber.Options) throws {
+        let soundAlikes = options.hearsSoundAlikes && options.useLanguageModel
+            ? try options.spotterPhrases.map { try SoundsLikeCommand(phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary) }
+            : nil
+        self.init(tails: options.spotTails, discards: options.discards,
+                  soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand)
+    }
+
+    /// The utterance the language model closed with `recognized` at `end`, given the spotter's hits since the last.
+    public func utterance(recognized: String, hits: [(phrase: String, end: Double)], end: Double) -> LiveUtterance {
+        var text = recognized
+        var spots: [SpottedPhrase] = []
+        // Both recognizers heard a command when the language model's own words hold one: the strongest evidence
+        // there is. A hit naming another command is then the spotter hearing the same sounds differently (the
+        // close phrase on the echo of the erase phrase).
+        let heardOne = holdsCommand(recognized)
+        for (phrase, fired) in hits {
+            let accepted = !heardOne && end - fired <= tail(phrase) && !sameCommand(text, phrase)
+            if accepted { text = text.isEmpty ? phrase : text + " " + phrase }
+            spots.append(SpottedPhrase(phrase: phrase, end: fired, accepted: accepted))
+        }
+        if let soundAlikes, !recognized.isEmpty, !spots.contains(where: \.accepted), !holdsCommand(text),
+           let phrase = soundAlikes.match(recognized) {
+            text += " " + phrase
+            spots.append(SpottedPhrase(phrase: phrase, end: end, accepted: true))
+        }
+        return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end)
+    }
+
+    /// The longest a hit of `phrase` may come before its utterance's end.
+    public func tail(_ phrase: String) -> Double {
+        guard let tails else { return .infinity }
+        return discards(phrase) ? tails.discarding : tails.command
+    }
+}
