@@ -20,6 +20,8 @@ public protocol LiveRecognizer: AnyObject {
     func finish() throws -> [RecognizerEvent]
     /// Closes the utterance in progress now (a key was pressed) and keeps listening.
     func endUtterance() throws -> [RecognizerEvent]
+    /// Whether an utterance is open: speech was detected and has not ended.
+    var inUtterance: Bool { get }
     /// Runs audio through the decoder and forgets what it heard: only the feature normalization it adapted stays.
     func prime(_ samples: [Int16]) throws
 }
@@ -42,6 +44,8 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     }
 
     private var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }
+
+    public var inUtterance: Bool { inSpeech }
 
     public func feed(_ samples: [Int16]) throws -> [RecognizerEvent] {
         var events: [RecognizerEvent] = []
@@ -164,4 +168,7 @@ public final class CommandSpotter: LiveRecognizer {
 
     /// A spotted phrase is final the moment it fires: nothing is held back.
     public func endUtterance() throws -> [RecognizerEvent] { [] }
+
+    /// The spotter has no utterances of its own: each hit stands alone.
+    public var inUtterance: Bool { false }
 }

@@ -76,6 +76,11 @@ public final class LiveTranscriber {
         /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is added.
         public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
 
+        /// With a spotter hit waiting for its utterance to end: this many seconds of quiet after it (`SpeakerPause`)
+        /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
+        /// detector alone ends utterances).
+        public var commandPauseSeconds: Double? = 0.5
+
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
         public var frontEnd: SpeechFrontEnd.Settings? = nil
         /// With `frontEnd`: clean only while the room is noisy (`RoomNoise`), hear the audio as it is otherwise.
@@ -106,6 +111,10 @@ public final class LiveTranscriber {
     private var fed: Int64 = 0
     private var pendingSpots: [(phrase: String, end: Double)] = []
     private let evidence: CommandEvidence
+    /// Hears the speaker pause (`Options.commandPauseSeconds`), from what the recognizers hear.
+    private var speakerPause = SpeakerPause()
+    /// The end of the last chunk that did not fill a 20 ms frame.
+    private var pauseCarry: [Int16] = []
     /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
     private var priming: [Int16]? = []
 
@@ -197,8 +206,30 @@ public final class LiveTranscriber {
         fed += Int64(pcm.count)
         let spotted = try spotter?.feed(pcm) ?? []
         let heard = try language?.feed(pcm) ?? []
-        return combine(spotted: spotted, heard: heard)
+        var updates = combine(spotted: spotted, heard: heard)
+        if let pause = options.commandPauseSeconds { updates += try endAtPause(after: pcm, lasting: pause) }
+        return updates
     }
+
+    /// Ends the utterance holding a spotter hit once the speaker has paused after it, when the language model's
+    /// speech detector has not (noise it takes for speech keeps its utterance open).
+    private func endAtPause(after pcm: [Int16], lasting pause: Double) throws -> [LiveUpdate] {
+        let frames = pauseCarry + pcm
+        var start = 0
+        while start + SpeechFrontEnd.frameSamples <= frames.count {
+            speakerPause.add(frameLevel: RoomNoise.level(frames[start..<start + SpeechFrontEnd.frameSamples]))
+            start += SpeechFrontEnd.frameSamples
+        }
+        pauseCarry = Array(frames[start...])
+        guard let hit = pendingSpots.last, let language, language.inUtterance, speakerPause.quietSeconds >= pause,
+              seconds - speakerPause.quietSeconds >= hit.end - Self.pauseLead else { return [] }
+        var updates = combine(spotted: [], heard: try language.endUtterance())
+        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
+        return updates
+    }
+
+    /// How long before the spotter fired the pause may have begun: it fires a little after the phrase's end.
+    static let pauseLead = 0.5
 
     /// Frame by frame, the audio as it came in or as cleaned, as the room is judged at that frame.
     private func chooseByRoom(raw: [Int16], cleaned: [Int16]) -> [Int16] {

@@ -16,20 +16,23 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     // The thresholds as landed before real speech was measured: the baseline and the earlier columns decode with
     // them; the last column decodes with Models' retuned ones (or --spotter), as boxvoice now runs.
     let landedSpotter = landed ?? models + "/../scripts/command-spotter.landed.en.txt"
-    func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
+    func options(_ spotter: String, _ frontEnd: FrontEndUse, endsAtPause: Bool = false) -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
         options.spotTails = nil  // every hit is kept with its time; the rules below decide
         options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
+        if !endsAtPause { options.commandPauseSeconds = nil }  // the earlier columns' utterances end as they did
         return options
     }
     let retuned = spotterPhrases ?? models + "/command-spotter.en.txt"
     let phrases = try SpotterCalibration(phrasesFile: retuned).phrases.map(\.phrase)
     let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
                                            tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
-    // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds)
-    // and the rule applied to it.
+    // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds,
+    // 3 the front end in a noisy room, 4 the same with utterances also ended at the speaker's pause after a hit) and
+    // the rule applied to it.
     let decodeOptions = [(options(landedSpotter, .off), landedSpotter, "raw"), (options(landedSpotter, .on), landedSpotter, "cleaned"),
-                         (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise")]
+                         (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise"),
+                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause")]
     let cache = try DecodeCache(work: work)
     // boxvoice's judgement as `dictate` makes it (BENCH_TAILS=command,discarding tries other tails by hand).
     var nowOptions = LiveTranscriber.Options.hearing(detector, spotterPhrases: retuned, dictionaryCache: nil)
@@ -42,14 +45,14 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         ("same + speexdsp front end", .current, 1), ("ends its utterance + sounds like a command", .soundsLike(soundsLike), 0),
         ("same + retuned thresholds", .soundsLike(soundsLike), 2),
         ("same + front end in a noisy room", .soundsLike(soundsLike), 3),
-        ("boxvoice now", .judged(now), 3),
+        ("boxvoice now", .judged(now), 4),
     ]
     if !frontEndToo { rules.removeAll { $0.decode == 1 } }
     // `--only-now`: boxvoice as it runs now, without the columns it is compared with (for a quick look, not a table).
-    if onlyNow { rules.removeAll { $0.decode != 3 } }
+    if onlyNow { rules.removeAll { $0.decode != 4 } }
     func decodes(_ audio: [Float]) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
         try decodeOptions.indices.map { index in
-            guard frontEndToo || index != 1, !onlyNow || index == 3 else { return ([], 0) }
+            guard frontEndToo || index != 1, !onlyNow || index == 4 else { return ([], 0) }
             let (options, phrases, hearing) = decodeOptions[index]
             return try cache.decode(audio, options: options, phrasesFile: phrases, hearing: hearing)
         }
@@ -80,7 +83,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         let decoded = all[2]
         rtf.append(decoded.cpuSeconds / (hours * 3_600))
         rtfCleaned.append(all[1].cpuSeconds / (hours * 3_600))
-        rtfNow.append(all[3].cpuSeconds / (hours * 3_600))
+        rtfNow.append(all[4].cpuSeconds / (hours * 3_600))
         var cells: [String] = []
         for (name, rule, decode) in rules {
             let fired = rule.commands(in: all[decode].utterances, detector: detector)
@@ -95,7 +98,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
             let refWords = WordError.words(reference.joined(separator: " "))
             wer = (WordError.rate(reference: refWords, hypothesis: WordError.words(hypothesis)), refWords.count)
             werCleaned = WordError.rate(reference: refWords, hypothesis: WordError.words(all[1].utterances.map(\.recognized).joined(separator: " ")))
-            werNow = WordError.rate(reference: refWords, hypothesis: WordError.words(all[3].utterances.map(\.recognized).joined(separator: " ")))
+            werNow = WordError.rate(reference: refWords, hypothesis: WordError.words(all[4].utterances.map(\.recognized).joined(separator: " ")))
         }
     }
 
@@ -168,7 +171,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
 
     Live word error rate on the English stream\(room.map { " in \($0)" } ?? "") (language model text vs the prompts' texts, \(wer?.words ?? 0) words):
     \(figures([(100 * (wer?.landed ?? 0), "raw (the rules and thresholds change which spotter hits count, not the words)"),
-                   (100 * werCleaned, "through the front end always"), (100 * werNow, "as boxvoice now hears (front end in a noisy room)")], format: "%.1f %%"))
+                   (100 * werCleaned, "through the front end always"), (100 * werNow, "as boxvoice now hears (front end in a noisy room, utterances also ended at a pause after a hit)")], format: "%.1f %%"))
     Real-time factor (CPU s per audio s, release build) on the real speech: \(figures([(mean(rtf), "raw"),
                    (mean(rtfCleaned), "through the front end always"), (mean(rtfNow), "as boxvoice now hears")], format: "%.2f")).
 
