@@ -1,0 +1,105 @@
+import BoxVoiceAudio
+import BoxVoiceBox
+import BoxVoiceContract
+import BoxVoiceKeywords
+import BoxVoiceLive
+import BoxVoiceStore
+import Foundation
+import Synchronization
+
+extension DictationSession {
+    /// The loop's handlers, with what they need from the run.
+    struct Loop {
+        let session: DictationSession
+        let transcriber: LiveTranscriber
+        let worker: DeliveryWorker
+
+        func press(_ trigger: DictationTrigger, message: inout Message, state: inout Hearing) throws {
+            // A key acts after the command being checked is decided.
+            try settle(message: &message, state: &state, waiting: true)
+            if state.machine.isStopped { return }
+            if trigger == .enter {
+                // What was said just before the key counts: close the utterance without waiting for silence.
+                let number = state.machine.messageNumber
+                for update in try transcriber.endUtterance() {
+                    try handle(update, message: &message, state: &state)
+                    if state.machine.isStopped { return }
+                }
+                // The flushed words already held a spoken send: Enter has nothing left to send.
+                if state.machine.messageNumber != number { return }
+            }
+            try session.apply(state.machine.handle(trigger, hasContent: session.hasContent(message)), to: &message, state: &state,
+                              worker: worker)
+        }
+
+        func handle(_ update: LiveUpdate, message: inout Message, state: inout Hearing) throws {
+            switch update {
+            case .partial(let text):
+                session.onEvent(.partial(text))
+            case .utterance(let utterance):
+                guard !utterance.text.isEmpty else { return }
+                if state.pending != nil {
+                    // Heard after a command still being checked: it belongs after that command is decided.
+                    state.pending?.queued.append(update)
+                    return
+                }
+                // Only the new words can complete a command (the message ends at each one), so this costs the
+                // utterance, not the hour of dictation before it.
+                let found = session.detector.detect(appending: utterance.text, to: message.liveText)
+                if let found, utterance.commandIsSpottedOnly, let check = session.askSecondOpinion(found, utterance, state: state) {
+                    session.onEvent(.final(utterance.text))
+                    state.pending = (check, [])
+                    return
+                }
+                session.onEvent(.final(utterance.text))
+                guard let found else {
+                    message.hear(utterance.text)
+                    // Kept as it is heard: a crash mid-message leaves a draft with these words.
+                    try session.store.noteHeard(message.id, text: message.liveText)
+                    return
+                }
+                try act(on: found, endingWith: utterance, message: &message, state: &state)
+            }
+        }
+
+        /// The command `found` ends the message with `utterance`: its words join the message, the audio ends where
+        /// the utterance did, and the dictation table acts.
+        private func act(on found: KeywordMatch, endingWith utterance: LiveUtterance, message: inout Message, state: inout Hearing) throws {
+            message.hear(utterance.text)
+            message.keyword = found
+            message.endFrame = Int64((utterance.end * 48_000).rounded())
+            // The command is announced once what it did is durable: whoever sees it can rely on it.
+            let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
+            try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
+                              state: &state, worker: worker, announcing: heard)
+        }
+
+        /// Decides the command being checked once its verdict is in (or, `waiting`, once it comes or times out), then
+        /// hears what came after it.
+        func settle(message: inout Message, state: inout Hearing, waiting: Bool) throws {
+            guard let (check, queued) = state.pending else { return }
+            var verdict = check.poll()
+            while verdict == nil, waiting {
+                Thread.sleep(forTimeInterval: 0.02)
+                verdict = check.poll()
+            }
+            guard let verdict else { return }
+            state.pending = nil
+            let utterance = check.utterance
+            session.onEvent(.commandChecked(action: check.match.action, outcome: verdict, seconds: Date().timeIntervalSince(check.started)))
+            if verdict == .rejected {
+                // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
+                if !utterance.recognized.isEmpty {
+                    message.hear(utterance.recognized)
+                    try session.store.noteHeard(message.id, text: message.liveText)
+                }
+            } else if let found = session.detector.detect(appending: utterance.text, to: message.liveText) {
+                try act(on: found, endingWith: utterance, message: &message, state: &state)
+            }
+            for update in queued {
+                if state.machine.isStopped { return }
+                try handle(update, message: &message, state: &state)
+            }
+        }
+    }
+}
