@@ -161,9 +161,12 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     pocketsphinx language model + command spotter, as `dictate` runs it) and the message logic of a dictation (each
     command ends the message). None of it is a command, so every command is false. The retuned thresholds were chosen
     on en, es and fr (`boxvoice-bench spotter-sweep`); it and ru are held out. The last column is boxvoice as it runs
-    now: retuned thresholds, and speexdsp's front end only while the room is noisy (`RoomNoise`: a signal-to-noise
-    ratio under 35 dB over the last 10 s). Every column acts on a command only the spotter heard without the box's
-    second opinion (as when the box does not answer in time): the local decision alone.
+    now: retuned thresholds, speexdsp's front end only while the room is noisy (`RoomNoise`: a signal-to-noise ratio
+    under 35 dB over the last 10 s), an utterance holding a spotter hit also ended by the speaker's 0.5 s pause
+    (`SpeakerPause`), and `CommandEvidence`'s judgement (the language model's own command wins over a hit naming
+    another; a hit counts within 1.0 s of its utterance's end, 0.8 s for erase and cancel; sound-alike endings).
+    Every column acts on a command only the spotter heard without the box's second opinion (as when the box does not
+    answer in time): the local decision alone.
 
     | real speech, no command in it | false commands, \(rules.map(\.name).joined(separator: " | ")) |
     \(separator)
@@ -192,7 +195,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
 enum CommandRule {
     /// Every spotter hit the language model's text lacks is written into the text.
     case landed
-    /// `LiveTranscriber`'s rule with boxvoice's options (a hit must end the utterance).
+    /// A hit must end its utterance (within 1 s), as the rule first landed.
     case current
     /// `current`, and an utterance whose last words sound like a command phrase ends with that phrase.
     case soundsLike(SoundsLikeCommand)

@@ -56,31 +56,37 @@ import Testing
         #expect(try hear(noisy, frontEnd: true).cleaned, "a noisy room is cleaned")
     }
 
-    /// In a café the recognizer's speech detector takes the other voices for speech and keeps the utterance holding
-    /// a command open; the speaker's pause after the spotter's hit ends it, so the command is acted on.
-    @Test func aCommandInBabbleEndsItsUtteranceAtTheSpeakersPause() throws {
-        let clip = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
-        // Four other voices' keyword-free clips overlapped, 20 dB under the clip's speech, going on 4 s after it.
+    /// `clip` with four other voices' keyword-free clips overlapped 20 dB under its speech, going on 4 s after it.
+    private func inBabble(_ clip: String) throws -> [Float] {
+        let speech = try WAVCapturePCM.load(Checkout.sample(clip))
         let voices = try ["none-awb-meeting.wav", "none-kal-car.wav", "none-rms-coffee.wav", "none-slt-books.wav"].map { try WAVCapturePCM.load(Checkout.sample($0)) }
-        let length = clip.count + 4 * 48_000
+        let length = speech.count + 4 * 48_000
         var babble = [Float](repeating: 0, count: length)
         for (index, voice) in voices.enumerated() {
             for sample in 0..<length { babble[sample] += voice[(sample + index * 37_117) % voice.count] }
         }
         func rms(_ samples: [Float]) -> Double { (samples.map { Double($0 * $0) }.reduce(0, +) / Double(samples.count)).squareRoot() }
-        let gain = Float(rms(clip) / rms(babble) / 10)
-        let mixed = (0..<length).map { (($0 < clip.count) ? clip[$0] : 0) + babble[$0] * gain }
-        func hear(endingAtPause pause: Double?) throws -> [LiveUtterance] {
-            var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
-            options.commandPauseSeconds = pause
-            let transcriber = try LiveTranscriber(options: options)
-            var heard: [LiveUtterance] = []
-            for start in stride(from: 0, to: mixed.count, by: 4_800) {
-                for case .utterance(let utterance) in try transcriber.feed(Array(mixed[start..<min(start + 4_800, mixed.count)])) { heard.append(utterance) }
-            }
-            for case .utterance(let utterance) in try transcriber.finish() { heard.append(utterance) }
-            return heard
+        let gain = Float(rms(speech) / rms(babble) / 10)
+        return (0..<length).map { (($0 < speech.count) ? speech[$0] : 0) + babble[$0] * gain }
+    }
+
+    private func hear(_ audio: [Float], endingAtPause pause: Double?) throws -> [LiveUtterance] {
+        var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+        options.commandPauseSeconds = pause
+        let transcriber = try LiveTranscriber(options: options)
+        var heard: [LiveUtterance] = []
+        for start in stride(from: 0, to: audio.count, by: 4_800) {
+            for case .utterance(let utterance) in try transcriber.feed(Array(audio[start..<min(start + 4_800, audio.count)])) { heard.append(utterance) }
         }
+        for case .utterance(let utterance) in try transcriber.finish() { heard.append(utterance) }
+        return heard
+    }
+
+    /// In a café the recognizer's speech detector takes the other voices for speech and keeps the utterance holding
+    /// a command open; the speaker's pause after the spotter's hit ends it, so the command is acted on.
+    @Test func aCommandInBabbleEndsItsUtteranceAtTheSpeakersPause() throws {
+        let mixed = try inBabble("send-buy-milk.wav")
+        func hear(endingAtPause pause: Double?) throws -> [LiveUtterance] { try self.hear(mixed, endingAtPause: pause) }
         let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
         let atPause = try hear(endingAtPause: 0.5)
         let found = atPause.first { detector.detect($0.text) != nil }
@@ -92,6 +98,16 @@ import Testing
         let detectorAlone = try hear(endingAtPause: nil)
         let later = detectorAlone.first { detector.detect($0.text) != nil }
         #expect(later.map { $0.end > command.end } ?? true, "the speech detector alone ends it later, if at all: \(detectorAlone.map { ($0.text, $0.end) })")
+    }
+
+    /// The pause ends only an utterance holding a spotter hit: talk in the same café, with no hit, is heard exactly
+    /// as the speech detector alone would end it.
+    @Test func withNoHitThePauseEndsNothing() throws {
+        let mixed = try inBabble("none-budget.wav")
+        let atPause = try hear(mixed, endingAtPause: 0.5)
+        #expect(atPause.allSatisfy { $0.spots.isEmpty }, "this test needs a mix the spotter is silent on: \(atPause)")
+        #expect(!atPause.isEmpty)
+        #expect(atPause == (try hear(mixed, endingAtPause: nil)))
     }
 
     @Test func aKnownClipDecodesToTextWithItsKeyWords() throws {
