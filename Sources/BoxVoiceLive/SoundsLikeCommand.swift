@@ -50,31 +50,18 @@ public struct SoundsLikeCommand: Sendable {
 
     /// The phrase the end of `text` sounds like, if any is within tolerance (the closest one).
     public func match(_ text: String) -> String? {
-        let words = Self.words(text)
+        let words = text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
         guard !words.isEmpty else { return nil }
         var best: (phrase: String, score: Double)?
         for phrase in phrases {
-            if let score = score(phrase, words, endingAt: words.count), score <= tolerance, score < best?.score ?? .infinity {
-                best = (phrase.text, score)
+            for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= words.count {
+                let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
+                guard tail.allSatisfy({ $0 != nil }) else { continue }
+                let score = Double(editDistance(tail.flatMap { $0! }, phrase.phones)) / Double(phrase.phones.count)
+                if score <= tolerance, score < best?.score ?? .infinity { best = (phrase.text, score) }
             }
         }
         return best?.phrase
-    }
-
-    /// The closest of the runs of one word fewer, as many, or one more than `phrase` has, ending at `end`.
-    private func score(_ phrase: Phrase, _ words: [String], endingAt end: Int) -> Double? {
-        var best: Double?
-        for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= end {
-            let run = words[(end - count)..<end].map { pronunciations.phones(of: $0) }
-            guard run.allSatisfy({ $0 != nil }) else { continue }
-            let score = Double(editDistance(run.flatMap { $0! }, phrase.phones)) / Double(phrase.phones.count)
-            if score < best ?? .infinity { best = score }
-        }
-        return best
-    }
-
-    private static func words(_ text: String) -> [String] {
-        text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
     }
 }
 
