@@ -15,9 +15,6 @@ public struct SpotTails: Sendable, Equatable {
     }
 
     public static let measured = SpotTails(command: 1.0, discarding: 0.8)
-
-    /// The same tail for every phrase.
-    public static func uniform(_ seconds: Double) -> SpotTails { SpotTails(command: seconds, discarding: seconds) }
 }
 
 /// The live path's judgement of what an utterance says when the spotter and the language model disagree: which

@@ -146,12 +146,7 @@ public final class LiveTranscriber {
     public func finish() throws -> [LiveUpdate] {
         options.primeSeconds = 0  // whatever was held back for priming is decoded now
         var updates = try feed16k(try resampler.flush())
-        let spotted = try spotter?.finish() ?? []
-        let heard = try language?.finish() ?? []
-        updates += combine(spotted: spotted, heard: heard)
-        // Whatever the spotter heard after the last utterance still counts.
-        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
-        return updates
+        return updates + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
     }
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.
@@ -164,9 +159,7 @@ public final class LiveTranscriber {
             updates = try feed16k([])
             options.primeSeconds = wanted
         }
-        updates += combine(spotted: [], heard: try language?.endUtterance() ?? [])
-        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
-        return updates
+        return updates + closing(heard: try language?.endUtterance() ?? [])
     }
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
@@ -223,9 +216,7 @@ public final class LiveTranscriber {
         pauseCarry = Array(frames[start...])
         guard let hit = pendingSpots.last, let language, language.inUtterance, speakerPause.quietSeconds >= pause,
               seconds - speakerPause.quietSeconds >= hit.end - Self.pauseLead else { return [] }
-        var updates = combine(spotted: [], heard: try language.endUtterance())
-        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
-        return updates
+        return closing(heard: try language.endUtterance())
     }
 
     /// How long before the spotter fired the pause may have begun: it fires a little after the phrase's end.
@@ -261,6 +252,14 @@ public final class LiveTranscriber {
                 updates.append(.utterance(close(recognized: text, end: end)))
             }
         }
+        return updates
+    }
+
+    /// The last events of an utterance ended now (the stream ended, a key was pressed, the speaker paused): hits the
+    /// spotter made after the language model's last words still count, as an utterance of their own.
+    private func closing(spotted: [RecognizerEvent] = [], heard: [RecognizerEvent]) -> [LiveUpdate] {
+        var updates = combine(spotted: spotted, heard: heard)
+        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
         return updates
     }
 

@@ -57,9 +57,15 @@ public struct RoomNoise: Sendable {
     /// fewer than 10 frames. Also what calibration judges a user's recordings by.
     public static func signalToNoise(levels: [Double]) -> Double? {
         guard levels.count >= 10 else { return nil }
-        let sorted = levels.sorted()
-        let quiet = sorted[sorted.count / 10], loud = sorted[sorted.count * 9 / 10]
+        let (quiet, loud) = roomAndSpeech(levels)
         return min(120, 20 * log10(max(loud, 1e-6) / max(quiet, 1e-6)))
+    }
+
+    /// The level of the room between words (10th percentile of non-empty `levels`) and of the speech (90th): one
+    /// definition for judging the room here and for hearing the speaker pause (`SpeakerPause`).
+    static func roomAndSpeech(_ levels: [Double]) -> (room: Double, speech: Double) {
+        let sorted = levels.sorted()
+        return (sorted[sorted.count / 10], sorted[sorted.count * 9 / 10])
     }
 
     /// RMS of a frame of 16-bit samples.

@@ -42,8 +42,7 @@ public struct SpeakerPause: Sendable {
     /// than the quiet ones (no speech yet, or one steady sound).
     static func quietLine(_ levels: [Double]) -> Double? {
         guard levels.count >= 25 else { return nil }
-        let sorted = levels.sorted()
-        let room = sorted[sorted.count / 10], speech = sorted[sorted.count * 9 / 10]
+        let (room, speech) = RoomNoise.roomAndSpeech(levels)
         guard speech - room >= leastSpeechAboveRoom else { return nil }
         return (room + speech) / 2
     }

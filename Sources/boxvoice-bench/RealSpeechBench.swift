@@ -215,27 +215,8 @@ enum CommandRule {
         var fired: [(KeywordAction, String, Double)] = []
         var message = ""
         for utterance in utterances {
-            if case .judged(let evidence) = self {
-                let text = evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { ($0.phrase, $0.end) }, end: utterance.end).text
-                guard !text.isEmpty else { continue }
-                if let found = detector.detect(appending: text, to: message) {
-                    fired.append((found.action, found.matchedPhrase, utterance.end))
-                    message = ""
-                } else {
-                    message = message.isEmpty ? text : message + " " + text
-                }
-                continue
-            }
-            var text = utterance.recognized
-            for spot in utterance.spots {
-                let endsUtterance = spotTailSeconds.map { utterance.end - spot.end <= $0 } ?? true
-                let already = detector.detect(spot.phrase).map { spotted in detector.detect(text)?.action == spotted.action } ?? true
-                if endsUtterance, !already { text = text.isEmpty ? spot.phrase : text + " " + spot.phrase }
-            }
+            let text = self.text(of: utterance, after: message, detector: detector)
             guard !text.isEmpty else { continue }
-            if case .soundsLike(let matcher) = self, detector.detect(appending: text, to: message) == nil, let phrase = matcher.match(text) {
-                text += " " + phrase
-            }
             if let found = detector.detect(appending: text, to: message) {
                 fired.append((found.action, found.matchedPhrase, utterance.end))
                 message = ""
@@ -244,6 +225,23 @@ enum CommandRule {
             }
         }
         return fired
+    }
+
+    /// What the dictation sees of `utterance` under this rule, with `message` heard before it.
+    private func text(of utterance: LiveUtterance, after message: String, detector: KeywordDetector) -> String {
+        if case .judged(let evidence) = self {
+            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { ($0.phrase, $0.end) }, end: utterance.end).text
+        }
+        var text = utterance.recognized
+        for spot in utterance.spots {
+            let endsUtterance = spotTailSeconds.map { utterance.end - spot.end <= $0 } ?? true
+            let already = detector.detect(spot.phrase).map { spotted in detector.detect(text)?.action == spotted.action } ?? true
+            if endsUtterance, !already { text = text.isEmpty ? spot.phrase : text + " " + spot.phrase }
+        }
+        if !text.isEmpty, case .soundsLike(let matcher) = self, detector.detect(appending: text, to: message) == nil, let phrase = matcher.match(text) {
+            text += " " + phrase
+        }
+        return text
     }
 }
 

@@ -102,6 +102,5 @@ import Testing
         #expect(evidence.tail("send message") == SpotTails.measured.command)
         #expect(SpotTails.measured.discarding < SpotTails.measured.command)
         #expect(SpotTails(command: 0.5, discarding: 2).discarding == 0.5, "a discarding command never gets a longer tail than any other")
-        #expect(SpotTails.uniform(0.7) == SpotTails(command: 0.7, discarding: 0.7))
     }
 }
