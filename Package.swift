@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

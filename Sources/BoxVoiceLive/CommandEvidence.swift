@@ -53,7 +53,8 @@ public struct CommandEvidence: Sendable {
     }
 
     /// The utterance the language model closed with `recognized` at `end`, given the spotter's hits since the last.
-    public func utterance(recognized: String, hits: [(phrase: String, end: Double)], end: Double) -> LiveUtterance {
+    /// - Parameter narrowband: heard through a band-limited microphone (`InputBand`).
+    public func utterance(recognized: String, hits: [(phrase: String, end: Double)], end: Double, narrowband: Bool = false) -> LiveUtterance {
         var text = recognized
         var spots: [SpottedPhrase] = []
         // Both recognizers heard a command when the language model's own words hold one: the strongest evidence
@@ -66,11 +67,11 @@ public struct CommandEvidence: Sendable {
             spots.append(SpottedPhrase(phrase: phrase, end: fired, accepted: accepted))
         }
         if let soundAlikes, !recognized.isEmpty, !spots.contains(where: \.accepted), !holdsCommand(text),
-           let phrase = soundAlikes.match(recognized) {
+           let phrase = soundAlikes.match(recognized, narrowband: narrowband) {
             text += " " + phrase
             spots.append(SpottedPhrase(phrase: phrase, end: end, accepted: true))
         }
-        return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end)
+        return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end, narrowband: narrowband)
     }
 
     /// The longest a hit of `phrase` may come before its utterance's end.

@@ -100,9 +100,14 @@ public final class CommandSpotter: LiveRecognizer {
     private let decoders: [PocketSphinxDecoder]
     private var fed: Int64 = 0
 
-    public init(phrases: String, model: PocketSphinxModel = .debianEnglish) throws {
+    /// - Parameters:
+    ///   - narrowband: with the list's thresholds for a band-limited microphone (`SpotterPhrase.narrowbandThreshold`).
+    ///   - position: seconds of the stream already heard before this spotter (one swapped in mid-stream reports its
+    ///     hits on the stream's clock).
+    public init(phrases: String, model: PocketSphinxModel = .debianEnglish, narrowband: Bool = false, position: Double = 0) throws {
+        fed = Int64((position * Double(PocketSphinxDecoder.sampleRate)).rounded())
         let listed = try SpotterPhrases.load(phrases)
-        let groups = Dictionary(grouping: listed, by: \.group).sorted { $0.key < $1.key }.map { $0.value.map(\.line) }
+        let groups = Dictionary(grouping: listed, by: \.group).sorted { $0.key < $1.key }.map { $0.value.map { narrowband ? $0.narrowbandLine : $0.line } }
         let folder = try PrivateTemporaryFolder.make("spotter")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Each decoder holds its dictionary in memory; the phrases need a few dozen of its 130,000 words, so the

@@ -27,12 +27,15 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spots: [SpottedPhrase]
     /// Where it ends in the audio, in seconds from the start.
     public var end: Double
+    /// Heard through a microphone judged band-limited (`InputBand`).
+    public var narrowband: Bool
 
-    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double) {
+    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false) {
         self.text = text
         self.recognized = recognized
         self.spots = spots
         self.end = end
+        self.narrowband = narrowband
     }
 
     /// The phrases the spotter fired on.
@@ -56,6 +59,10 @@ public final class LiveTranscriber {
         public var model: PocketSphinxModel = .debianEnglish
         /// `phrase /threshold/` per line (Models/command-spotter.en.txt); nil turns the spotter off.
         public var spotterPhrases: String?
+        /// Judge the microphone's band (`InputBand`): while it is band-limited the spotter uses the list's narrowband
+        /// thresholds (`SpotterPhrase.narrowbandThreshold`; a list without any, like a calibrated one, is used as it
+        /// is) and sound-alikes forgive lost fricatives (`SoundsLikeCommand.match(_:narrowband:)`).
+        public var followsInputBand = true
         /// Off: the spotter alone (for measuring it); each spotted phrase becomes an utterance.
         public var useLanguageModel = true
         /// Decides whether a spotted phrase is already in the recognized text (by the action it means).
@@ -101,7 +108,15 @@ public final class LiveTranscriber {
 
     private var options: Options
     private let language: LiveRecognizer?
-    private let spotter: LiveRecognizer?
+    private var spotter: LiveRecognizer?
+    /// Judges the microphone's band (`Options.followsInputBand`).
+    private var band: InputBand?
+    /// Whether the spotter's phrases list thresholds for a band-limited microphone to switch to.
+    private let spotterHasNarrowband: Bool
+    private var spotterIsNarrowband = false
+    private var bandCarry: [Int16] = []
+    /// The last seconds the decoders heard, to prime a spotter swapped in mid-stream with.
+    private var recentHeard: [Int16] = []
     private let resampler: Resampler
     private let frontEnd: SpeechFrontEnd?
     /// Judges the room when the front end cleans only in noise.
@@ -129,7 +144,12 @@ public final class LiveTranscriber {
         resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
         frontEnd = try options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
         room = options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
+        spotterHasNarrowband = try options.spotterPhrases.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } } ?? false
+        band = options.followsInputBand ? InputBand() : nil
     }
+
+    /// Whether the microphone is judged band-limited now (the spotter then uses its narrowband thresholds).
+    public var hearsNarrowband: Bool { band?.isNarrow ?? false }
 
     /// Whether the recognizers hear the audio cleaned now.
     public var cleansNow: Bool { frontEnd != nil && (room?.cleans ?? true) }
@@ -164,6 +184,7 @@ public final class LiveTranscriber {
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
         var pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+        if band != nil { judgeBand(pcm) }
         var raw: [Int16] = []
         if let frontEnd {
             if room != nil {
@@ -192,10 +213,14 @@ public final class LiveTranscriber {
             }
             // Exactly the opening `primeSeconds` (however the audio was chunked), then everything is decoded.
             let opening = Array(pcm.prefix(max(wanted, 0)))
+            band?.judge()
+            try useSpotterForBand(primedWith: [])
             try language?.prime(opening)
             try spotter?.prime(opening)
             priming = nil
         }
+        try useSpotterForBand(primedWith: recentHeard)
+        if spotterHasNarrowband { recentHeard = Array((recentHeard + pcm).suffix(Self.recentSamples)) }
         fed += Int64(pcm.count)
         let spotted = try spotter?.feed(pcm) ?? []
         let heard = try language?.feed(pcm) ?? []
@@ -221,6 +246,30 @@ public final class LiveTranscriber {
 
     /// How long before the spotter fired the pause may have begun: it fires a little after the phrase's end.
     static let pauseLead = 0.5
+
+    /// Feeds the band judgement whole 20 ms frames of the audio as it came in.
+    private func judgeBand(_ pcm: [Int16]) {
+        let frames = bandCarry + pcm
+        var start = 0
+        while start + InputBand.frameSamples <= frames.count {
+            band!.add(frame: frames[start..<start + InputBand.frameSamples])
+            start += InputBand.frameSamples
+        }
+        bandCarry = Array(frames[start...])
+    }
+
+    /// How much recent audio a spotter swapped in mid-stream is primed with: 2 s, as at the start.
+    static let recentSamples = 2 * PocketSphinxDecoder.sampleRate
+
+    /// Swaps the spotter for the one with the other thresholds when the band judgement changed. Its search starts
+    /// afresh (a phrase half-heard when the judgement flips is lost), its feature normalization primed on `recent`.
+    private func useSpotterForBand(primedWith recent: [Int16]) throws {
+        guard spotterHasNarrowband, let band, band.isNarrow != spotterIsNarrowband, let phrases = options.spotterPhrases else { return }
+        let swapped = try CommandSpotter(phrases: phrases, model: options.model, narrowband: band.isNarrow, position: seconds)
+        if !recent.isEmpty { try swapped.prime(recent) }
+        spotter = swapped
+        spotterIsNarrowband = band.isNarrow
+    }
 
     /// Frame by frame, the audio as it came in or as cleaned, as the room is judged at that frame.
     private func chooseByRoom(raw: [Int16], cleaned: [Int16]) -> [Int16] {
@@ -265,6 +314,6 @@ public final class LiveTranscriber {
 
     private func close(recognized: String, end: Double) -> LiveUtterance {
         defer { pendingSpots.removeAll() }
-        return evidence.utterance(recognized: recognized, hits: pendingSpots, end: end)
+        return evidence.utterance(recognized: recognized, hits: pendingSpots, end: end, narrowband: hearsNarrowband)
     }
 }

@@ -48,8 +48,14 @@ public struct SoundsLikeCommand: Sendable {
         }
     }
 
+    /// Phones whose energy lies mostly above 4 kHz — fricatives and affricates: a microphone that stops at the
+    /// telephone band loses them or turns one into another (the send command heard as "and now").
+    static let highBandPhones: Set<String> = ["S", "Z", "SH", "ZH", "F", "V", "TH", "DH", "CH", "JH", "HH"]
+
     /// The phrase the end of `text` sounds like, if any is within tolerance (the closest one).
-    public func match(_ text: String) -> String? {
+    /// - Parameter narrowband: heard through a band-limited microphone (`InputBand`): losing, adding or mistaking a
+    ///   high-band phone costs half, since the audio could not tell.
+    public func match(_ text: String, narrowband: Bool = false) -> String? {
         let words = text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
         guard !words.isEmpty else { return nil }
         var best: (phrase: String, score: Double)?
@@ -57,7 +63,11 @@ public struct SoundsLikeCommand: Sendable {
             for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= words.count {
                 let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
                 guard tail.allSatisfy({ $0 != nil }) else { continue }
-                let score = Double(editDistance(tail.flatMap { $0! }, phrase.phones)) / Double(phrase.phones.count)
+                let heard = tail.flatMap { $0! }
+                let distance = narrowband
+                    ? editDistance(heard, phrase.phones) { Self.highBandPhones.contains($0) ? 0.5 : 1 }
+                    : Double(editDistance(heard, phrase.phones))
+                let score = distance / Double(phrase.phones.count)
                 if score <= tolerance, score < best?.score ?? .infinity { best = (phrase.text, score) }
             }
         }

@@ -15,3 +15,22 @@ public func editDistance<C: Collection>(_ a: C, _ b: C) -> Int where C.Element: 
     }
     return row[b.count]
 }
+
+/// Edit distance where some elements cost less to lose, add or mistake than others: inserting or deleting `x` costs
+/// `cost(x)`, substituting `x` and `y` (unequal) the lesser of theirs. With every cost 1 it is `editDistance(_:_:)`.
+public func editDistance<C: Collection>(_ a: C, _ b: C, cost: (C.Element) -> Double) -> Double where C.Element: Equatable {
+    let a = Array(a), b = Array(b)
+    var row = [0.0]
+    for element in b { row.append(row.last! + cost(element)) }
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+        var diagonal = row[0]
+        row[0] += cost(a[i - 1])
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let above = row[j]
+            let substitution = a[i - 1] == b[j - 1] ? 0 : min(cost(a[i - 1]), cost(b[j - 1]))
+            row[j] = min(row[j] + cost(a[i - 1]), row[j - 1] + cost(b[j - 1]), diagonal + substitution)
+            diagonal = above
+        }
+    }
+    return row[b.count]
+}

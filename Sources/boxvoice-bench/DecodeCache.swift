@@ -19,7 +19,9 @@ struct DecodeCache {
     ///   - hearing: how `options` hears the audio (raw, cleaned, …): part of the key.
     func decode(_ samples: [Float], options: LiveTranscriber.Options, phrasesFile: String, hearing: String) throws
         -> (utterances: [LiveUtterance], cpuSeconds: Double) {
-        let phrases = (try? String(contentsOfFile: phrasesFile, encoding: .utf8)) ?? phrasesFile
+        var phrases = (try? String(contentsOfFile: phrasesFile, encoding: .utf8)) ?? phrasesFile
+        // A decode that does not follow the microphone's band never reads the narrowband thresholds.
+        if !options.followsInputBand { phrases = phrases.replacing(try Regex(" narrowband /[^/]*/"), with: "") }
         let key = String(format: "%016llx-%016llx-%@", Self.fingerprint(samples), Self.fingerprint(Array(phrases.utf8)), hearing)
         let path = folder + "/" + key + ".json"
         if let data = FileManager.default.contents(atPath: path), let stored = try? JSONDecoder().decode(Stored.self, from: data) {
@@ -55,16 +57,20 @@ struct DecodeCache {
             var recognized: String
             var spots: [Spot]
             var end: Double
+            /// Absent from decodes made before the live path judged the microphone's band.
+            var narrowband: Bool?
 
             init(_ utterance: LiveUtterance) {
                 text = utterance.text
                 recognized = utterance.recognized
                 spots = utterance.spots.map { Spot(phrase: $0.phrase, end: $0.end, accepted: $0.accepted) }
                 end = utterance.end
+                narrowband = utterance.narrowband
             }
 
             var utterance: LiveUtterance {
-                LiveUtterance(text: text, recognized: recognized, spots: spots.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: $0.accepted) }, end: end)
+                LiveUtterance(text: text, recognized: recognized, spots: spots.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: $0.accepted) }, end: end,
+                              narrowband: narrowband ?? false)
             }
         }
 

@@ -65,6 +65,14 @@ struct Degradation {
         ]
     }
 
+    /// The condition called `name` (a room the real-speech streams are played in, `--room`).
+    static func named(_ name: String, babbleFrom real: String) throws -> Degradation {
+        guard let degradation = all(babbleFrom: real).first(where: { $0.name == name || $0.name.hasPrefix(name) }) else {
+            throw BenchFailure(message: "no condition named '\(name)'")
+        }
+        return degradation
+    }
+
     /// Noise scaled so that speech over it has `snr` dB (speech level: RMS of its 20 ms frames above −40 dB of the loudest).
     static func mix(_ speech: [Float], _ noise: [Float], snr: Double) -> [Float] {
         let speechLevel = activeRMS(speech)

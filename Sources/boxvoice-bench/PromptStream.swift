@@ -28,34 +28,78 @@ struct PromptStream {
 /// How much of a 48 kHz stream `RoomNoise` judges noisy, frame by frame as the live path judges it: the share of the
 /// time the front end (setting `front-end` auto) cleans what the recognizers hear. 0 means they hear the raw audio
 /// throughout, so the decode is the raw one.
-func noisyShare(_ samples: [Float]) -> Double {
+func noisyShare(_ samples: [Float]) -> Double { roomJudgements(samples).noisy }
+
+/// The room as `RoomNoise` judges it through a 48 kHz stream: the share of frames it cleans, and each judgement's
+/// signal-to-noise ratio weighted by the frames it held for (to see how far the noisy and quiet rooms lie from the line).
+func roomJudgements(_ samples: [Float]) -> (noisy: Double, ratios: [Double]) {
     var room = RoomNoise()
     var noisy = 0, frames = 0
+    var ratios: [Double] = []
     for start in stride(from: 0, to: samples.count - 959, by: 960) {
         var sum = 0.0
         for sample in samples[start..<start + 960] { sum += Double(sample) * Double(sample) }
         room.add(frameLevel: (sum / 960).squareRoot())
         frames += 1
         if room.cleans { noisy += 1 }
+        if let ratio = room.signalToNoise { ratios.append(ratio) }
     }
-    return frames == 0 ? 0 : Double(noisy) / Double(frames)
+    return (frames == 0 ? 0 : Double(noisy) / Double(frames), ratios)
 }
 
-/// `boxvoice-bench room`: the share of each real-speech stream (and of each degraded clip set) the front end would clean.
+/// How `InputBand` judges a 48 kHz stream as the live path hears it (16 kHz): the share of its time judged
+/// band-limited, and each judgement's share of energy above the cutoff.
+func bandJudgements(_ samples: [Float]) throws -> (narrow: Double, shares: [Double]) {
+    let heard = try SpeechConversion.recognizerSamples(from: samples, rate: 48_000)
+    var band = InputBand()
+    var narrow = 0, frames = 0
+    var shares: [Double] = []
+    for start in stride(from: 0, to: heard.count - 319, by: 320) {
+        band.add(frame: heard[start..<start + 320])
+        frames += 1
+        if band.isNarrow {
+            narrow += 1
+            if ProcessInfo.processInfo.environment["BENCH_SHOW_BAND"] != nil, frames % 50 == 0 {
+                FileHandle.standardError.write(Data("band-limited at \(Double(frames) * 0.02) s\n".utf8))
+            }
+        }
+        if let share = band.highShare { shares.append(share) }
+    }
+    return (frames == 0 ? 0 : Double(narrow) / Double(frames), shares)
+}
+
+/// `boxvoice-bench room`: the share of each real-speech stream (and of each degraded clip set) the front end would
+/// clean, and the spread of the signal-to-noise ratio it judges by (percentiles over 20 ms frames).
 func benchRoom(samples: String, real: String, work: String, languages: [String]) throws {
     let detector = try KeywordDetector(contentsOf: samples + "/../Models/speech-keywords.en.txt")
+    func spread(_ ratios: [Double]) -> String {
+        let sorted = ratios.sorted()
+        guard !sorted.isEmpty else { return "no judgement" }
+        return [0.0, 0.005, 0.01, 0.02, 0.05, 0.5, 0.95, 0.99, 1.0].map { String(format: "p%g %.1f dB", $0 * 100, sorted[Int($0 * Double(sorted.count - 1))]) }.joined(separator: ", ")
+    }
     for language in languages {
         guard let stream = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else { continue }
-        print(String(format: "%@: front end cleans %.1f %% of %.1f min", language, 100 * noisyShare(stream.audio), Double(stream.audio.count) / 48_000 / 60))
+        let judged = roomJudgements(stream.audio)
+        print(String(format: "%@: front end cleans %.1f %% of %.1f min; ", language, 100 * judged.noisy, Double(stream.audio.count) / 48_000 / 60) + spread(judged.ratios))
+        let band = try bandJudgements(stream.audio)
+        print(String(format: "%@: band-limited %.1f %%; above 5 kHz ", language, 100 * band.narrow) + spread(band.shares))
     }
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
     for condition in Degradation.all(babbleFrom: real) {
         var noisy = 0.0, seconds = 0.0
+        var ratios: [Double] = [], shares: [Double] = []
+        var narrow = 0.0
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
-            noisy += noisyShare(audio) * Double(audio.count) / 48_000
+            let judged = roomJudgements(audio)
+            noisy += judged.noisy * Double(audio.count) / 48_000
             seconds += Double(audio.count) / 48_000
+            ratios += judged.ratios
+            let band = try bandJudgements(audio)
+            narrow += band.narrow * Double(audio.count) / 48_000
+            shares += band.shares
         }
-        print(String(format: "%@: front end cleans %.1f %% of the clips' %.0f s", condition.name, 100 * noisy / seconds, seconds))
+        print(String(format: "%@: front end cleans %.1f %% of the clips' %.0f s; ", condition.name, 100 * noisy / seconds, seconds) + spread(ratios))
+        print(String(format: "%@: band-limited %.1f %%; above 5 kHz ", condition.name, 100 * narrow / seconds) + spread(shares))
     }
 }

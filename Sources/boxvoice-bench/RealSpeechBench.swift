@@ -20,7 +20,12 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
         options.spotTails = nil  // every hit is kept with its time; the rules below decide
         options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
-        if !endsAtPause { options.commandPauseSeconds = nil }  // the earlier columns' utterances end as they did
+        if !endsAtPause {
+            // The earlier columns hear as they did: utterances end at the language model's silence, and the spotter
+            // keeps its wideband thresholds whatever the microphone's band.
+            options.commandPauseSeconds = nil
+            options.followsInputBand = false
+        }
         return options
     }
     let retuned = spotterPhrases ?? models + "/command-spotter.en.txt"
@@ -28,11 +33,11 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
                                            tolerance: Double(ProcessInfo.processInfo.environment["BENCH_SOUNDS_LIKE"] ?? "0.25") ?? 0.25)
     // Each column: a decode (0 landed thresholds, 1 the same through the speexdsp front end, 2 retuned thresholds,
-    // 3 the front end in a noisy room, 4 the same with utterances also ended at the speaker's pause after a hit) and
-    // the rule applied to it.
+    // 3 the front end in a noisy room, 4 the same with utterances also ended at the speaker's pause after a hit and
+    // the spotter's thresholds following the microphone's band) and the rule applied to it.
     let decodeOptions = [(options(landedSpotter, .off), landedSpotter, "raw"), (options(landedSpotter, .on), landedSpotter, "cleaned"),
                          (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise"),
-                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause")]
+                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band")]
     let cache = try DecodeCache(work: work)
     // boxvoice's judgement as `dictate` makes it (BENCH_TAILS=command,discarding tries other tails by hand).
     var nowOptions = LiveTranscriber.Options.hearing(detector, spotterPhrases: retuned, dictionaryCache: nil)
@@ -71,12 +76,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     for language in languages {
         guard let prompts = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else { continue }
         // In a room (`--room`): the whole stream degraded as the clips are, e.g. pink noise under every prompt.
-        let placed = try room.map { name in
-            guard let degradation = Degradation.all(babbleFrom: real).first(where: { $0.name == name }) else {
-                throw BenchFailure(message: "no condition named '\(name)'")
-            }
-            return try degradation.apply(prompts.audio, work)
-        }
+        let placed = try room.map { try Degradation.named($0, babbleFrom: real).apply(prompts.audio, work) }
         let stream = placed ?? prompts.audio, reference = prompts.texts, excluded = prompts.leftOut
         let hours = Double(stream.count) / 48_000 / 3_600
         let all = try decodes(stream)
@@ -230,7 +230,8 @@ enum CommandRule {
     /// What the dictation sees of `utterance` under this rule, with `message` heard before it.
     private func text(of utterance: LiveUtterance, after message: String, detector: KeywordDetector) -> String {
         if case .judged(let evidence) = self {
-            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { ($0.phrase, $0.end) }, end: utterance.end).text
+            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { ($0.phrase, $0.end) }, end: utterance.end,
+                                      narrowband: utterance.narrowband).text
         }
         var text = utterance.recognized
         for spot in utterance.spots {

@@ -9,7 +9,8 @@ import Foundation
 /// spoken-commands rule (ends its utterance + sounds like a command) counts false commands on real speech and recall
 /// on the degraded clips. For choosing Models/command-spotter.en.txt; the section in BENCHMARKS.md then measures the
 /// choice on the real live path.
-func sweepSpotter(models: String, samples: String, real: String, work: String, scales: [Int], languages: [String]) throws {
+func sweepSpotter(models: String, samples: String, real: String, work: String, scales: [Int], languages: [String],
+                  conditionNames: [String]? = nil, room: String? = nil) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let defaults = models + "/command-spotter.en.txt"
     let phrases = try SpotterCalibration(phrasesFile: defaults).phrases
@@ -46,7 +47,9 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     var falseCounts = [Int](repeating: 0, count: scales.count)
     var hours = 0.0
     for name in languages {
-        guard let stream = try PromptStream(list: real + "/\(name).tsv", folder: real, detector: detector)?.audio else { continue }
+        guard let prompts = try PromptStream(list: real + "/\(name).tsv", folder: real, detector: detector)?.audio else { continue }
+        // In a room (`--room`): the whole stream degraded as the clips are.
+        let stream = try room.map { try Degradation.named($0, babbleFrom: real).apply(prompts, work) } ?? prompts
         hours += Double(stream.count) / 48_000 / 3_600
         let heard = try LiveDecode.run(stream, options: language).utterances
         for (index, file) in files.enumerated() {
@@ -57,7 +60,9 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     }
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
     var rows: [String] = []
-    for condition in Degradation.all(babbleFrom: real) {
+    var conditions = Degradation.all(babbleFrom: real)
+    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
+    for condition in conditions {
         var found = [Int](repeating: 0, count: scales.count), wrong = found
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
@@ -75,6 +80,6 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     }
     print("| thresholds × | " + scales.map { "1e-\($0)" }.joined(separator: " | ") + " |")
     print("|---|" + scales.map { _ in "---" }.joined(separator: "|") + "|")
-    print(String(format: "| false commands (%.1f h of real speech) | ", hours) + falseCounts.map(String.init).joined(separator: " | ") + " |")
+    print(String(format: "| false commands (%.1f h of real speech%@) | ", hours, room.map { ", \($0)" } ?? "") + falseCounts.map(String.init).joined(separator: " | ") + " |")
     print(rows.joined(separator: "\n"))
 }

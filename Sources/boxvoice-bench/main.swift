@@ -53,7 +53,8 @@ do {
         }
         try sweepSpotter(models: models, samples: samples, real: real, work: work,
                          scales: value("--scales").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [0, 5, 10, 15, 20],
-                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"])
+                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
+                         conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) }, room: value("--room"))
     case "second-opinion"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "second-opinion needs --models DIR --samples DIR") }
         try benchSecondOpinion(models: models, samples: samples, runs: Int(value("--runs") ?? "5") ?? 5)
