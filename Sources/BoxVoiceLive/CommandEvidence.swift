@@ -17,6 +17,21 @@ public struct SpotTails: Sendable, Equatable {
     public static let measured = SpotTails(command: 1.0, discarding: 0.8)
 }
 
+/// One spotter hit waiting for its utterance to end.
+public struct SpotterHit: Sendable, Equatable {
+    public var phrase: String
+    /// Where the spotter fired, in seconds from the start of the stream.
+    public var end: Double
+    /// How long the speaker had been quiet then (`SpeakerPause`); nil where the pause is not heard.
+    public var quietBefore: Double?
+
+    public init(phrase: String, end: Double, quietBefore: Double? = nil) {
+        self.phrase = phrase
+        self.end = end
+        self.quietBefore = quietBefore
+    }
+}
+
 /// The live path's judgement of what an utterance says when the spotter and the language model disagree: which
 /// spotter hits become the utterance's last words, and whether words that only sound like a command count as one.
 /// It is pure — the recognizers' output in, an utterance out — so the bench applies exactly this judgement to
@@ -32,15 +47,19 @@ public struct CommandEvidence: Sendable {
     public var sameCommand: @Sendable (_ recognized: String, _ phrase: String) -> Bool
     /// Whether a text holds a command (the contract's detector).
     public var holdsCommand: @Sendable (String) -> Bool
+    /// A hit the spotter made after the speaker had been quiet this long (s) is the room's, not the speaker's: the
+    /// other voices of a babble said it in the speaker's pause (nil: off).
+    public var quietHit: Double?
 
     public init(tails: SpotTails?, discards: @escaping @Sendable (String) -> Bool = { _ in false },
                 soundAlikes: SoundsLikeCommand? = nil, sameCommand: @escaping @Sendable (String, String) -> Bool,
-                holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }) {
+                holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }, quietHit: Double? = nil) {
         self.tails = tails
         self.discards = discards
         self.soundAlikes = soundAlikes
         self.sameCommand = sameCommand
         self.holdsCommand = holdsCommand
+        self.quietHit = quietHit
     }
 
     /// The judgement a live path with these options makes.
@@ -49,22 +68,24 @@ public struct CommandEvidence: Sendable {
             ? try options.spotterPhrases.map { try SoundsLikeCommand(phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary) }
             : nil
         self.init(tails: options.spotTails, discards: options.discards,
-                  soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand)
+                  soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand,
+                  quietHit: options.commandPauseSeconds == nil ? nil : options.quietHitSeconds)
     }
 
     /// The utterance the language model closed with `recognized` at `end`, given the spotter's hits since the last.
     /// - Parameter narrowband: heard through a band-limited microphone (`InputBand`).
-    public func utterance(recognized: String, hits: [(phrase: String, end: Double)], end: Double, narrowband: Bool = false) -> LiveUtterance {
+    public func utterance(recognized: String, hits: [SpotterHit], end: Double, narrowband: Bool = false) -> LiveUtterance {
         var text = recognized
         var spots: [SpottedPhrase] = []
         // Both recognizers heard a command when the language model's own words hold one: the strongest evidence
         // there is. A hit naming another command is then the spotter hearing the same sounds differently (the
         // close phrase on the echo of the erase phrase).
         let heardOne = holdsCommand(recognized)
-        for (phrase, fired) in hits {
-            let accepted = !heardOne && end - fired <= tail(phrase) && !sameCommand(text, phrase)
-            if accepted { text = text.isEmpty ? phrase : text + " " + phrase }
-            spots.append(SpottedPhrase(phrase: phrase, end: fired, accepted: accepted))
+        for hit in hits {
+            let inQuiet = quietHit.map { limit in (hit.quietBefore ?? 0) >= limit } ?? false
+            let accepted = !heardOne && !inQuiet && end - hit.end <= tail(hit.phrase) && !sameCommand(text, hit.phrase)
+            if accepted { text = text.isEmpty ? hit.phrase : text + " " + hit.phrase }
+            spots.append(SpottedPhrase(phrase: hit.phrase, end: hit.end, accepted: accepted, quietBefore: hit.quietBefore))
         }
         if let soundAlikes, !recognized.isEmpty, !spots.contains(where: \.accepted), !holdsCommand(text),
            let phrase = soundAlikes.match(recognized, narrowband: narrowband) {

@@ -9,11 +9,14 @@ public struct SpottedPhrase: Sendable, Equatable {
     /// It was written into the utterance's text: the language model's words lack it, and it ended the utterance
     /// (a phrase inside running speech is taken for ordinary words the spotter mistook).
     public var accepted: Bool
+    /// How long the speaker had been quiet (`SpeakerPause`) when the spotter fired; nil where the pause is not heard.
+    public var quietBefore: Double?
 
-    public init(phrase: String, end: Double, accepted: Bool) {
+    public init(phrase: String, end: Double, accepted: Bool, quietBefore: Double? = nil) {
         self.phrase = phrase
         self.end = end
         self.accepted = accepted
+        self.quietBefore = quietBefore
     }
 }
 
@@ -87,6 +90,9 @@ public final class LiveTranscriber {
         /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
         /// detector alone ends utterances).
         public var commandPauseSeconds: Double? = 0.5
+        /// With `commandPauseSeconds`: a spotter hit made after the speaker had been quiet this long is not counted
+        /// (`CommandEvidence.quietHit`; nil: off).
+        public var quietHitSeconds: Double? = nil
 
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
         public var frontEnd: SpeechFrontEnd.Settings? = nil
@@ -124,7 +130,7 @@ public final class LiveTranscriber {
     /// The opening audio as it came in, beside `priming` (cleaned), until the room is first judged.
     private var primingRaw: [Int16] = []
     private var fed: Int64 = 0
-    private var pendingSpots: [(phrase: String, end: Double)] = []
+    private var pendingSpots: [SpotterHit] = []
     private let evidence: CommandEvidence
     /// Hears the speaker pause (`Options.commandPauseSeconds`), from what the recognizers hear.
     private var speakerPause = SpeakerPause()
@@ -222,16 +228,17 @@ public final class LiveTranscriber {
         try useSpotterForBand(primedWith: recentHeard)
         if spotterHasNarrowband { recentHeard = Array((recentHeard + pcm).suffix(Self.recentSamples)) }
         fed += Int64(pcm.count)
+        // The levels first: a hit in this chunk is then stamped with how long the speaker had been quiet.
+        if options.commandPauseSeconds != nil { hearLevels(pcm) }
         let spotted = try spotter?.feed(pcm) ?? []
         let heard = try language?.feed(pcm) ?? []
         var updates = combine(spotted: spotted, heard: heard)
-        if let pause = options.commandPauseSeconds { updates += try endAtPause(after: pcm, lasting: pause) }
+        if let pause = options.commandPauseSeconds { updates += try endAtPause(lasting: pause) }
         return updates
     }
 
-    /// Ends the utterance holding a spotter hit once the speaker has paused after it, when the language model's
-    /// speech detector has not (noise it takes for speech keeps its utterance open).
-    private func endAtPause(after pcm: [Int16], lasting pause: Double) throws -> [LiveUpdate] {
+    /// Feeds the speaker's pause whole 20 ms frames of what the recognizers hear.
+    private func hearLevels(_ pcm: [Int16]) {
         let frames = pauseCarry + pcm
         var start = 0
         while start + SpeechFrontEnd.frameSamples <= frames.count {
@@ -239,6 +246,11 @@ public final class LiveTranscriber {
             start += SpeechFrontEnd.frameSamples
         }
         pauseCarry = Array(frames[start...])
+    }
+
+    /// Ends the utterance holding a spotter hit once the speaker has paused after it, when the language model's
+    /// speech detector has not (noise it takes for speech keeps its utterance open).
+    private func endAtPause(lasting pause: Double) throws -> [LiveUpdate] {
         guard let hit = pendingSpots.last, let language, language.inUtterance, speakerPause.quietSeconds >= pause,
               seconds - speakerPause.quietSeconds >= hit.end - Self.pauseLead else { return [] }
         return closing(heard: try language.endUtterance())
@@ -289,7 +301,8 @@ public final class LiveTranscriber {
             if language == nil {
                 updates.append(.utterance(LiveUtterance(text: phrase, recognized: "", spots: [SpottedPhrase(phrase: phrase, end: end, accepted: true)], end: end)))
             } else {
-                pendingSpots.append((phrase, end))
+                pendingSpots.append(SpotterHit(phrase: phrase, end: end,
+                                               quietBefore: options.commandPauseSeconds == nil ? nil : speakerPause.quietSeconds))
             }
         }
         for event in heard {

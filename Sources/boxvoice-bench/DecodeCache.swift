@@ -50,6 +50,7 @@ struct DecodeCache {
             var phrase: String
             var end: Double
             var accepted: Bool
+            var quietBefore: Double?
         }
 
         struct Utterance: Codable {
@@ -63,13 +64,13 @@ struct DecodeCache {
             init(_ utterance: LiveUtterance) {
                 text = utterance.text
                 recognized = utterance.recognized
-                spots = utterance.spots.map { Spot(phrase: $0.phrase, end: $0.end, accepted: $0.accepted) }
+                spots = utterance.spots.map { Spot(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore) }
                 end = utterance.end
                 narrowband = utterance.narrowband
             }
 
             var utterance: LiveUtterance {
-                LiveUtterance(text: text, recognized: recognized, spots: spots.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: $0.accepted) }, end: end,
+                LiveUtterance(text: text, recognized: recognized, spots: spots.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore) }, end: end,
                               narrowband: narrowband ?? false)
             }
         }

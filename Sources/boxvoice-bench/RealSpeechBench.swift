@@ -37,10 +37,12 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     // the spotter's thresholds following the microphone's band) and the rule applied to it.
     let decodeOptions = [(options(landedSpotter, .off), landedSpotter, "raw"), (options(landedSpotter, .on), landedSpotter, "cleaned"),
                          (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise"),
-                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band")]
+                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band, quiet at hits")]
     let cache = try DecodeCache(work: work)
     // boxvoice's judgement as `dictate` makes it (BENCH_TAILS=command,discarding tries other tails by hand).
     var nowOptions = LiveTranscriber.Options.hearing(detector, spotterPhrases: retuned, dictionaryCache: nil)
+    // BENCH_QUIET_HIT=seconds tries `CommandEvidence.quietHit` by hand.
+    nowOptions.quietHitSeconds = ProcessInfo.processInfo.environment["BENCH_QUIET_HIT"].flatMap(Double.init) ?? nowOptions.quietHitSeconds
     if let tails = ProcessInfo.processInfo.environment["BENCH_TAILS"]?.split(separator: ",").compactMap({ Double($0) }), tails.count == 2 {
         nowOptions.spotTails = SpotTails(command: tails[0], discarding: tails[1])
     }
@@ -121,7 +123,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                 // What the retuned decode heard, to see why a clip was missed or mistaken.
                 let heard = all[rules.last!.decode].utterances.map { utterance in
                     "[\(String(format: "%.1f", utterance.end))] \(utterance.recognized)"
-                        + utterance.spots.map { " {\($0.phrase) @\(String(format: "%.1f", $0.end))}" }.joined()
+                        + utterance.spots.map { " {\($0.phrase) @\(String(format: "%.1f", $0.end))\($0.quietBefore.map { String(format: " quiet %.2f", $0) } ?? "")}" }.joined()
                 }
                 let acted = rules.map { rule in rule.rule.commands(in: all[rule.decode].utterances, detector: detector).first?.action.rawValue ?? "-" }
                 FileHandle.standardError.write(Data("heard: \(condition.name), \(clip.name) (\(clip.expected.rawValue)) → \(acted.joined(separator: ",")): \(heard.joined(separator: " / "))\n".utf8))
@@ -230,7 +232,7 @@ enum CommandRule {
     /// What the dictation sees of `utterance` under this rule, with `message` heard before it.
     private func text(of utterance: LiveUtterance, after message: String, detector: KeywordDetector) -> String {
         if case .judged(let evidence) = self {
-            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { ($0.phrase, $0.end) }, end: utterance.end,
+            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { SpotterHit(phrase: $0.phrase, end: $0.end, quietBefore: $0.quietBefore) }, end: utterance.end,
                                       narrowband: utterance.narrowband).text
         }
         var text = utterance.recognized

@@ -26,7 +26,7 @@ import Testing
     func action(_ utterance: LiveUtterance) -> KeywordAction? { detector.detect(utterance.text)?.action }
 
     @Test func aHitThatEndsItsUtteranceBecomesItsLastWords() {
-        let heard = evidence.utterance(recognized: "buy milk and eggs", hits: [("over and out", 9.5)], end: 10)
+        let heard = evidence.utterance(recognized: "buy milk and eggs", hits: [SpotterHit(phrase: "over and out", end: 9.5)], end: 10)
         #expect(heard.text == "buy milk and eggs over and out")
         #expect(heard.spots == [SpottedPhrase(phrase: "over and out", end: 9.5, accepted: true)])
         #expect(heard.commandIsSpottedOnly)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func aHitInsideRunningSpeechIsLeftAsText() {
-        let heard = evidence.utterance(recognized: "the ten of clubs is on the table", hits: [("over and out", 7)], end: 7 + SpotTails.measured.command + 0.1)
+        let heard = evidence.utterance(recognized: "the ten of clubs is on the table", hits: [SpotterHit(phrase: "over and out", end: 7)], end: 7 + SpotTails.measured.command + 0.1)
         #expect(heard.text == "the ten of clubs is on the table")
         #expect(heard.spots.map(\.accepted) == [false])
         #expect(action(heard) == nil)
@@ -44,18 +44,18 @@ import Testing
     /// of other words that would have thrown the message away.
     @Test func aCommandThatThrowsTheMessageAwayNeedsTheClearerPause() {
         let gap = (SpotTails.measured.discarding + SpotTails.measured.command) / 2
-        let erase = evidence.utterance(recognized: "i will be late for me to start with the", hits: [("start over", 10 - gap)], end: 10)
+        let erase = evidence.utterance(recognized: "i will be late for me to start with the", hits: [SpotterHit(phrase: "start over", end: 10 - gap)], end: 10)
         #expect(action(erase) == nil, "a discarding hit \(gap) s before the end must not count")
-        let send = evidence.utterance(recognized: "that is all for today", hits: [("over and out", 10 - gap)], end: 10)
+        let send = evidence.utterance(recognized: "that is all for today", hits: [SpotterHit(phrase: "over and out", end: 10 - gap)], end: 10)
         #expect(action(send) == .sendClose, "a sending hit \(gap) s before the end still counts")
-        let quick = evidence.utterance(recognized: "that was wrong", hits: [("start over", 10 - SpotTails.measured.discarding + 0.1)], end: 10)
+        let quick = evidence.utterance(recognized: "that was wrong", hits: [SpotterHit(phrase: "start over", end: 10 - SpotTails.measured.discarding + 0.1)], end: 10)
         #expect(action(quick) == .erase)
     }
 
     /// Both recognizers heard the erase phrase's words when the language model wrote them; the close phrase the
     /// spotter fired on their echo is the same sounds heard otherwise.
     @Test func theLanguageModelsOwnCommandWinsOverAHitNamingAnother() {
-        let heard = evidence.utterance(recognized: "that's a low growth let me start over", hits: [("over and out", 4.0)], end: 4.2)
+        let heard = evidence.utterance(recognized: "that's a low growth let me start over", hits: [SpotterHit(phrase: "over and out", end: 4.0)], end: 4.2)
         #expect(heard.text == "that's a low growth let me start over")
         #expect(heard.spots.map(\.accepted) == [false])
         #expect(action(heard) == .erase)
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func aHitOfTheCommandTheWordsAlreadyHoldAddsNothing() {
-        let heard = evidence.utterance(recognized: "please send message", hits: [("send message", 4.8)], end: 5)
+        let heard = evidence.utterance(recognized: "please send message", hits: [SpotterHit(phrase: "send message", end: 4.8)], end: 5)
         #expect(heard.text == "please send message")
         #expect(!heard.commandIsSpottedOnly)
     }
@@ -74,7 +74,7 @@ import Testing
         #expect(sounds.commandIsSpottedOnly, "a sound-alike is weak evidence, as a hit is")
         #expect(action(sounds) == .send)
         // A hit that counted, or a command in the words, leaves the sound-alike out.
-        let spotted = evidence.utterance(recognized: "buy milk sun message", hits: [("over and out", 4.9)], end: 5)
+        let spotted = evidence.utterance(recognized: "buy milk sun message", hits: [SpotterHit(phrase: "over and out", end: 4.9)], end: 5)
         #expect(action(spotted) == .sendClose)
         #expect(!spotted.text.contains("send message"))
         let said = evidence.utterance(recognized: "start over", hits: [], end: 5)
@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test func anUtteranceOfNoWordsIsTheHitAlone() {
-        let heard = evidence.utterance(recognized: "", hits: [("over and out", 2.9)], end: 3)
+        let heard = evidence.utterance(recognized: "", hits: [SpotterHit(phrase: "over and out", end: 2.9)], end: 3)
         #expect(heard.text == "over and out")
         #expect(action(heard) == .sendClose)
     }
@@ -91,7 +91,7 @@ import Testing
     @Test func withoutTailsAHitCountsWhereverItFired() {
         var anywhere = evidence
         anywhere.tails = nil
-        let heard = anywhere.utterance(recognized: "the ten of clubs is on the table", hits: [("over and out", 1)], end: 60)
+        let heard = anywhere.utterance(recognized: "the ten of clubs is on the table", hits: [SpotterHit(phrase: "over and out", end: 1)], end: 60)
         #expect(action(heard) == .sendClose)
         #expect(anywhere.tail("start over") == .infinity)
     }
@@ -102,5 +102,24 @@ import Testing
         #expect(evidence.tail("send message") == SpotTails.measured.command)
         #expect(SpotTails.measured.discarding < SpotTails.measured.command)
         #expect(SpotTails(command: 0.5, discarding: 2).discarding == 0.5, "a discarding command never gets a longer tail than any other")
+    }
+
+    /// In babble the other voices can say a command into the speaker's pause: a hit made after the speaker had been
+    /// quiet that long is not theirs. A hit at the end of their own words (little quiet yet) still counts.
+    @Test func aHitMadeWellIntoTheSpeakersPauseIsTheRooms() {
+        var judging = evidence
+        judging.quietHit = 0.3
+        let room = judging.utterance(recognized: "the new building will be ready in september",
+                                     hits: [SpotterHit(phrase: "over and out", end: 57.8, quietBefore: 0.4)], end: 57.9)
+        #expect(action(room) == nil)
+        #expect(room.spots.map(\.accepted) == [false])
+        let own = judging.utterance(recognized: "that is all for today",
+                                    hits: [SpotterHit(phrase: "over and out", end: 3.2, quietBefore: 0.1)], end: 3.8)
+        #expect(action(own) == .sendClose)
+        let unknown = judging.utterance(recognized: "that is all for today", hits: [SpotterHit(phrase: "over and out", end: 3.2)], end: 3.8)
+        #expect(action(unknown) == .sendClose, "where the pause is not heard the hit is judged as before")
+        #expect(action(evidence.utterance(recognized: "the new building will be ready in september",
+                                          hits: [SpotterHit(phrase: "over and out", end: 57.8, quietBefore: 0.4)], end: 57.9)) == .sendClose,
+                "off unless set")
     }
 }

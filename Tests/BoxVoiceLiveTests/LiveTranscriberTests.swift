@@ -171,17 +171,16 @@ import Testing
 @Suite struct SpotterVocabularyTests {
     /// The spotter only ever adds phrases the box's detector already knows, each meaning one action.
     @Test func everySpotterPhraseIsAVocabularyPhrase() throws {
-        let lines = try String(contentsOfFile: Checkout.root + "/Models/command-spotter.en.txt", encoding: .utf8)
-            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        #expect(lines.count >= 5)
+        let listed = try SpotterCalibration(phrasesFile: Checkout.root + "/Models/command-spotter.en.txt").phrases
+        #expect(listed.count >= 5)
         let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
-        for line in lines {
-            let parts = line.split(separator: "/")
-            #expect(parts.count == 2, "\(line): expected 'phrase /threshold/'")
-            let phrase = parts[0].trimmingCharacters(in: .whitespaces)
-            #expect(Double(parts[1]) != nil, "\(line): threshold is not a number")
-            let found = detector.detect(phrase)
-            #expect(found?.matchedPhrase == phrase, "\(phrase) is not a whole vocabulary phrase")
+        for entry in listed {
+            #expect(Double(entry.threshold) != nil, "\(entry.phrase): threshold is not a number")
+            if let narrowband = entry.narrowbandThreshold {
+                #expect(Double(narrowband).map { $0 <= Double(entry.threshold)! } == true, "\(entry.phrase): the narrowband threshold is a number no stricter")
+            }
+            let found = detector.detect(entry.phrase)
+            #expect(found?.matchedPhrase == entry.phrase, "\(entry.phrase) is not a whole vocabulary phrase")
         }
     }
 }
