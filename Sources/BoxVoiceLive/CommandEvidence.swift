@@ -22,7 +22,9 @@ public struct SpotterHit: Sendable, Equatable {
     public var phrase: String
     /// Where the spotter fired, in seconds from the start of the stream.
     public var end: Double
-    /// How long the speaker had been quiet then (`SpeakerPause`); nil where the pause is not heard.
+    /// How long the speaker had been quiet then (`SpeakerPause`); nil where the pause is not heard. Kept with the
+    /// hit for the bench's record, not judged: a true hit came as late into the quiet as a false one did
+    /// (BENCHMARKS.md, "Spoken commands").
     public var quietBefore: Double?
 
     public init(phrase: String, end: Double, quietBefore: Double? = nil) {
@@ -47,19 +49,15 @@ public struct CommandEvidence: Sendable {
     public var sameCommand: @Sendable (_ recognized: String, _ phrase: String) -> Bool
     /// Whether a text holds a command (the contract's detector).
     public var holdsCommand: @Sendable (String) -> Bool
-    /// A hit the spotter made after the speaker had been quiet this long (s) is the room's, not the speaker's: the
-    /// other voices of a babble said it in the speaker's pause (nil: off).
-    public var quietHit: Double?
 
     public init(tails: SpotTails?, discards: @escaping @Sendable (String) -> Bool = { _ in false },
                 soundAlikes: SoundsLikeCommand? = nil, sameCommand: @escaping @Sendable (String, String) -> Bool,
-                holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }, quietHit: Double? = nil) {
+                holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.tails = tails
         self.discards = discards
         self.soundAlikes = soundAlikes
         self.sameCommand = sameCommand
         self.holdsCommand = holdsCommand
-        self.quietHit = quietHit
     }
 
     /// The judgement a live path with these options makes.
@@ -68,8 +66,7 @@ public struct CommandEvidence: Sendable {
             ? try options.spotterPhrases.map { try SoundsLikeCommand(phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary) }
             : nil
         self.init(tails: options.spotTails, discards: options.discards,
-                  soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand,
-                  quietHit: options.commandPauseSeconds == nil ? nil : options.quietHitSeconds)
+                  soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand)
     }
 
     /// The utterance the language model closed with `recognized` at `end`, given the spotter's hits since the last.
@@ -82,8 +79,7 @@ public struct CommandEvidence: Sendable {
         // close phrase on the echo of the erase phrase).
         let heardOne = holdsCommand(recognized)
         for hit in hits {
-            let inQuiet = quietHit.map { limit in (hit.quietBefore ?? 0) >= limit } ?? false
-            let accepted = !heardOne && !inQuiet && end - hit.end <= tail(hit.phrase) && !sameCommand(text, hit.phrase)
+            let accepted = !heardOne && end - hit.end <= tail(hit.phrase) && !sameCommand(text, hit.phrase)
             if accepted { text = text.isEmpty ? hit.phrase : text + " " + hit.phrase }
             spots.append(SpottedPhrase(phrase: hit.phrase, end: hit.end, accepted: accepted, quietBefore: hit.quietBefore))
         }

@@ -90,9 +90,6 @@ public final class LiveTranscriber {
         /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
         /// detector alone ends utterances).
         public var commandPauseSeconds: Double? = 0.5
-        /// With `commandPauseSeconds`: a spotter hit made after the speaker had been quiet this long is not counted
-        /// (`CommandEvidence.quietHit`; nil: off).
-        public var quietHitSeconds: Double? = nil
 
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
         public var frontEnd: SpeechFrontEnd.Settings? = nil

@@ -41,8 +41,6 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     let cache = try DecodeCache(work: work)
     // boxvoice's judgement as `dictate` makes it (BENCH_TAILS=command,discarding tries other tails by hand).
     var nowOptions = LiveTranscriber.Options.hearing(detector, spotterPhrases: retuned, dictionaryCache: nil)
-    // BENCH_QUIET_HIT=seconds tries `CommandEvidence.quietHit` by hand.
-    nowOptions.quietHitSeconds = ProcessInfo.processInfo.environment["BENCH_QUIET_HIT"].flatMap(Double.init) ?? nowOptions.quietHitSeconds
     if let tails = ProcessInfo.processInfo.environment["BENCH_TAILS"]?.split(separator: ",").compactMap({ Double($0) }), tails.count == 2 {
         nowOptions.spotTails = SpotTails(command: tails[0], discarding: tails[1])
     }

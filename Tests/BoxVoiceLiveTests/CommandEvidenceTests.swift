@@ -103,23 +103,4 @@ import Testing
         #expect(SpotTails.measured.discarding < SpotTails.measured.command)
         #expect(SpotTails(command: 0.5, discarding: 2).discarding == 0.5, "a discarding command never gets a longer tail than any other")
     }
-
-    /// In babble the other voices can say a command into the speaker's pause: a hit made after the speaker had been
-    /// quiet that long is not theirs. A hit at the end of their own words (little quiet yet) still counts.
-    @Test func aHitMadeWellIntoTheSpeakersPauseIsTheRooms() {
-        var judging = evidence
-        judging.quietHit = 0.3
-        let room = judging.utterance(recognized: "the new building will be ready in september",
-                                     hits: [SpotterHit(phrase: "over and out", end: 57.8, quietBefore: 0.4)], end: 57.9)
-        #expect(action(room) == nil)
-        #expect(room.spots.map(\.accepted) == [false])
-        let own = judging.utterance(recognized: "that is all for today",
-                                    hits: [SpotterHit(phrase: "over and out", end: 3.2, quietBefore: 0.1)], end: 3.8)
-        #expect(action(own) == .sendClose)
-        let unknown = judging.utterance(recognized: "that is all for today", hits: [SpotterHit(phrase: "over and out", end: 3.2)], end: 3.8)
-        #expect(action(unknown) == .sendClose, "where the pause is not heard the hit is judged as before")
-        #expect(action(evidence.utterance(recognized: "the new building will be ready in september",
-                                          hits: [SpotterHit(phrase: "over and out", end: 57.8, quietBefore: 0.4)], end: 57.9)) == .sendClose,
-                "off unless set")
-    }
 }
