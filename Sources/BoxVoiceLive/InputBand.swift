@@ -13,7 +13,8 @@ public struct InputBand: Sendable {
     /// Energy (sum of squared 16-bit samples) under which a window holds no sound worth judging: about −60 dBFS.
     static let leastEnergy = 1e3 * Double(windowFrames * frameSamples)
 
-    static let frameSamples = 320
+    /// 20 ms at 16 kHz, as `SpeechFrontEnd.frameSamples`.
+    static let frameSamples = SpeechFrontEnd.frameSamples
     /// 20 ms frames judged: the last 5 s.
     static let windowFrames = 250
     static let judgeEvery = 25

@@ -236,13 +236,18 @@ public final class LiveTranscriber {
 
     /// Feeds the speaker's pause whole 20 ms frames of what the recognizers hear.
     private func hearLevels(_ pcm: [Int16]) {
-        let frames = pauseCarry + pcm
+        Self.wholeFrames(of: pcm, carry: &pauseCarry) { speakerPause.add(frameLevel: RoomNoise.level($0)) }
+    }
+
+    /// Calls `body` with each whole 20 ms frame of `carry + pcm`, keeping the rest in `carry` for the next chunk.
+    private static func wholeFrames(of pcm: [Int16], carry: inout [Int16], _ body: (ArraySlice<Int16>) -> Void) {
+        let frames = carry + pcm
         var start = 0
         while start + SpeechFrontEnd.frameSamples <= frames.count {
-            speakerPause.add(frameLevel: RoomNoise.level(frames[start..<start + SpeechFrontEnd.frameSamples]))
+            body(frames[start..<start + SpeechFrontEnd.frameSamples])
             start += SpeechFrontEnd.frameSamples
         }
-        pauseCarry = Array(frames[start...])
+        carry = Array(frames[start...])
     }
 
     /// Ends the utterance holding a spotter hit once the speaker has paused after it, when the language model's
@@ -258,13 +263,7 @@ public final class LiveTranscriber {
 
     /// Feeds the band judgement whole 20 ms frames of the audio as it came in.
     private func judgeBand(_ pcm: [Int16]) {
-        let frames = bandCarry + pcm
-        var start = 0
-        while start + InputBand.frameSamples <= frames.count {
-            band!.add(frame: frames[start..<start + InputBand.frameSamples])
-            start += InputBand.frameSamples
-        }
-        bandCarry = Array(frames[start...])
+        Self.wholeFrames(of: pcm, carry: &bandCarry) { band!.add(frame: $0) }
     }
 
     /// How much recent audio a spotter swapped in mid-stream is primed with: 2 s, as at the start.

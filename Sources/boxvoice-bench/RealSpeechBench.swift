@@ -110,7 +110,6 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     for condition in conditions {
         var recall = [Int](repeating: 0, count: rules.count)
         var wrong = [Int](repeating: 0, count: rules.count)
-
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
             let all = try decodes(audio)
@@ -131,8 +130,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                 }
             }
         }
-        clipRows.append("| \(condition.name) | " + (0..<rules.count).map { "\(recall[$0])/\(clips.count) (\(Int((100 * Double(recall[$0]) / Double(clips.count)).rounded())) %), \(wrong[$0]) wrong" }.joined(separator: " | ")
-            + " |")
+        clipRows.append("| \(condition.name) | " + (0..<rules.count).map { "\(recall[$0])/\(clips.count) (\(Int((100 * Double(recall[$0]) / Double(clips.count)).rounded())) %), \(wrong[$0]) wrong" }.joined(separator: " | ") + " |")
     }
 
     // Only the figures of decodes this run made (`--no-front-end` skips the always-cleaned one, `--only-now` all but now's).
@@ -161,9 +159,9 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     on en, es and fr (`boxvoice-bench spotter-sweep`); it and ru are held out. The last column is boxvoice as it runs
     now: retuned thresholds, speexdsp's front end only while the room is noisy (`RoomNoise`: a signal-to-noise ratio
     under 35 dB over the last 10 s), an utterance holding a spotter hit also ended by the speaker's 0.5 s pause
-    (`SpeakerPause`), while the microphone is judged band-limited (`InputBand`) the spotter list's narrowband thresholds and
-    sound-alikes that count a lost fricative at half a phone, and `CommandEvidence`'s judgement (the language model's own command wins over a hit naming
-    another; a hit counts within 1.0 s of its utterance's end, 0.8 s for erase and cancel; sound-alike endings).
+    (`SpeakerPause`), while the microphone is judged band-limited (`InputBand`) the spotter list's narrowband
+    thresholds and sound-alikes that count a lost fricative at half a phone, and `CommandEvidence`'s judgement (the
+    language model's own command wins over a hit naming another; a hit counts within 1.0 s of its utterance's end, 0.8 s for erase and cancel; sound-alike endings).
     Every column acts on a command only the spotter heard without the box's second opinion (as when the box does not
     answer in time): the local decision alone.
 
