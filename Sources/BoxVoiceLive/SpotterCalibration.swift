@@ -32,6 +32,20 @@ public struct SpotterCalibration: Sendable {
         self.model = model
     }
 
+    init(phrases: [Phrase], model: PocketSphinxModel) {
+        self.phrases = phrases
+        self.model = model
+    }
+
+    /// The defaults a microphone of this band starts from: through a band-limited one, each phrase's narrowband
+    /// threshold (the wideband ones hear few commands there), which the tuned list then keeps as its only threshold.
+    func startingFrom(narrowband: Bool) -> SpotterCalibration {
+        guard narrowband else { return self }
+        return SpotterCalibration(phrases: phrases.map { entry in
+            SpotterPhrase(phrase: entry.phrase, threshold: entry.narrowbandThreshold ?? entry.threshold, group: entry.group)
+        }, model: model)
+    }
+
     /// - Parameters:
     ///   - takes: 16 kHz recordings of each phrase (keyed by the phrase as written in the file).
     ///   - talk: 16 kHz recordings of ordinary speech with no command in it.
@@ -96,20 +110,37 @@ public struct SpotterCalibration: Sendable {
         /// Takes found with thresholds tuned on the audio as captured, and as cleaned (nil: not tried, a quiet room).
         public var foundRaw: Int
         public var foundCleaned: Int?
+        /// The recordings stop at the telephone band (`InputBand`): tuning started from the narrowband thresholds.
+        public var bandLimited: Bool
     }
 
     /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it; the front end is
     /// chosen only when it finds more of the takes. In a quiet room it is not tried (it costs clean speech).
     public func calibrate(takes: [String: [[Int16]]], talk: [[Int16]]) throws -> Calibrated {
-        let snr = Self.signalToNoise(talk + takes.values.flatMap { $0 })
-        let raw = try tune(takes: takes, talk: talk)
-        let cleaned = snr < Self.noiseSuppressionBelowSNR ? try tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
+        let recordings = talk + takes.values.flatMap { $0 }
+        let snr = Self.signalToNoise(recordings)
+        let bandLimited = Self.isBandLimited(recordings)
+        let base = startingFrom(narrowband: bandLimited)
+        let raw = try base.tune(takes: takes, talk: talk)
+        let cleaned = snr < Self.noiseSuppressionBelowSNR ? try base.tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
         let foundCleaned = cleaned.map { Self.found($0.outcomes) }
         let cleans = (foundCleaned ?? 0) > Self.found(raw.outcomes)
         let chosen = cleans ? cleaned ?? raw : raw
         let frontEnd: FrontEndUse = foundCleaned == nil ? .auto : cleans ? .on : .off
         return Calibrated(phrases: chosen.phrases, outcomes: chosen.outcomes, frontEnd: frontEnd, signalToNoise: snr,
-                          foundRaw: Self.found(raw.outcomes), foundCleaned: foundCleaned)
+                          foundRaw: Self.found(raw.outcomes), foundCleaned: foundCleaned, bandLimited: bandLimited)
+    }
+
+    /// Whether the recordings, heard one after another, are judged band-limited (`InputBand`) by their end.
+    public static func isBandLimited(_ recordings: [[Int16]]) -> Bool {
+        var band = InputBand()
+        for samples in recordings {
+            for start in stride(from: 0, to: samples.count - InputBand.frameSamples + 1, by: InputBand.frameSamples) {
+                band.add(frame: samples[start..<start + InputBand.frameSamples])
+            }
+        }
+        band.judge()
+        return band.isNarrow
     }
 
     /// Noise suppression is for noise: in a quiet room (or one that only echoes) it costs words (BENCHMARKS.md: clean

@@ -60,6 +60,9 @@ enum CalibrateCommand: Command {
         var settings = try UserSettingsFile.load()
         settings.frontEnd = calibrated.frontEnd
         try UserSettingsFile.save(settings)
+        if calibrated.bandLimited {
+            Console.out("your microphone stops at the telephone band (a headset's call profile?): tuned from the defaults for such a microphone")
+        }
         Console.out("phrase                 default   yours     your takes found (default → yours)")
         for outcome in calibrated.outcomes {
             Console.out(outcome.phrase.padding(toLength: 22, withPad: " ", startingAt: 0) + " "

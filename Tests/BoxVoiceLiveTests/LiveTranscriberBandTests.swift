@@ -97,4 +97,25 @@ import Testing
         try "send message /1e-20/ wideband /1e-30/\n".write(toFile: wrong, atomically: true, encoding: .utf8)
         #expect(throws: PocketSphinxError.self) { try SpotterCalibration(phrasesFile: wrong) }
     }
+
+    /// Calibrating through a headset starts from the thresholds for such a microphone, not the wideband ones.
+    @Test func calibrationThroughAHeadsetStartsFromTheNarrowbandThresholds() throws {
+        let folder = TemporaryDirectory("spotter-list")
+        let list = folder.path + "/phrases.txt"
+        try "cancel message /1e-20/ narrowband /1e-30/\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let calibration = try SpotterCalibration(phrasesFile: list)
+        func heard(_ audio: [Float]) throws -> [Int16] { try SpeechConversion.recognizerSamples(from: audio, rate: 48_000) }
+        let headset = (take: try heard(try Self.throughA8kHzHeadset("cancel-forget-it.wav")), talk: try heard(try Self.throughA8kHzHeadset("none-budget.wav")))
+        let laptop = (take: try heard(try WAVCapturePCM.load(Checkout.sample("cancel-forget-it.wav"))),
+                      talk: try heard(try WAVCapturePCM.load(Checkout.sample("none-budget.wav"))))
+        #expect(SpotterCalibration.isBandLimited([headset.talk, headset.take]))
+        #expect(!SpotterCalibration.isBandLimited([laptop.talk, laptop.take]))
+        let throughHeadset = try calibration.calibrate(takes: ["cancel message": [headset.take]], talk: [headset.talk])
+        #expect(throughHeadset.bandLimited)
+        #expect(throughHeadset.outcomes.map(\.defaultThreshold) == ["1e-30"])
+        #expect(throughHeadset.phrases.allSatisfy { $0.narrowbandThreshold == nil }, "the tuned list has one threshold per phrase")
+        let throughLaptop = try calibration.calibrate(takes: ["cancel message": [laptop.take]], talk: [laptop.talk])
+        #expect(!throughLaptop.bandLimited)
+        #expect(throughLaptop.outcomes.map(\.defaultThreshold) == ["1e-20"])
+    }
 }
