@@ -25,8 +25,9 @@ public struct SpotterPhrase: Sendable, Equatable {
     var narrowbandLine: String { "\(phrase) /\(narrowbandThreshold ?? threshold)/" }
 }
 
-/// Reads a phrases file: `phrase /threshold/` per line, optionally followed by `narrowband /threshold/`, `#` comments, a blank line between groups. The spotter and
-/// its calibration both read it here, so they cannot disagree on what a group is.
+/// Reads a phrases file: `phrase /threshold/` per line, optionally followed by `narrowband /threshold/`, `#` comments,
+/// a blank line between groups. The spotter and its calibration both read it here, so they cannot disagree on what a
+/// group is.
 enum SpotterPhrases {
     static func load(_ path: String) throws -> [SpotterPhrase] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
