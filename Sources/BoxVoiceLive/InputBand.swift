@@ -23,7 +23,6 @@ public struct InputBand: Sendable {
     private var bandPass = HighPass(cutoff: 2_000, order: 4)
     private var frames: [(high: Double, total: Double)] = []
     private var next = 0
-    private var sums = (high: 0.0, total: 0.0)
     private var sinceJudged = 0
     private var settled = false
     /// Whether the audio is judged band-limited now.
@@ -45,16 +44,8 @@ public struct InputBand: Sendable {
         }
         // The filters start from rest: the first frame's onset rings through every band. They are settled after it.
         guard settled else { settled = true; return }
-        if frames.count < Self.windowFrames {
-            frames.append((high, total))
-        } else {
-            sums.high -= frames[next].high
-            sums.total -= frames[next].total
-            frames[next] = (high, total)
-        }
+        if frames.count < Self.windowFrames { frames.append((high, total)) } else { frames[next] = (high, total) }
         next = (next + 1) % Self.windowFrames
-        sums.high += high
-        sums.total += total
         sinceJudged += 1
         if sinceJudged >= Self.judgeEvery { judge() }
     }
@@ -62,8 +53,8 @@ public struct InputBand: Sendable {
     /// Judges now on what has been heard (the opening audio, before decoding starts), however little.
     public mutating func judge() {
         sinceJudged = 0
-        // The running sums drift by rounding over hours; a window is small enough to add up afresh.
-        sums = frames.reduce((0, 0)) { ($0.0 + $1.high, $0.1 + $1.total) }
+        // Added up afresh at each judgement (every half second): a running sum would drift by rounding over hours.
+        let sums = frames.reduce((high: 0.0, total: 0.0)) { ($0.high + $1.high, $0.total + $1.total) }
         guard sums.total >= Self.leastEnergy * Double(frames.count) / Double(Self.windowFrames) else { return }
         let share = 10 * log10(max(sums.high, 1e-3) / sums.total)
         highShare = share

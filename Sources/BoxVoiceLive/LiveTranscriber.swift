@@ -168,7 +168,7 @@ public final class LiveTranscriber {
     /// Ends the stream: flushes the resampler and closes the utterance in progress.
     public func finish() throws -> [LiveUpdate] {
         options.primeSeconds = 0  // whatever was held back for priming is decoded now
-        var updates = try feed16k(try resampler.flush())
+        let updates = try feed16k(try resampler.flush())
         return updates + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
     }
 

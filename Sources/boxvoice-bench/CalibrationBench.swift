@@ -25,8 +25,7 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         throw BenchFailure(message: "no held-out talk under \(calibration)")
     }
     let talkMinutes = Double(talk.count) / 48_000 / 60
-    var conditions = Degradation.all(babbleFrom: real)
-    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
+    let conditions = Degradation.matching(conditionNames, babbleFrom: real)
 
     func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)

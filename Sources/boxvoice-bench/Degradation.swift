@@ -65,6 +65,13 @@ struct Degradation {
         ]
     }
 
+    /// The conditions whose names hold any of `names` (`--conditions`); every one for nil.
+    static func matching(_ names: [String]?, babbleFrom real: String) -> [Degradation] {
+        let every = all(babbleFrom: real)
+        guard let names else { return every }
+        return every.filter { condition in names.contains { condition.name.contains($0) } }
+    }
+
     /// The condition called `name` (a room the real-speech streams are played in, `--room`).
     static func named(_ name: String, babbleFrom real: String) throws -> Degradation {
         guard let degradation = all(babbleFrom: real).first(where: { $0.name == name || $0.name.hasPrefix(name) }) else {

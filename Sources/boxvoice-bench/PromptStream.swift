@@ -25,13 +25,10 @@ struct PromptStream {
     }
 }
 
-/// How much of a 48 kHz stream `RoomNoise` judges noisy, frame by frame as the live path judges it: the share of the
-/// time the front end (setting `front-end` auto) cleans what the recognizers hear. 0 means they hear the raw audio
-/// throughout, so the decode is the raw one.
-func noisyShare(_ samples: [Float]) -> Double { roomJudgements(samples).noisy }
-
-/// The room as `RoomNoise` judges it through a 48 kHz stream: the share of frames it cleans, and each judgement's
-/// signal-to-noise ratio weighted by the frames it held for (to see how far the noisy and quiet rooms lie from the line).
+/// The room as `RoomNoise` judges it through a 48 kHz stream, frame by frame as the live path judges it: the share of
+/// the time the front end (setting `front-end` auto) cleans what the recognizers hear (0: they hear the raw audio
+/// throughout, so the decode is the raw one), and each frame's last signal-to-noise ratio (to see how far the noisy
+/// and quiet rooms lie from the line).
 func roomJudgements(_ samples: [Float]) -> (noisy: Double, ratios: [Double]) {
     var room = RoomNoise()
     var noisy = 0, frames = 0

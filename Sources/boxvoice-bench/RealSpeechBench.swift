@@ -104,8 +104,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
 
     // Command clips under each condition.
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
-    var conditions = clipsToo ? Degradation.all(babbleFrom: real) : []
-    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
+    let conditions = clipsToo ? Degradation.matching(conditionNames, babbleFrom: real) : []
     var clipRows: [String] = []
     for condition in conditions {
         var recall = [Int](repeating: 0, count: rules.count)

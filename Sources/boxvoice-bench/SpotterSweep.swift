@@ -60,9 +60,7 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     }
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
     var rows: [String] = []
-    var conditions = Degradation.all(babbleFrom: real)
-    if let conditionNames { conditions = conditions.filter { condition in conditionNames.contains { condition.name.contains($0) } } }
-    for condition in conditions {
+    for condition in Degradation.matching(conditionNames, babbleFrom: real) {
         var found = [Int](repeating: 0, count: scales.count), wrong = found
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)

@@ -5,6 +5,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 func value(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
+/// An option's value split into a list (`--conditions "pink;babble"`).
+func list(_ name: String, separator: Character) -> [String]? {
+    value(name).map { $0.split(separator: separator).map(String.init) }
+}
 do {
     switch arguments.first {
     case "keywords"?:
@@ -40,7 +44,7 @@ do {
                             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
                             clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
                             frontEndToo: !arguments.contains("--no-front-end"),
-                            conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) }, room: value("--room"),
+                            conditionNames: list("--conditions", separator: ";"), room: value("--room"),
                             onlyNow: arguments.contains("--only-now"))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
@@ -54,7 +58,7 @@ do {
         try sweepSpotter(models: models, samples: samples, real: real, work: work,
                          scales: value("--scales").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [0, 5, 10, 15, 20],
                          languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
-                         conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) }, room: value("--room"))
+                         conditionNames: list("--conditions", separator: ";"), room: value("--room"))
     case "second-opinion"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "second-opinion needs --models DIR --samples DIR") }
         try benchSecondOpinion(models: models, samples: samples, runs: Int(value("--runs") ?? "5") ?? 5)
@@ -63,7 +67,7 @@ do {
             throw BenchFailure(message: "calibration needs --boxvoice PATH --models DIR --real DIR --work DIR")
         }
         try benchCalibration(boxvoice: boxvoice, models: models, real: real, work: work,
-                             conditionNames: value("--conditions").map { $0.split(separator: ";").map(String.init) })
+                             conditionNames: list("--conditions", separator: ";"))
     case "codec"?:
         guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "codec needs --models DIR --samples DIR") }
         try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,
