@@ -36,10 +36,13 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     /// - Parameter dictionaryCache: where the dictionary cut to the language model's words is kept between runs;
     ///   nil makes it afresh in a temporary folder. If it cannot be made, the full dictionary is used (same
     ///   hypotheses, more memory).
-    public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil) throws {
+    ///   - activeHMMLimit: the most HMMs the search keeps alive per frame (pocketsphinx's `-maxhmmpf`); nil keeps
+    ///     pocketsphinx's own limit (30,000).
+    public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil, activeHMMLimit: Int? = nil) throws {
         let folder = try dictionaryCache ?? PrivateTemporaryFolder.make("lm-dictionary")
         defer { if dictionaryCache == nil { try? FileManager.default.removeItem(atPath: folder) } }
-        decoder = try PocketSphinxDecoder(model: model.limitedToLanguageModelWords(keptIn: folder))
+        decoder = try PocketSphinxDecoder(model: model.limitedToLanguageModelWords(keptIn: folder),
+                                          extraArguments: activeHMMLimit.map { ["-maxhmmpf", String($0)] } ?? [])
         try decoder.start()
     }
 

@@ -68,6 +68,10 @@ public final class LiveTranscriber {
         public var followsInputBand = true
         /// Off: the spotter alone (for measuring it); each spotted phrase becomes an utterance.
         public var useLanguageModel = true
+        /// The most HMMs the language model's search keeps alive per frame (nil: pocketsphinx's 30,000). Speech the
+        /// model fits poorly — a noisy room, an accent, another language — keeps the search wide and slow; capped, it
+        /// decoded the Russian stream about a quarter faster with English text unchanged (BENCHMARKS.md).
+        public var activeHMMLimit: Int? = 5_000
         /// Decides whether a spotted phrase is already in the recognized text (by the action it means).
         public var sameCommand: @Sendable (_ recognized: String, _ phrase: String) -> Bool = { recognized, phrase in
             recognized.lowercased().contains(phrase.lowercased())
@@ -138,7 +142,9 @@ public final class LiveTranscriber {
 
     public init(options: Options) throws {
         self.options = options
-        language = options.useLanguageModel ? try PocketSphinxRecognizer(model: options.model, dictionaryCache: options.dictionaryCache) : nil
+        language = options.useLanguageModel
+            ? try PocketSphinxRecognizer(model: options.model, dictionaryCache: options.dictionaryCache, activeHMMLimit: options.activeHMMLimit)
+            : nil
         spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
         evidence = try CommandEvidence(options)
         guard language != nil || spotter != nil else {

@@ -21,13 +21,17 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         options.spotTails = nil  // every hit is kept with its time; the rules below decide
         options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
         if !endsAtPause {
-            // The earlier columns hear as they did: utterances end at the language model's silence, and the spotter
-            // keeps its wideband thresholds whatever the microphone's band.
+            // The earlier columns hear as they did: utterances end at the language model's silence, the spotter
+            // keeps its wideband thresholds whatever the microphone's band, and the search is pocketsphinx's own.
             options.commandPauseSeconds = nil
             options.followsInputBand = false
+            options.activeHMMLimit = nil
+        } else if let limit = ProcessInfo.processInfo.environment["BENCH_HMM_LIMIT"] {
+            options.activeHMMLimit = Int(limit)  // another search limit tried by hand ("none": pocketsphinx's own)
         }
         return options
     }
+    let nowSearch = options(landedSpotter, .auto, endsAtPause: true).activeHMMLimit.map { ", at most \($0) HMMs a frame" } ?? ""
     let retuned = spotterPhrases ?? models + "/command-spotter.en.txt"
     let phrases = try SpotterCalibration(phrasesFile: retuned).phrases.map(\.phrase)
     let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
@@ -37,7 +41,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     // the spotter's thresholds following the microphone's band) and the rule applied to it.
     let decodeOptions = [(options(landedSpotter, .off), landedSpotter, "raw"), (options(landedSpotter, .on), landedSpotter, "cleaned"),
                          (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise"),
-                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band, quiet at hits")]
+                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band, quiet at hits" + nowSearch)]
     let cache = try DecodeCache(work: work)
     // boxvoice's judgement as `dictate` makes it (BENCH_TAILS=command,discarding tries other tails by hand).
     var nowOptions = LiveTranscriber.Options.hearing(detector, spotterPhrases: retuned, dictionaryCache: nil)
@@ -71,6 +75,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     var werCleaned = 0.0
     var werNow = 0.0
     var rtfNow: [Double] = []
+    var rtfStreams: [String] = []
     var falseTotals: [String: Int] = [:]
     var totalHours = 0.0
     for language in languages {
@@ -84,6 +89,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         rtf.append(decoded.cpuSeconds / (hours * 3_600))
         rtfCleaned.append(all[1].cpuSeconds / (hours * 3_600))
         rtfNow.append(all[4].cpuSeconds / (hours * 3_600))
+        rtfStreams.append(language + (onlyNow ? "" : String(format: " %.2f raw /", rtf.last!)) + String(format: " %.2f now", rtfNow.last!))
         var cells: [String] = []
         for (name, rule, decode) in rules {
             let fired = rule.commands(in: all[decode].utterances, detector: detector)
@@ -116,7 +122,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                 // What the retuned decode heard, to see why a clip was missed or mistaken.
                 let heard = all[rules.last!.decode].utterances.map { utterance in
                     "[\(String(format: "%.1f", utterance.end))] \(utterance.recognized)"
-                        + utterance.spots.map { " {\($0.phrase) @\(String(format: "%.1f", $0.end))\($0.quietBefore.map { String(format: " quiet %.2f", $0) } ?? "")}" }.joined()
+                        + utterance.spots.map { " {\($0.phrase) @\(String(format: "%.1f", $0.end))\($0.quietBefore.map { String(format: " quiet %.2f", $0) } ?? "")"
+                            + " after \(quietAfter(audio, $0.end).map { String(format: "%.2f", $0) } ?? "end")}" }.joined()
                 }
                 let acted = rules.map { rule in rule.rule.commands(in: all[rule.decode].utterances, detector: detector).first?.action.rawValue ?? "-" }
                 FileHandle.standardError.write(Data("heard: \(condition.name), \(clip.name) (\(clip.expected.rawValue)) → \(acted.joined(separator: ",")): \(heard.joined(separator: " / "))\n".utf8))
@@ -172,7 +179,8 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     \(figures([(100 * (wer?.landed ?? 0), "raw (the rules and thresholds change which spotter hits count, not the words)"),
                    (100 * werCleaned, "through the front end always"), (100 * werNow, "as boxvoice now hears (front end in a noisy room, utterances also ended at a pause after a hit)")], format: "%.1f %%"))
     Real-time factor (CPU s per audio s, release build) on the real speech: \(figures([(mean(rtf), "raw"),
-                   (mean(rtfCleaned), "through the front end always"), (mean(rtfNow), "as boxvoice now hears")], format: "%.2f")).
+                   (mean(rtfCleaned), "through the front end always"), (mean(rtfNow), "as boxvoice now hears")], format: "%.2f")); per stream:
+    \(rtfStreams.joined(separator: ", ")).
 
     Command clips: the \(clips.count) command clips (\(clips.filter { $0.unseen }.count) of them in a voice and sentences the project's tuning never saw:
     festival's ked voice, made at bench time), each degraded with fixed seeds: noise mixed at the given SNR (white and pink
@@ -283,4 +291,29 @@ enum WordError {
         }
         return Double(previous[hypothesis.count]) / Double(reference.count)
     }
+}
+
+/// How long the speaker stays quiet (`SpeakerPause`, heard on the audio as it is) after `seconds`: the quiet under
+/// way then, or the first to begin within 1 s; nil when it lasts to the end of the audio. For the decode dump:
+/// whether speech resumes right after a spotter hit.
+func quietAfter(_ audio: [Float], _ seconds: Double) -> Double? {
+    var pause = SpeakerPause()
+    let frame = 960, at = Int(seconds * 50)
+    var index = 0, quietFrom: Int?
+    for start in stride(from: 0, to: audio.count - frame + 1, by: frame) {
+        var sum = 0.0
+        for sample in audio[start..<start + frame] { sum += Double(sample * 32_768) * Double(sample * 32_768) }
+        pause.add(frameLevel: (sum / Double(frame)).squareRoot())
+        if index >= at {
+            if pause.quietSeconds > 0 {
+                quietFrom = quietFrom ?? index
+            } else if let from = quietFrom {
+                return Double(index - from) * 0.02
+            } else if index > at + 50 {
+                return 0
+            }
+        }
+        index += 1
+    }
+    return nil
 }

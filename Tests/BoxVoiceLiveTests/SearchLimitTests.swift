@@ -1,0 +1,34 @@
+import BoxVoiceLive
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// The language model's search is capped (`LiveTranscriber.Options.activeHMMLimit`) so speech the model fits poorly
+/// cannot make the live path fall behind the microphone; the cap must not cost the text of speech it fits.
+@Suite struct SearchLimitTests {
+    /// Decodes `clip` through the live path's language-model recognizer, fed as the microphone feeds it.
+    private func heard(_ clip: String, limit: Int?) throws -> String {
+        let recognizer = try PocketSphinxRecognizer(activeHMMLimit: limit)
+        let samples = try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(clip))
+        var texts: [String] = []
+        for event in try recognizer.feed(samples) + recognizer.finish() {
+            if case .final(let text, _) = event, !text.isEmpty { texts.append(text) }
+        }
+        return texts.joined(separator: " ")
+    }
+
+    private let clips = ["none-weather.wav", "send-buy-milk.wav", "sendclose-flight.wav", "cancel-kal-wrong.wav", "checkpoint-report.wav"]
+
+    @Test func theLiveSearchLimitKeepsTheTextOfClearSpeech() throws {
+        let limit = try #require(LiveTranscriber.Options(spotterPhrases: nil).activeHMMLimit)
+        for clip in clips {
+            #expect(try heard(clip, limit: limit) == heard(clip, limit: nil), "\(clip)")
+        }
+    }
+
+    /// The limit reaches pocketsphinx: a search this narrow loses words the full one finds.
+    @Test func aNarrowSearchLimitChangesWhatIsHeard() throws {
+        let changed = try clips.filter { try heard($0, limit: 100) != heard($0, limit: nil) }
+        #expect(!changed.isEmpty)
+    }
+}
