@@ -61,6 +61,28 @@ import Testing
         }
     }
 
+    /// Clean takes of the send phrase are found at every threshold from 1e-5 to 1e-35 (Models/README.md): a tie
+    /// at a stricter threshold is no reason to tighten the default, which would miss the user's next, weaker take.
+    @Test func takesTheDefaultFindsAsWellAsAStricterThresholdKeepTheDefault() throws {
+        let calibration = try SpotterCalibration(phrasesFile: Checkout.root + "/Models/command-spotter.en.txt")
+        func clip(_ name: String) throws -> [Int16] { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(name)) }
+        let takes = ["send message": [try clip("send-buy-milk.wav"), try clip("send-kal-dinner.wav")]]
+        let (tuned, outcomes) = try calibration.tune(takes: takes, talk: [try clip("none-weather.wav"), try clip("none-budget.wav")],
+                                                     exponents: [5, 10, 15, 20, 25])
+        let outcome = try #require(outcomes.first)
+        #expect(outcome.foundByDefault == 2 && outcome.found == 2, "\(outcome)")
+        #expect(outcome.threshold == outcome.defaultThreshold, "\(outcome)")
+        #expect(tuned.first { $0.phrase == "send message" }?.threshold == calibration.phrases.first { $0.phrase == "send message" }?.threshold)
+    }
+
+    /// A threshold's power of ten, read from the list's `1e-N` form.
+    @Test func aThresholdsPowerOfTenIsReadFromItsWrittenForm() {
+        #expect(SpotterCalibration.exponent(of: "1e-20") == 20)
+        #expect(SpotterCalibration.exponent(of: "1e-5") == 5)
+        #expect(SpotterCalibration.exponent(of: "0.001") == 0)
+        #expect(SpotterCalibration.exponent(of: "1e-x") == 0)
+    }
+
     @Test func theRoomsSignalToNoiseRatioTellsAQuietRoomFromANoisyOne() throws {
         let clips = ["send-buy-milk.wav", "none-weather.wav", "micoff-awb-phone.wav"]
         let quiet = try clips.map { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample($0)) }
