@@ -70,7 +70,7 @@ public final class LiveTranscriber {
         public var useLanguageModel = true
         /// The most HMMs the language model's search keeps alive per frame (nil: pocketsphinx's 30,000). Speech the
         /// model fits poorly — a noisy room, an accent, another language — keeps the search wide and slow; capped, it
-        /// decoded the Russian stream about a quarter faster with English text unchanged (BENCHMARKS.md).
+        /// decoded the Russian stream about a quarter faster, the English one with no more word errors (BENCHMARKS.md).
         public var activeHMMLimit: Int? = 5_000
         /// Decides whether a spotted phrase is already in the recognized text (by the action it means).
         public var sameCommand: @Sendable (_ recognized: String, _ phrase: String) -> Bool = { recognized, phrase in
