@@ -20,8 +20,7 @@ func sweepSpotter(models: String, samples: String, real: String, work: String, s
     let files = try scales.map { scale -> String in
         let scaled = phrases.map { phrase -> SpotterPhrase in
             var copy = phrase
-            let exponent = Int(phrase.threshold.split(separator: "-").last ?? "5") ?? 5
-            copy.threshold = "1e-\(exponent + scale)"
+            copy.threshold = "1e-\(SpotterCalibration.exponent(of: phrase.threshold) + scale)"
             return copy
         }
         let file = work + "/sweep-\(scale).txt"
