@@ -36,7 +36,15 @@ extension DictationSession {
             switch update {
             case .partial(let text):
                 session.onEvent(.partial(text))
+            case .holding(let utterance):
+                // The box is asked while the live path waits for the speaker's pause, not after.
+                guard state.pending == nil, state.early == nil,
+                      let found = session.detector.detect(appending: utterance.text, to: message.liveText) else { return }
+                state.early = session.askSecondOpinion(found, utterance, state: state)
             case .utterance(let utterance):
+                // A second opinion asked early serves only the utterance it was asked for, if its command stands.
+                let early = state.early.flatMap { $0.utterance == utterance ? $0 : nil }
+                state.early = nil
                 guard !utterance.text.isEmpty else { return }
                 if state.pending != nil {
                     // Heard after a command still being checked: it belongs after that command is decided.
@@ -46,7 +54,7 @@ extension DictationSession {
                 // Only the new words can complete a command (the message ends at each one), so this costs the
                 // utterance, not the hour of dictation before it.
                 let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-                if let found, utterance.commandIsSpottedOnly, let check = session.askSecondOpinion(found, utterance, state: state) {
+                if let found, utterance.commandIsSpottedOnly, let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
                     session.onEvent(.final(utterance.text))
                     state.pending = (check, [])
                     return

@@ -28,6 +28,9 @@ extension DictationSession {
         public var hqRetryDelays: [Double] = [1, 2]
         /// How long a command only the spotter heard waits for the box's second opinion (nil: never asked).
         public var secondOpinionSeconds: Double? = 3
+        /// How long the speaker must stay quiet after a command only the spotter heard before it counts
+        /// (`CommandHold`; nil: at once). The box's second opinion is asked as the wait begins.
+        public var spottedCommandHold: CommandHold.Rule? = .measured
         /// How much audio before the end of that utterance is sent for it.
         public var secondOpinionWindowSeconds: Double = 4
         /// A private folder for the short files sent for a second opinion (nil: no second opinion).

@@ -49,6 +49,9 @@ public final class DictationSession: Sendable {
         var recent = RecentAudio(seconds: 8)
         /// A command waiting for the box's second opinion, and what was heard after it meanwhile.
         var pending: (check: SecondOpinion, queued: [LiveUpdate])?
+        /// A second opinion asked while the live path held its utterance for the speaker's pause (`LiveUpdate.holding`),
+        /// so the two waits overlap; used when that utterance comes with its command standing.
+        var early: SecondOpinion?
         /// The run every message of this dictation belongs to: one conversation (contract §5).
         var run: SessionRun.ID?
     }
@@ -86,9 +89,10 @@ public final class DictationSession: Sendable {
         let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
         capture.start()
         defer { capture.stop() }
-        let transcriber = try LiveTranscriber(options: .hearing(detector, spotterPhrases: configuration.spotterPhrases,
-                                                               dictionaryCache: configuration.dictionaryCache,
-                                                               frontEnd: configuration.frontEnd))
+        var hearing = LiveTranscriber.Options.hearing(detector, spotterPhrases: configuration.spotterPhrases,
+                                                      dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd)
+        hearing.spottedCommandHold = configuration.spottedCommandHold
+        let transcriber = try LiveTranscriber(options: hearing)
         let onEvent = self.onEvent
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
             if let event = Self.event(for: $0) { onEvent(event) }

@@ -70,8 +70,14 @@ public struct CommandEvidence: Sendable {
     }
 
     /// The utterance the language model closed with `recognized` at `end`, given the spotter's hits since the last.
-    /// - Parameter narrowband: heard through a band-limited microphone (`InputBand`).
-    public func utterance(recognized: String, hits: [SpotterHit], end: Double, narrowband: Bool = false) -> LiveUtterance {
+    /// - Parameters:
+    ///   - narrowband: heard through a band-limited microphone (`InputBand`).
+    ///   - speechWentOn: the speaker went on talking right after the hits (`CommandHold`): none of them counts.
+    public func utterance(recognized: String, hits: [SpotterHit], end: Double, narrowband: Bool = false, speechWentOn: Bool = false) -> LiveUtterance {
+        if speechWentOn {
+            return LiveUtterance(text: recognized, recognized: recognized, spots: hits.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore) },
+                                 end: end, narrowband: narrowband, speechWentOn: true)
+        }
         var text = recognized
         var spots: [SpottedPhrase] = []
         // Both recognizers heard a command when the language model's own words hold one: the strongest evidence

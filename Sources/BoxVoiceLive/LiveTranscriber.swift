@@ -32,13 +32,16 @@ public struct LiveUtterance: Sendable, Equatable {
     public var end: Double
     /// Heard through a microphone judged band-limited (`InputBand`).
     public var narrowband: Bool
+    /// The speaker went on talking right after the command only the spotter heard, so it was refused (`CommandHold`).
+    public var speechWentOn: Bool
 
-    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false) {
+    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false, speechWentOn: Bool = false) {
         self.text = text
         self.recognized = recognized
         self.spots = spots
         self.end = end
         self.narrowband = narrowband
+        self.speechWentOn = speechWentOn
     }
 
     /// The phrases the spotter fired on.
@@ -50,6 +53,10 @@ public struct LiveUtterance: Sendable, Equatable {
 public enum LiveUpdate: Sendable, Equatable {
     /// The language model's running hypothesis for the utterance in progress.
     case partial(String)
+    /// An utterance whose command only the spotter heard, held until the speaker has paused after it
+    /// (`CommandHold`): the same utterance follows as `utterance` once decided — with its command, or without it if
+    /// speech went on. Whoever checks such a command elsewhere (the box's second opinion) can start now.
+    case holding(LiveUtterance)
     case utterance(LiveUtterance)
 }
 
@@ -95,6 +102,11 @@ public final class LiveTranscriber {
         /// detector alone ends utterances).
         public var commandPauseSeconds: Double? = 0.5
 
+        /// An utterance whose command only the spotter heard (or only sounds like one) is held back until the speaker
+        /// has stayed quiet this long after it, and given as text when speech goes on instead (`CommandHold`); it needs
+        /// `commandPauseSeconds` to hear the pause (nil: given at once).
+        public var spottedCommandHold: CommandHold.Rule? = .measured
+
         /// Cleans what the recognizers hear (speexdsp noise suppression and gain); nil hears the audio as it is.
         public var frontEnd: SpeechFrontEnd.Settings? = nil
         /// With `frontEnd`: clean only while the room is noisy (`RoomNoise`), hear the audio as it is otherwise.
@@ -139,6 +151,8 @@ public final class LiveTranscriber {
     private var pauseCarry: [Int16] = []
     /// The opening audio, held until there is enough to prime the decoders with (nil once primed).
     private var priming: [Int16]? = []
+    /// An utterance held until the speaker has paused after its command (`Options.spottedCommandHold`).
+    private var held: CommandHold?
 
     public init(options: Options) throws {
         self.options = options
@@ -175,7 +189,8 @@ public final class LiveTranscriber {
     public func finish() throws -> [LiveUpdate] {
         options.primeSeconds = 0  // whatever was held back for priming is decoded now
         let updates = try feed16k(try resampler.flush())
-        return updates + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
+        // The stream ended after the command: nothing went on.
+        return updates + release() + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? []) + release()
     }
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.
@@ -188,7 +203,8 @@ public final class LiveTranscriber {
             updates = try feed16k([])
             options.primeSeconds = wanted
         }
-        return updates + closing(heard: try language?.endUtterance() ?? [])
+        // The user ended the utterance: a command held for the pause after it counts now.
+        return updates + release() + closing(heard: try language?.endUtterance() ?? []) + release()
     }
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
@@ -231,18 +247,52 @@ public final class LiveTranscriber {
         try useSpotterForBand(primedWith: recentHeard)
         if spotterHasNarrowband { recentHeard = Array((recentHeard + pcm).suffix(Self.recentSamples)) }
         fed += Int64(pcm.count)
-        // The levels first: a hit in this chunk is then stamped with how long the speaker had been quiet.
-        if options.commandPauseSeconds != nil { hearLevels(pcm) }
+        // The levels first: a hit in this chunk is then stamped with how long the speaker had been quiet, and a held
+        // command is judged on the frames before anything later is given.
+        var updates: [LiveUpdate] = []
+        if options.commandPauseSeconds != nil { updates += hearLevels(pcm) }
         let spotted = try spotter?.feed(pcm) ?? []
         let heard = try language?.feed(pcm) ?? []
-        var updates = combine(spotted: spotted, heard: heard)
+        updates += combine(spotted: spotted, heard: heard)
         if let pause = options.commandPauseSeconds { updates += try endAtPause(lasting: pause) }
         return updates
     }
 
-    /// Feeds the speaker's pause whole 20 ms frames of what the recognizers hear.
-    private func hearLevels(_ pcm: [Int16]) {
-        Self.wholeFrames(of: pcm, carry: &pauseCarry) { speakerPause.add(frameLevel: RoomNoise.level($0)) }
+    /// Feeds the speaker's pause whole 20 ms frames of what the recognizers hear, and a held command what they tell
+    /// of the speaker: the held utterance once it is decided.
+    private func hearLevels(_ pcm: [Int16]) -> [LiveUpdate] {
+        var verdict = CommandHold.Verdict.waiting
+        Self.wholeFrames(of: pcm, carry: &pauseCarry) { frame in
+            speakerPause.add(frameLevel: RoomNoise.level(frame))
+            guard held != nil, verdict == .waiting else { return }
+            verdict = held!.hear(quiet: speakerPause.quietSeconds > 0 ? true : speakerPause.loudSeconds > 0 ? false : nil)
+        }
+        if verdict == .refused, let hold = held {
+            held = nil
+            return [.utterance(hold.utterance.refusingSpottedCommand)]
+        }
+        if let hold = held, hold.expired(at: seconds) { return release() }
+        return []
+    }
+
+    /// Gives the held utterance, its command standing.
+    private func release() -> [LiveUpdate] {
+        defer { held = nil }
+        return held.map { [.utterance($0.utterance)] } ?? []
+    }
+
+    /// Gives an utterance the language model closed, or holds it while its command waits for the speaker's pause.
+    private func deliver(_ utterance: LiveUtterance) -> [LiveUpdate] {
+        // Another utterance closing while one is held: the earlier one is given first, its command standing (the
+        // pause detector heard no speech going on).
+        var updates = release()
+        if let rule = options.spottedCommandHold, options.commandPauseSeconds != nil, CommandHold.holds(utterance) {
+            held = CommandHold(utterance, rule: rule, quietNow: speakerPause.quietSeconds > 0)
+            updates.append(.holding(utterance))
+        } else {
+            updates.append(.utterance(utterance))
+        }
+        return updates
     }
 
     /// Calls `body` with each whole 20 ms frame of `carry + pcm`, keeping the rest in `carry` for the next chunk.
@@ -301,6 +351,7 @@ public final class LiveTranscriber {
         var updates: [LiveUpdate] = []
         for case .final(let phrase, let end) in spotted {
             if language == nil {
+                // The spotter alone (measuring it): each hit is its utterance, given at once.
                 updates.append(.utterance(LiveUtterance(text: phrase, recognized: "", spots: [SpottedPhrase(phrase: phrase, end: end, accepted: true)], end: end)))
             } else {
                 pendingSpots.append(SpotterHit(phrase: phrase, end: end,
@@ -309,11 +360,13 @@ public final class LiveTranscriber {
         }
         for event in heard {
             switch event {
-            case .partial(let text): updates.append(.partial(text))
+            case .partial(let text):
+                // What follows a held utterance is not shown before it (the next partial after it is).
+                if held == nil { updates.append(.partial(text)) }
             case .final(let text, let end):
                 // Noise the detector took for speech ends an "utterance" with no words: nothing to show.
                 if text.isEmpty && pendingSpots.isEmpty { continue }
-                updates.append(.utterance(close(recognized: text, end: end)))
+                updates += deliver(close(recognized: text, end: end))
             }
         }
         return updates
@@ -323,7 +376,7 @@ public final class LiveTranscriber {
     /// spotter made after the language model's last words still count, as an utterance of their own.
     private func closing(spotted: [RecognizerEvent] = [], heard: [RecognizerEvent]) -> [LiveUpdate] {
         var updates = combine(spotted: spotted, heard: heard)
-        if !pendingSpots.isEmpty { updates.append(.utterance(close(recognized: "", end: seconds))) }
+        if !pendingSpots.isEmpty { updates += deliver(close(recognized: "", end: seconds)) }
         return updates
     }
 

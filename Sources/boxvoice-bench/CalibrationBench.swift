@@ -18,7 +18,9 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     let heldOut = try String(contentsOfFile: calibration + "/heldout.tsv", encoding: .utf8).split(separator: "\n").map { line in
         let parts = line.split(separator: "\t").map(String.init)
         guard parts.count == 2, let action = KeywordAction(rawValue: parts[1]) else { throw BenchFailure(message: "bad held-out line '\(line)'") }
-        return (audio: quiet + (try WAVCapturePCM.load(calibration + "/" + parts[0])) + quiet, expected: action)
+        // The room goes on after the command, as after a clip in the real-speech section (`clipRoomAfter`).
+        return (audio: quiet + (try WAVCapturePCM.load(calibration + "/" + parts[0])) + [Float](repeating: 0, count: Int(clipRoomAfter * 48_000)),
+                expected: action)
     }
     // Held-out talk in the same voice: false commands there are what the calibration's leniency costs.
     guard let talk = try PromptStream(list: calibration + "/talk.tsv", folder: calibration, detector: detector)?.audio else {
@@ -28,10 +30,9 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     let conditions = Degradation.matching(conditionNames, babbleFrom: real)
 
     func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
-        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
-        options.spotTails = nil  // every hit is kept; boxvoice's judgement is applied to the decode below
-        options.hearsSoundAlikes = false
-        return options
+        // Decoded as `dictate` hears and judges (a command waiting for the speaker's pause is the one its judgement
+        // took); every hit is kept with its time, and the same judgement is applied to the decode below.
+        LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
     }
     /// boxvoice's own judgement of the decode, with this spotter's phrases.
     func rule(_ spotter: String) throws -> CommandRule {

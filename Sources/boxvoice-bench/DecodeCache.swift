@@ -60,6 +60,8 @@ struct DecodeCache {
             var end: Double
             /// Absent from decodes made before the live path judged the microphone's band.
             var narrowband: Bool?
+            /// Absent from decodes made before a spotted command waited for the speaker's pause.
+            var speechWentOn: Bool?
 
             init(_ utterance: LiveUtterance) {
                 text = utterance.text
@@ -67,11 +69,12 @@ struct DecodeCache {
                 spots = utterance.spots.map { Spot(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore) }
                 end = utterance.end
                 narrowband = utterance.narrowband
+                speechWentOn = utterance.speechWentOn
             }
 
             var utterance: LiveUtterance {
                 LiveUtterance(text: text, recognized: recognized, spots: spots.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore) }, end: end,
-                              narrowband: narrowband ?? false)
+                              narrowband: narrowband ?? false, speechWentOn: speechWentOn ?? false)
             }
         }
 

@@ -18,20 +18,32 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     let landedSpotter = landed ?? models + "/../scripts/command-spotter.landed.en.txt"
     func options(_ spotter: String, _ frontEnd: FrontEndUse, endsAtPause: Bool = false) -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
-        options.spotTails = nil  // every hit is kept with its time; the rules below decide
-        options.hearsSoundAlikes = false  // the sounds-like rule is applied below too, on the same decode
         if !endsAtPause {
+            // Every hit is kept with its time, and the rules below decide (sound-alikes included), on the same decode.
+            options.spotTails = nil
+            options.hearsSoundAlikes = false
             // The earlier columns hear as they did: utterances end at the language model's silence, the spotter
             // keeps its wideband thresholds whatever the microphone's band, and the search is pocketsphinx's own.
             options.commandPauseSeconds = nil
             options.followsInputBand = false
             options.activeHMMLimit = nil
-        } else if let limit = ProcessInfo.processInfo.environment["BENCH_HMM_LIMIT"] {
-            options.activeHMMLimit = Int(limit)  // another search limit tried by hand ("none": pocketsphinx's own)
+        } else {
+            // boxvoice now judges while it decodes, as `dictate` does: a command waiting for the speaker's pause
+            // (`CommandHold`) is the one its judgement took. Every hit is still kept with its time.
+            if let limit = ProcessInfo.processInfo.environment["BENCH_HMM_LIMIT"] {
+                options.activeHMMLimit = Int(limit)  // another search limit tried by hand ("none": pocketsphinx's own)
+            }
+            if let hold = ProcessInfo.processInfo.environment["BENCH_HOLD"] {
+                // Another hold of a spotted command tried by hand: "seconds,resuming speech" or "none".
+                let values = hold.split(separator: ",").compactMap { Double($0) }
+                options.spottedCommandHold = values.count == 2 ? CommandHold.Rule(seconds: values[0], resumingSpeech: values[1]) : nil
+            }
         }
         return options
     }
-    let nowSearch = options(landedSpotter, .auto, endsAtPause: true).activeHMMLimit.map { ", at most \($0) HMMs a frame" } ?? ""
+    let nowOptions4 = options(landedSpotter, .auto, endsAtPause: true)
+    let nowSearch = (nowOptions4.activeHMMLimit.map { ", at most \($0) HMMs a frame" } ?? "")
+        + (nowOptions4.spottedCommandHold.map { ", a spotted command held \($0.seconds) s unless speech goes on for \($0.resumingSpeech) s" } ?? "")
     let retuned = spotterPhrases ?? models + "/command-spotter.en.txt"
     let phrases = try SpotterCalibration(phrasesFile: retuned).phrases.map(\.phrase)
     let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
@@ -41,7 +53,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     // the spotter's thresholds following the microphone's band) and the rule applied to it.
     let decodeOptions = [(options(landedSpotter, .off), landedSpotter, "raw"), (options(landedSpotter, .on), landedSpotter, "cleaned"),
                          (options(retuned, .off), retuned, "raw"), (options(retuned, .auto), retuned, "cleaned-in-noise"),
-                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band, quiet at hits" + nowSearch)]
+                         (options(retuned, .auto, endsAtPause: true), retuned, "cleaned-in-noise, ends at a pause, follows the band, quiet at hits, judged as dictate judges" + nowSearch)]
     let cache = try DecodeCache(work: work)
     // boxvoice's judgement as `dictate` makes it (BENCH_TAILS=command,discarding tries other tails by hand).
     var nowOptions = LiveTranscriber.Options.hearing(detector, spotterPhrases: retuned, dictionaryCache: nil)
@@ -59,11 +71,12 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     if !frontEndToo { rules.removeAll { $0.decode == 1 } }
     // `--only-now`: boxvoice as it runs now, without the columns it is compared with (for a quick look, not a table).
     if onlyNow { rules.removeAll { $0.decode != 4 } }
-    func decodes(_ audio: [Float]) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
+    /// - Parameter nowAudio: what boxvoice now hears instead of `audio` (a clip with the room after it).
+    func decodes(_ audio: [Float], nowAudio: [Float]? = nil) throws -> [(utterances: [LiveUtterance], cpuSeconds: Double)] {
         try decodeOptions.indices.map { index in
             guard frontEndToo || index != 1, !onlyNow || index == 4 else { return ([], 0) }
             let (options, phrases, hearing) = decodeOptions[index]
-            return try cache.decode(audio, options: options, phrasesFile: phrases, hearing: hearing)
+            return try cache.decode(index == 4 ? nowAudio ?? audio : audio, options: options, phrasesFile: phrases, hearing: hearing)
         }
     }
 
@@ -117,12 +130,17 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         var wrong = [Int](repeating: 0, count: rules.count)
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
-            let all = try decodes(audio)
+            // The microphone runs on after a command: boxvoice now hears each clip followed by the room, so a
+            // command waiting for the speaker's pause (`CommandHold`) is decided by what follows, not by the clip's end.
+            let all = try decodes(audio, nowAudio: try condition.apply(clip.audio + [Float](repeating: 0, count: Int(clipRoomAfter * 48_000)), work))
             if ProcessInfo.processInfo.environment["BENCH_SHOW_DECODES"] != nil {
                 // What the retuned decode heard, to see why a clip was missed or mistaken.
-                let heard = all[rules.last!.decode].utterances.map { utterance in
-                    "[\(String(format: "%.1f", utterance.end))] \(utterance.recognized)"
-                        + utterance.spots.map { " {\($0.phrase) @\(String(format: "%.1f", $0.end))\($0.quietBefore.map { String(format: " quiet %.2f", $0) } ?? "")"
+                let heard = all[rules.last!.decode].utterances.map { decoded in
+                    // Marked: the hits boxvoice's judgement writes into the text.
+                    let utterance = now.utterance(recognized: decoded.recognized, hits: decoded.spots.map { SpotterHit(phrase: $0.phrase, end: $0.end, quietBefore: $0.quietBefore) },
+                                                  end: decoded.end, narrowband: decoded.narrowband, speechWentOn: decoded.speechWentOn)
+                    return "[\(String(format: "%.1f", utterance.end))]\(utterance.speechWentOn ? " (speech went on)" : "") \(utterance.recognized)"
+                        + utterance.spots.map { ($0.accepted ? " accepted" : "") + " {\($0.phrase) @\(String(format: "%.1f", $0.end))\($0.quietBefore.map { String(format: " quiet %.2f", $0) } ?? "")"
                             + " after \(quietAfter(audio, $0.end).map { String(format: "%.2f", $0) } ?? "end")}" }.joined()
                 }
                 let acted = rules.map { rule in rule.rule.commands(in: all[rule.decode].utterances, detector: detector).first?.action.rawValue ?? "-" }
@@ -195,6 +213,9 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     """)
 }
 
+/// Seconds of the room after each command clip as boxvoice now hears it: more than `CommandHold.Rule.measured` waits.
+let clipRoomAfter = 3.0
+
 /// Which of the live path's evidence makes a command: the rule the landed code used, and the one boxvoice uses now.
 enum CommandRule {
     /// Every spotter hit the language model's text lacks is written into the text.
@@ -235,7 +256,7 @@ enum CommandRule {
     private func text(of utterance: LiveUtterance, after message: String, detector: KeywordDetector) -> String {
         if case .judged(let evidence) = self {
             return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { SpotterHit(phrase: $0.phrase, end: $0.end, quietBefore: $0.quietBefore) }, end: utterance.end,
-                                      narrowband: utterance.narrowband).text
+                                      narrowband: utterance.narrowband, speechWentOn: utterance.speechWentOn).text
         }
         var text = utterance.recognized
         for spot in utterance.spots {

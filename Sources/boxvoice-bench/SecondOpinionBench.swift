@@ -3,13 +3,15 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceCore
 import BoxVoiceKeywords
+import BoxVoiceLive
 import BoxVoiceStore
 import Foundation
 
-/// `boxvoice-bench second-opinion`: what asking the box costs. `checkpoint-report.wav` ends in a command only the
-/// spotter hears (weak evidence), fed at real-time pace through a dictation against boxsim over loopback. Measured:
-/// from the end of the utterance holding the command (audio time, mapped to the wall clock of the feed) to the
-/// session acting on it, with the second opinion off (the baseline: the live path acts alone) and on, the box's HQ
+/// `boxvoice-bench second-opinion`: what making sure of a weak command costs. `checkpoint-report.wav` ends in a
+/// command only the spotter hears (weak evidence), fed at real-time pace through a dictation against boxsim over
+/// loopback, the microphone running on 3 s after it. Measured: from the end of the utterance holding the command
+/// (audio time, mapped to the wall clock of the feed) to the session acting on it — the live path acting at once
+/// (the baseline), waiting for the speaker's pause after the command (`CommandHold`), and also asking the box, its HQ
 /// answering at once or decoding the 4 s window with pocketsphinx as boxsim does.
 func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
     let work = NSTemporaryDirectory() + "boxvoice-second-opinion-bench-\(getpid())"
@@ -23,11 +25,17 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
     // The box's HQ answers with what the clip says (its transcript), or decodes it.
     let said = try JSONDecoder().decode([Transcript].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
         .first { $0.file == "checkpoint-report.wav" }?.text ?? ""
-    let cases: [(name: String, hq: HQMode, ask: Bool)] = [
-        ("second opinion off: the live path acts alone (baseline)", .fixed(said), false),
-        ("second opinion, the box's HQ answers at once", .fixed(said), true),
-        ("second opinion, the box decodes the window (boxsim's pocketsphinx HQ)", .pocketsphinx, true),
+    let cases: [(name: String, hq: HQMode, ask: Bool, hold: Bool)] = [
+        ("the live path acts at once, alone (baseline)", .fixed(said), false, false),
+        ("the live path waits for the speaker's pause, alone", .fixed(said), false, true),
+        ("waits for the pause; second opinion, the box's HQ answers at once", .fixed(said), true, true),
+        ("waits for the pause; second opinion, the box decodes the window (boxsim's pocketsphinx HQ)", .pocketsphinx, true, true),
     ]
+    // The speaker stops after the command; the microphone runs on.
+    let clip = work + "/clip-then-room.wav"
+    let file = try SoundFile.createFloatWAV(path: clip)
+    try file.write(try WAVCapturePCM.load(samples + "/checkpoint-report.wav") + [Float](repeating: 0, count: 3 * 48_000))
+    try file.close()
     var baseline = 0.0
     var rows: [String] = []
     for (index, entry) in cases.enumerated() {
@@ -48,9 +56,10 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
             configuration.once = true
             configuration.workDirectory = data + "/work"
             configuration.secondOpinionSeconds = entry.ask ? 3 : nil
+            configuration.spottedCommandHold = entry.hold ? .measured : nil
             let log = ActionLog()
             let session = DictationSession(configuration: configuration, detector: detector, store: store) { log.add($0) }
-            try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: samples + "/checkpoint-report.wav")), stop: StopSignal())
+            try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: clip)), stop: StopSignal())
             if let seconds = log.delay() { measured.append(seconds) }
             if let (outcome, seconds) = log.verdict { outcomes.append("\(outcome)"); verdictSeconds.append(seconds) }
         }
@@ -66,11 +75,13 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
         rows.append("| \(entry.name) | \(String(format: "%.3f", median)) s (\(measured.count) of \(runs) acted) | \(String(format: "%+.3f", median - baseline)) s | \(verdicts.isEmpty ? "—" : verdicts)\(answer) |")
     }
     print("""
-    ### The box's second opinion: added latency
+    ### A weak command: the speaker's pause and the box's second opinion, added latency
 
     `Samples/checkpoint-report.wav` (its command heard by the spotter alone) at real-time pace into a dictation against
-    boxsim over loopback; from the end of the utterance holding the command to the session acting on it, median of
-    \(runs) runs per row, all in this run. The second opinion uploads the 4 s before the pause; listening goes on meanwhile.
+    boxsim over loopback, followed by 3 s of silence (the microphone runs on after a command); from the end of the
+    utterance holding the command to the session acting on it, median of \(runs) runs per row, all in this run. The
+    live path waits until the speaker has stayed quiet \(CommandHold.Rule.measured.seconds) s after the spotter's hit; the
+    second opinion, asked as that wait begins, uploads the 4 s before the pause; listening goes on meanwhile.
 
     | case | utterance end → command acted on | added vs baseline | box's verdicts |
     |---|---|---|---|

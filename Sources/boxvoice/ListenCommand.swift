@@ -79,6 +79,8 @@ private final class ListenPrinter {
                 FileHandle.standardOutput.write(Data("\r\u{1B}[K… \(text)".utf8))
                 partialShown = true
             }
+        case .holding:
+            break  // the same utterance follows once its command is decided
         case .utterance(let utterance):
             clearPartial()
             let found = detector.detect(utterance.text)

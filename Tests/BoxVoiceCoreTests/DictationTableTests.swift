@@ -31,13 +31,15 @@ final class DictationRun: @unchecked Sendable {
     var delivered: [SimMessage] { box.server.messages }
     var fallbacks: Int { events.filter { if case .fallback = $0 { true } else { false } }.count }
 
-    /// Plays `clips` (joined with half a second of silence) and returns the input's total frames.
+    /// Plays `clips` (joined with half a second of silence, `trailing` seconds of it after the last; at real-time
+    /// pace when `paced`) and returns the input's total frames.
     @discardableResult
-    func run(_ clips: [String], configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
+    func run(_ clips: [String], trailing: Double = 0, paced: Bool = false,
+             configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
         Secrets.register(token)
         let input = data.file("input.wav")
-        let frames = try WAV.concatenate(clips, to: input).frames
+        let frames = try WAV.concatenate(clips, trailing: trailing, to: input).frames
         var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
                                                            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         configuration.hqRetryDelays = [0.1, 0.2]
@@ -47,7 +49,8 @@ final class DictationRun: @unchecked Sendable {
             lock.withLock { list.append((event, Date())) }
             onEvent(event, self)
         }
-        try session.run(pcm: WAVCapturePCM(path: input), stop: StopSignal(), control: control)
+        let pcm: CapturePCM = paced ? PacedCapturePCM(try WAVCapturePCM(path: input)) : try WAVCapturePCM(path: input)
+        try session.run(pcm: pcm, stop: StopSignal(), control: control)
         return frames
     }
 

@@ -55,7 +55,8 @@ public enum WAV {
     /// Sample clips played one after another with `gap` seconds of silence between them, as one WAV at `path`;
     /// returns the frame each clip starts at and the total.
     @discardableResult
-    public static func concatenate(_ clips: [String], gap: Double = 0.5, to path: String) throws -> (starts: [Int], frames: Int) {
+    /// - Parameter trailing: seconds of silence after the last clip (the microphone running on).
+    public static func concatenate(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, to path: String) throws -> (starts: [Int], frames: Int) {
         var joined: [Float] = []
         var starts: [Int] = []
         for (index, clip) in clips.enumerated() {
@@ -63,6 +64,7 @@ public enum WAV {
             starts.append(joined.count)
             joined += try samples(Checkout.sample(clip))
         }
+        joined += [Float](repeating: 0, count: Int(trailing * 48_000))
         try write(joined, to: path)
         return (starts, joined.count)
     }
