@@ -23,6 +23,8 @@ public enum DictationEvents {
         case .committed(let id): return ["event": "committed", "messageId": id]
         case .commandChecked(let action, let outcome, let seconds):
             return ["event": "checked", "action": action.rawValue, "outcome": outcome.rawValue, "seconds": seconds]
+        case .awaitingPause(let action, let phrase): return ["event": "awaiting", "action": action.rawValue, "phrase": phrase]
+        case .speechWentOn(let action): return ["event": "not-taken", "action": action.rawValue, "reason": "speech went on after it"]
         case .queued(let id, let message, let text): return ["event": "queued", "messageId": id, "message": message, "text": text]
         case .recovered(let report):
             return ["event": "recovered", "adoptedDrafts": report.adoptedDrafts.map(\.rawValue), "repairedFiles": report.repairedFiles,

@@ -38,13 +38,14 @@ extension DictationSession {
                 session.onEvent(.partial(text))
             case .holding(let utterance):
                 // The box is asked while the live path waits for the speaker's pause, not after.
-                guard state.pending == nil, state.early == nil,
-                      let found = session.detector.detect(appending: utterance.text, to: message.liveText) else { return }
-                state.early = session.askSecondOpinion(found, utterance, state: state)
+                guard state.pending == nil, let found = session.detector.detect(appending: utterance.text, to: message.liveText) else { return }
+                session.onEvent(.awaitingPause(action: found.action, phrase: found.matchedPhrase))
+                state.awaiting = (found.action, session.askSecondOpinion(found, utterance, state: state))
             case .utterance(let utterance):
                 // A second opinion asked early serves only the utterance it was asked for, if its command stands.
-                let early = state.early.flatMap { $0.utterance == utterance ? $0 : nil }
-                state.early = nil
+                let early = state.awaiting?.check.flatMap { $0.utterance == utterance ? $0 : nil }
+                if utterance.speechWentOn, let action = state.awaiting?.action { session.onEvent(.speechWentOn(action: action)) }
+                state.awaiting = nil
                 guard !utterance.text.isEmpty else { return }
                 if state.pending != nil {
                     // Heard after a command still being checked: it belongs after that command is decided.

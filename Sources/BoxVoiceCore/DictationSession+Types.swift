@@ -123,6 +123,10 @@ extension DictationSession {
         case recovered(RecoveryReport)
         /// The box's second opinion on a command only the spotter heard, and how long it took.
         case commandChecked(action: KeywordAction, outcome: CheckOutcome, seconds: Double)
+        /// A command only the spotter heard waits for the speaker's pause after it (`CommandHold`).
+        case awaitingPause(action: KeywordAction, phrase: String)
+        /// The speaker went on talking right after a command only the spotter heard: its words stay text.
+        case speechWentOn(action: KeywordAction)
     }
 
     /// What a second opinion decided.

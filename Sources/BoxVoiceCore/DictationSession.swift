@@ -49,9 +49,10 @@ public final class DictationSession: Sendable {
         var recent = RecentAudio(seconds: 8)
         /// A command waiting for the box's second opinion, and what was heard after it meanwhile.
         var pending: (check: SecondOpinion, queued: [LiveUpdate])?
-        /// A second opinion asked while the live path held its utterance for the speaker's pause (`LiveUpdate.holding`),
-        /// so the two waits overlap; used when that utterance comes with its command standing.
-        var early: SecondOpinion?
+        /// The command the live path holds until the speaker's pause (`LiveUpdate.holding`), and the second opinion
+        /// asked on it meanwhile, so the two waits overlap; the check is used when that utterance comes with its
+        /// command standing.
+        var awaiting: (action: KeywordAction, check: SecondOpinion?)?
         /// The run every message of this dictation belongs to: one conversation (contract §5).
         var run: SessionRun.ID?
     }

@@ -100,6 +100,10 @@ public struct DictationStatus: Sendable {
             return ["(\(Self.name(of: action)) not taken: the box heard ordinary words)"]
         case .commandChecked:
             break
+        case .awaitingPause(let action, _):
+            return ["(\(Self.name(of: action)) once you pause; go on talking and it stays text, Enter acts now)"]
+        case .speechWentOn(let action):
+            return ["(\(Self.name(of: action)) not taken: you went on talking)"]
         case .queued(_, let message, let text):
             return [raw ? message : "sending: \(text)"]
         case .recovered(let report):

@@ -131,6 +131,8 @@ final class DictationOutput: @unchecked Sendable {
         case .committed: break
         case .commandChecked(let action, let outcome, let seconds):
             Console.err("second opinion on \(DictationStatus.name(of: action)): \(outcome.rawValue) in \(seconds.formatted(2)) s")
+        case .awaitingPause(let action, _): Console.err("\(DictationStatus.name(of: action)) once you pause (go on talking and it stays text)")
+        case .speechWentOn(let action): Console.err("\(DictationStatus.name(of: action)) not taken: you went on talking")
         case .queued(_, let message, let text): Console.out(status.raw ? message : text)
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
