@@ -42,10 +42,19 @@ extension DictationSession {
                 session.onEvent(.awaitingPause(action: found.action, phrase: found.matchedPhrase))
                 state.awaiting = (found.action, session.askSecondOpinion(found, utterance, state: state))
             case .utterance(let utterance):
-                // A second opinion asked early serves only the utterance it was asked for, if its command stands.
-                let early = state.awaiting?.check.flatMap { $0.utterance == utterance ? $0 : nil }
-                if utterance.speechWentOn, let action = state.awaiting?.action { session.onEvent(.speechWentOn(action: action)) }
+                let awaited = state.awaiting
                 state.awaiting = nil
+                if utterance.speechWentOn, state.pending == nil, let awaited {
+                    if let check = awaited.check {
+                        // Talk went on right after the command, yet the box may still have heard one in the
+                        // seconds before the pause: only its confirmation makes it act (a user chaining messages).
+                        state.pending = (check, [], true)
+                        return
+                    }
+                    session.onEvent(.speechWentOn(action: awaited.action))
+                }
+                // A second opinion asked early serves only the utterance it was asked for, if its command stands.
+                let early = awaited?.check.flatMap { $0.utterance == utterance ? $0 : nil }
                 guard !utterance.text.isEmpty else { return }
                 if state.pending != nil {
                     // Heard after a command still being checked: it belongs after that command is decided.
@@ -57,7 +66,7 @@ extension DictationSession {
                 let found = session.detector.detect(appending: utterance.text, to: message.liveText)
                 if let found, utterance.commandIsSpottedOnly, let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
                     session.onEvent(.final(utterance.text))
-                    state.pending = (check, [])
+                    state.pending = (check, [], false)
                     return
                 }
                 session.onEvent(.final(utterance.text))
@@ -86,7 +95,7 @@ extension DictationSession {
         /// Decides the command being checked once its verdict is in (or, `waiting`, once it comes or times out), then
         /// hears what came after it.
         func settle(message: inout Message, state: inout Hearing, waiting: Bool) throws {
-            guard let (check, queued) = state.pending else { return }
+            guard let (check, queued, talkWentOn) = state.pending else { return }
             var verdict = check.poll()
             while verdict == nil, waiting {
                 Thread.sleep(forTimeInterval: 0.02)
@@ -96,7 +105,13 @@ extension DictationSession {
             state.pending = nil
             let utterance = check.utterance
             session.onEvent(.commandChecked(action: check.match.action, outcome: verdict, seconds: Date().timeIntervalSince(check.started)))
-            if verdict == .rejected {
+            if talkWentOn {
+                // Not shown yet: the utterance with its command if the box heard one, its words alone otherwise.
+                let shown = verdict == .confirmed ? utterance.text : utterance.recognized
+                if !shown.isEmpty { session.onEvent(.final(shown)) }
+                if verdict != .confirmed { session.onEvent(.speechWentOn(action: check.match.action)) }
+            }
+            if verdict == .rejected || (talkWentOn && verdict != .confirmed) {
                 // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
                 if !utterance.recognized.isEmpty {
                     message.hear(utterance.recognized)

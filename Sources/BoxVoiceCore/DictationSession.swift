@@ -47,8 +47,9 @@ public final class DictationSession: Sendable {
         var carried: [Float] = []
         /// The last seconds of the stream, for second opinions.
         var recent = RecentAudio(seconds: 8)
-        /// A command waiting for the box's second opinion, and what was heard after it meanwhile.
-        var pending: (check: SecondOpinion, queued: [LiveUpdate])?
+        /// A command waiting for the box's second opinion, and what was heard after it meanwhile; `talkWentOn`: the
+        /// speaker went on talking right after it, so only the box's confirmation makes it act.
+        var pending: (check: SecondOpinion, queued: [LiveUpdate], talkWentOn: Bool)?
         /// The command the live path holds until the speaker's pause (`LiveUpdate.holding`), and the second opinion
         /// asked on it meanwhile, so the two waits overlap; the check is used when that utterance comes with its
         /// command standing.

@@ -31,15 +31,15 @@ final class DictationRun: @unchecked Sendable {
     var delivered: [SimMessage] { box.server.messages }
     var fallbacks: Int { events.filter { if case .fallback = $0 { true } else { false } }.count }
 
-    /// Plays `clips` (joined with half a second of silence, `trailing` seconds of it after the last; at real-time
+    /// Plays `clips` (joined with `gap` seconds of silence, `trailing` seconds of it after the last; at real-time
     /// pace when `paced`) and returns the input's total frames.
     @discardableResult
-    func run(_ clips: [String], trailing: Double = 0, paced: Bool = false,
+    func run(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, paced: Bool = false,
              configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
         Secrets.register(token)
         let input = data.file("input.wav")
-        let frames = try WAV.concatenate(clips, trailing: trailing, to: input).frames
+        let frames = try WAV.concatenate(clips, gap: gap, trailing: trailing, to: input).frames
         var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
                                                            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         configuration.hqRetryDelays = [0.1, 0.2]
@@ -66,7 +66,8 @@ final class DictationRun: @unchecked Sendable {
         let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
         let first = try WAV.samples(Checkout.sample("checkpoint-report.wav")).count
         try run.store.setRetentionFormat(.wav)  // kept as recorded: compared sample for sample below
-        try run.run(["checkpoint-report.wav", "send-buy-milk.wav"])
+        // Only the spotter hears this command: it counts once the speaker has paused after it (`CommandHold`).
+        try run.run(["checkpoint-report.wav", "send-buy-milk.wav"], gap: 2.5)
         let input = try WAV.samples(run.data.file("input.wav"))
         let messages = run.delivered
         try #require(messages.count == 2)
@@ -97,7 +98,7 @@ final class DictationRun: @unchecked Sendable {
 
     @Test func sendAndCloseDeliversAndStopsListening() throws {
         let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
-        try run.run(["sendclose-flight.wav", "send-buy-milk.wav"])
+        try run.run(["sendclose-flight.wav", "send-buy-milk.wav"], gap: 2.5)  // a spotter-only command: the speaker pauses
         let messages = run.delivered
         #expect(messages.count == 1)
         #expect(messages.first?.message.contains("<send-close-message phrase=") == true)

@@ -84,11 +84,9 @@ import Testing
         #expect(awaited != nil && awaited! < actedAt!, "the wait is announced before the command acts")
     }
 
-    /// Going on talking right after the spotted command: its words stay text in the message, nothing is sent and the
-    /// box is never asked to check it (its answer would not matter).
-    @Test func talkingOnRightAfterASpottedCommandKeepsItAsText() throws {
+    private func talkingOn(boxHears text: String?) throws -> DictationRun {
         let run = try DictationRun(box: SimulatedBox {
-            $0.hq = .fixed("The first part of the report is finished. Send a checkpoint.")
+            $0.hq = text.map { .fixed($0) } ?? .fail(code: "missing_api_key")
             $0.defaultSession = "s1"
         })
         try FileManager.default.createDirectory(atPath: run.data.file("work"), withIntermediateDirectories: true)
@@ -97,14 +95,42 @@ import Testing
             $0.endOfInput = .draft
         }
         #expect(run.events.contains(.awaitingPause(action: .sendCheckpoint, phrase: "send checkpoint")), "events: \(run.events)")
+        return run
+    }
+
+    /// Going on talking right after the spotted command, and the box hears ordinary words: they stay text in the
+    /// message, nothing is sent.
+    @Test func talkingOnRightAfterASpottedCommandKeepsItAsText() throws {
+        let run = try talkingOn(boxHears: "The first part of the report is finished, sent to Kent.")
         #expect(run.events.contains(.speechWentOn(action: .sendCheckpoint)))
         #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
-        #expect(!run.events.contains { if case .commandChecked = $0 { true } else { false } })
         #expect(run.delivered.isEmpty)
         let drafts = try run.store.messages().filter { $0.state == .draft }
         #expect(drafts.count == 1)
         #expect(drafts.first?.text?.contains("report is finished") == true)
+        #expect(drafts.first?.text?.contains("<send-checkpoint-message") == false)
         #expect(drafts.first?.text?.contains("budget") == true, "what followed joined the same message")
+    }
+
+    /// With no box to ask (its HQ down), talking on decides alone: text.
+    @Test func talkingOnWithNoBoxToAskKeepsItAsText() throws {
+        let run = try talkingOn(boxHears: nil)
+        #expect(run.events.contains(.speechWentOn(action: .sendCheckpoint)))
+        #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
+        #expect(run.delivered.isEmpty)
+    }
+
+    /// A user chaining messages ("… send checkpoint", then straight on with the next): the box's HQ heard the command,
+    /// so it acts though talk went on, and what followed starts the next message.
+    @Test func theBoxHearingTheCommandActsThoughTalkWentOn() throws {
+        let run = try talkingOn(boxHears: "The first part of the report is finished. Send a checkpoint.")
+        #expect(!run.events.contains(.speechWentOn(action: .sendCheckpoint)))
+        #expect(run.events.contains { if case .commandChecked(.sendCheckpoint, .confirmed, _) = $0 { true } else { false } })
+        #expect(run.delivered.count == 1)
+        #expect(run.delivered.first?.message.contains("<send-checkpoint-message") == true)
+        #expect(run.delivered.first?.message.contains("budget") == false)
+        let drafts = try run.store.messages().filter { $0.state == .draft }
+        #expect(drafts.first?.text?.contains("budget") == true, "what followed is the next message")
     }
 }
 
