@@ -85,7 +85,8 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     \((takeFiles.count - 1) / 3) spotter phrases said three times, slower or faster and higher or lower, and \(String(format: "%.0f", Double(takes.first { $0.0.hasPrefix("talk") }?.1.count ?? 0) / 48_000)) s of
     ordinary talk), each degraded as the room would (fixed seeds); recall measured on \(heldOut.count) held-out sentences in
     that voice and room ending in a command, which the calibration never heard, through the live path as `dictate`
-    runs it (command ends its utterance + sounds like a command). Calibration picks each phrase's threshold with a margin
+    runs it (command ends its utterance + sounds like a command, a spotter-only one held for the speaker's pause; each
+    sentence followed by \(Int(clipRoomAfter)) s of its room). Calibration picks each phrase's threshold with a margin
     (`SpotterCalibration.margin`) and switches the speexdsp front end on when it finds more of the takes.
     Aim: + 20 points where the default is under 80 %.
     False commands: over \(String(format: "%.1f", talkMinutes)) min of held-out talk in the same voice and room (English prompt texts

@@ -41,9 +41,9 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
         }
         return options
     }
-    let nowOptions4 = options(landedSpotter, .auto, endsAtPause: true)
-    let nowSearch = (nowOptions4.activeHMMLimit.map { ", at most \($0) HMMs a frame" } ?? "")
-        + (nowOptions4.spottedCommandHold.map { ", a spotted command held \($0.seconds) s unless speech goes on for \($0.resumingSpeech) s" } ?? "")
+    let nowHearing = options(landedSpotter, .auto, endsAtPause: true)
+    let nowSearch = (nowHearing.activeHMMLimit.map { ", at most \($0) HMMs a frame" } ?? "")
+        + (nowHearing.spottedCommandHold.map { ", a spotted command held \($0.seconds) s unless speech goes on for \($0.resumingSpeech) s" } ?? "")
     let retuned = spotterPhrases ?? models + "/command-spotter.en.txt"
     let phrases = try SpotterCalibration(phrasesFile: retuned).phrases.map(\.phrase)
     let soundsLike = try SoundsLikeCommand(phrases: phrases, dictionary: PocketSphinxModel.debianEnglish.dictionary,
@@ -185,7 +185,9 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     under 35 dB over the last 10 s), an utterance holding a spotter hit also ended by the speaker's 0.5 s pause
     (`SpeakerPause`), while the microphone is judged band-limited (`InputBand`) the spotter list's narrowband
     thresholds and sound-alikes that count a lost fricative at half a phone, and `CommandEvidence`'s judgement (the
-    language model's own command wins over a hit naming another; a hit counts within 1.0 s of its utterance's end, 0.8 s for erase and cancel; sound-alike endings).
+    language model's own command wins over a hit naming another; a hit counts within 1.0 s of its utterance's end, 0.8 s for erase and cancel; sound-alike endings),
+    made while it hears as `dictate` makes it, and a command only the spotter heard held until the speaker has stayed
+    quiet 2 s after it — text if speech goes on first (`CommandHold`); it hears each command clip followed by 3 s of its room.
     Every column acts on a command only the spotter heard without the box's second opinion (as when the box does not
     answer in time): the local decision alone.
 
