@@ -74,10 +74,8 @@ public struct CommandEvidence: Sendable {
     ///   - narrowband: heard through a band-limited microphone (`InputBand`).
     ///   - speechWentOn: the speaker went on talking right after the hits (`CommandHold`): none of them counts.
     public func utterance(recognized: String, hits: [SpotterHit], end: Double, narrowband: Bool = false, speechWentOn: Bool = false) -> LiveUtterance {
-        if speechWentOn {
-            return LiveUtterance(text: recognized, recognized: recognized, spots: hits.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore) },
-                                 end: end, narrowband: narrowband, speechWentOn: true)
-        }
+        // Judged as the live path judged it before the hold refused it, then refused the same way.
+        if speechWentOn { return utterance(recognized: recognized, hits: hits, end: end, narrowband: narrowband).refusingSpottedCommand }
         var text = recognized
         var spots: [SpottedPhrase] = []
         // Both recognizers heard a command when the language model's own words hold one: the strongest evidence

@@ -265,7 +265,7 @@ public final class LiveTranscriber {
         Self.wholeFrames(of: pcm, carry: &pauseCarry) { frame in
             speakerPause.add(frameLevel: RoomNoise.level(frame))
             guard held != nil, verdict == .waiting else { return }
-            verdict = held!.hear(quiet: speakerPause.quietSeconds > 0 ? true : speakerPause.loudSeconds > 0 ? false : nil)
+            verdict = held!.hear(quiet: speakerPause.lastFrameIsQuiet)
         }
         if verdict == .refused, let hold = held {
             held = nil

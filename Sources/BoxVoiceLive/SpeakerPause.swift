@@ -19,16 +19,14 @@ public struct SpeakerPause: Sendable {
     /// Frames at or under this level (dB) are quiet; nil until there is speech to tell from the room.
     private var quietLine: Double?
     private var quietFrames = 0
-    private var loudFrames = 0
 
     public init() {}
 
     /// How long the audio has been quiet, up to now, in seconds.
     public var quietSeconds: Double { Double(quietFrames) * 0.02 }
 
-    /// How long the audio has been louder than the quiet line, up to now, in seconds: 0 while the line is not drawn
-    /// (nothing tells speech from the room yet).
-    public var loudSeconds: Double { Double(loudFrames) * 0.02 }
+    /// Whether the last frame was quiet; nil while the quiet line is not drawn (nothing tells speech from the room).
+    public private(set) var lastFrameIsQuiet: Bool?
 
     /// Adds one 20 ms frame's RMS level (any scale; silence is 0).
     public mutating func add(frameLevel level: Double) {
@@ -40,8 +38,8 @@ public struct SpeakerPause: Sendable {
             sinceDrawn = 0
             quietLine = Self.quietLine(levels)
         }
-        if let quietLine, decibels <= quietLine { quietFrames += 1 } else { quietFrames = 0 }
-        if let quietLine, decibels > quietLine { loudFrames += 1 } else { loudFrames = 0 }
+        lastFrameIsQuiet = quietLine.map { decibels <= $0 }
+        if lastFrameIsQuiet == true { quietFrames += 1 } else { quietFrames = 0 }
     }
 
     /// Halfway between the room's level and the speech's, in dB; nil when the loud frames are not clearly louder

@@ -137,7 +137,7 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
                 // What the retuned decode heard, to see why a clip was missed or mistaken.
                 let heard = all[rules.last!.decode].utterances.map { decoded in
                     // Marked: the hits boxvoice's judgement writes into the text.
-                    let utterance = now.utterance(recognized: decoded.recognized, hits: decoded.spots.map { SpotterHit(phrase: $0.phrase, end: $0.end, quietBefore: $0.quietBefore) },
+                    let utterance = now.utterance(recognized: decoded.recognized, hits: decoded.spots.map(\.hit),
                                                   end: decoded.end, narrowband: decoded.narrowband, speechWentOn: decoded.speechWentOn)
                     return "[\(String(format: "%.1f", utterance.end))]\(utterance.speechWentOn ? " (speech went on)" : "") \(utterance.recognized)"
                         + utterance.spots.map { ($0.accepted ? " accepted" : "") + " {\($0.phrase) @\(String(format: "%.1f", $0.end))\($0.quietBefore.map { String(format: " quiet %.2f", $0) } ?? "")"
@@ -215,6 +215,11 @@ func benchRealSpeech(models: String, samples: String, real: String, work: String
     """)
 }
 
+extension SpottedPhrase {
+    /// The hit a stored decode's spot was judged from, to judge it again.
+    var hit: SpotterHit { SpotterHit(phrase: phrase, end: end, quietBefore: quietBefore) }
+}
+
 /// Seconds of the room after each command clip as boxvoice now hears it: more than `CommandHold.Rule.measured` waits.
 let clipRoomAfter = 3.0
 
@@ -257,7 +262,7 @@ enum CommandRule {
     /// What the dictation sees of `utterance` under this rule, with `message` heard before it.
     private func text(of utterance: LiveUtterance, after message: String, detector: KeywordDetector) -> String {
         if case .judged(let evidence) = self {
-            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map { SpotterHit(phrase: $0.phrase, end: $0.end, quietBefore: $0.quietBefore) }, end: utterance.end,
+            return evidence.utterance(recognized: utterance.recognized, hits: utterance.spots.map(\.hit), end: utterance.end,
                                       narrowband: utterance.narrowband, speechWentOn: utterance.speechWentOn).text
         }
         var text = utterance.recognized
