@@ -43,6 +43,7 @@ Architecture: $arch
 Maintainer: boxvoice developers <dev@boxvoice.invalid>
 Installed-Size: $size
 Depends: $depends, pocketsphinx-en-us
+Recommends: sphinxtrain, sphinxbase-utils, pocketsphinx
 Section: sound
 Priority: optional
 Homepage: https://github.com/boxvoice/boxvoice

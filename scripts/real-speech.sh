@@ -6,6 +6,7 @@
 # Russian IVR voice).
 set -euo pipefail
 out=$1
+here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out/debs" "$out/x"
 cd "$out/debs"
 packages=(asterisk-core-sounds-en asterisk-core-sounds-en-g722 asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722
@@ -64,7 +65,7 @@ LIST
 # a command (the eight clips above and eight more) that the calibration never hears.
 cal=$out/calibration
 mkdir -p "$cal/takes" "$cal/heldout"
-phrases=$(dirname "$0")/../Models/command-spotter.en.txt
+phrases=$here/../Models/command-spotter.en.txt
 say() { # text, stretch, out.wav
     printf '%s\n' "$1" >"$cal/say.txt"
     text2wave -eval "(voice_ked_diphone)" -eval "(Parameter.set 'Duration_Stretch $2)" "$cal/say.txt" -o "$3"

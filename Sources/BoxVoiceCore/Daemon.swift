@@ -79,6 +79,8 @@ public final class Daemon: Sendable {
         public var preRollSeconds = 0.5
         /// Asked at each turn: when the live recognizer hears the audio through the speexdsp front end.
         public var frontEnd: @Sendable () -> FrontEndUse = { .auto }
+        /// Asked at each turn, with `spotterPhrases`: the acoustic model's adaptation to the user's voice (nil: none).
+        public var voiceAdaptation: @Sendable () -> String? = { nil }
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
                     spotterPhrases: @escaping @Sendable () throws -> String?,
@@ -157,6 +159,7 @@ public final class Daemon: Sendable {
             dictation.followsSessionEvents = false
             dictation.endOfInput = .send
             dictation.once = configuration.closeAfterSend()
+            dictation.voiceAdaptation = configuration.voiceAdaptation()
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.frontEnd = configuration.frontEnd()
             dictation.workDirectory = configuration.workDirectory

@@ -17,6 +17,8 @@ extension DictationSession {
         /// dictation never waits on the network, and a box that is down never sends a message into a new session.
         public var sessionFromDefault = false
         public var spotterPhrases: String?
+        /// The acoustic model's MLLR adaptation to the user's voice and microphone (`boxvoice calibrate`); nil: as shipped.
+        public var voiceAdaptation: String?
         public var once = false
         public var endOfInput: DictationStateMachine.EndOfInputPolicy = .send
         public var typedPrefix = ""

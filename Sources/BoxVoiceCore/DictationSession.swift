@@ -92,7 +92,8 @@ public final class DictationSession: Sendable {
         capture.start()
         defer { capture.stop() }
         var hearing = LiveTranscriber.Options.hearing(detector, spotterPhrases: configuration.spotterPhrases,
-                                                      dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd)
+                                                      dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
+                                                      adaptation: configuration.voiceAdaptation)
         hearing.spottedCommandHold = configuration.spottedCommandHold
         let transcriber = try LiveTranscriber(options: hearing)
         let onEvent = self.onEvent

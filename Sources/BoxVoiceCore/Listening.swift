@@ -6,8 +6,10 @@ import Foundation
 extension LiveTranscriber.Options {
     /// Options for hearing this vocabulary's commands: the spotter's hit counts only where the recognizer's own
     /// words do not name a different command. `cleaned`: through the speexdsp front end (the user's setting).
-    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, frontEnd: FrontEndUse = .auto) -> Self {
+    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, frontEnd: FrontEndUse = .auto,
+                               adaptation: String? = nil) -> Self {
         var options = Self(spotterPhrases: spotterPhrases)
+        options.model.adaptation = adaptation
         options.frontEnd = frontEnd == .off ? nil : SpeechFrontEnd.Settings()
         options.frontEndOnlyInNoise = frontEnd == .auto
         options.dictionaryCache = dictionaryCache

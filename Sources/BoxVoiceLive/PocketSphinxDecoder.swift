@@ -6,11 +6,15 @@ public struct PocketSphinxModel: Sendable, Equatable {
     public var acousticModel: String
     public var languageModel: String
     public var dictionary: String
+    /// An MLLR transform of the acoustic model's means for one voice and microphone (`AcousticAdaptation`, made by
+    /// `boxvoice calibrate`); nil hears with the model as shipped.
+    public var adaptation: String?
 
-    public init(acousticModel: String, languageModel: String, dictionary: String) {
+    public init(acousticModel: String, languageModel: String, dictionary: String, adaptation: String? = nil) {
         self.acousticModel = acousticModel
         self.languageModel = languageModel
         self.dictionary = dictionary
+        self.adaptation = adaptation
     }
 
     /// Debian's `pocketsphinx-en-us` package.
@@ -63,8 +67,12 @@ public final class PocketSphinxDecoder {
         where !FileManager.default.fileExists(atPath: path) {
             throw PocketSphinxError(operation: "loading the model", detail: "\(path) is missing; install the Debian package pocketsphinx-en-us")
         }
+        if let adaptation = model.adaptation, !FileManager.default.fileExists(atPath: adaptation) {
+            throw PocketSphinxError(operation: "loading the model", detail: "the voice adaptation \(adaptation) is missing; run boxvoice calibrate again")
+        }
         let search = keyphrases.map { ["-kws", $0] } ?? ["-lm", model.languageModel]
-        let arguments = ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary, "-logfn", "/dev/null"] + extraArguments
+        let adapted = model.adaptation.map { ["-mllr", $0] } ?? []
+        let arguments = ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary, "-logfn", "/dev/null"] + adapted + extraArguments
         var cStrings = arguments.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let config = cStrings.withUnsafeMutableBufferPointer { buffer in

@@ -37,6 +37,13 @@ public struct SpotterCalibration: Sendable {
         self.model = model
     }
 
+    /// The same phrases heard through an adapted acoustic model (`AcousticAdaptation`; nil: the model as shipped).
+    public func adapted(_ adaptation: String?) -> SpotterCalibration {
+        var adapted = model
+        adapted.adaptation = adaptation
+        return SpotterCalibration(phrases: phrases, model: adapted)
+    }
+
     /// The defaults a microphone of this band starts from: through a band-limited one, each phrase's narrowband
     /// threshold (the wideband ones hear few commands there), which the tuned list then keeps as its only threshold.
     func startingFrom(narrowband: Bool) -> SpotterCalibration {

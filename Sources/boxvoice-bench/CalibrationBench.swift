@@ -29,48 +29,60 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     let talkMinutes = Double(talk.count) / 48_000 / 60
     let conditions = Degradation.matching(conditionNames, babbleFrom: real)
 
-    func options(_ spotter: String, _ frontEnd: FrontEndUse) -> LiveTranscriber.Options {
+    func options(_ spotter: String, _ frontEnd: FrontEndUse, _ adaptation: String?) -> LiveTranscriber.Options {
         // Decoded as `dictate` hears and judges (a command waiting for the speaker's pause is the one its judgement
         // took); every hit is kept with its time, and the same judgement is applied to the decode below.
-        LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd)
+        LiveTranscriber.Options.hearing(detector, spotterPhrases: spotter, dictionaryCache: work + "/cache", frontEnd: frontEnd, adaptation: adaptation)
     }
     /// boxvoice's own judgement of the decode, with this spotter's phrases.
     func rule(_ spotter: String) throws -> CommandRule {
         .judged(try CommandEvidence(.hearing(detector, spotterPhrases: spotter, dictionaryCache: nil)))
     }
-    func recall(_ spotter: String, _ frontEnd: FrontEndUse, _ condition: Degradation) throws -> (found: Int, wrong: Int) {
+    func recall(_ spotter: String, _ frontEnd: FrontEndUse, _ adaptation: String?, _ condition: Degradation) throws -> (found: Int, wrong: Int) {
         var found = 0, wrong = 0
         let rule = try rule(spotter)
         for (index, clip) in heldOut.enumerated() {
             let audio = try condition.apply(clip.audio, work, 200 + UInt64(index))
-            let fired = rule.commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).first?.action
+            let utterances = try LiveDecode.run(audio, options: options(spotter, frontEnd, adaptation)).utterances
+            let fired = rule.commands(in: utterances, detector: detector).first?.action
             if fired == clip.expected { found += 1 } else if fired != nil { wrong += 1 }
+            if ProcessInfo.processInfo.environment["BENCH_SHOW_DECODES"] != nil {
+                FileHandle.standardError.write(Data("held-out \(index) expected \(clip.expected.rawValue), acted \(fired?.rawValue ?? "-"): \(utterances.map(\.text))\n".utf8))
+            }
         }
         return (found, wrong)
     }
-    func falseCommands(_ spotter: String, _ frontEnd: FrontEndUse, _ condition: Degradation) throws -> Int {
+    func falseCommands(_ spotter: String, _ frontEnd: FrontEndUse, _ adaptation: String?, _ condition: Degradation) throws -> Int {
         let audio = try condition.apply(talk, work, 300)
-        return try rule(spotter).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd)).utterances, detector: detector).count
+        return try rule(spotter).commands(in: try LiveDecode.run(audio, options: options(spotter, frontEnd, adaptation)).utterances, detector: detector).count
     }
 
     var rows: [String] = []
     for (number, condition) in conditions.enumerated() {
         let folder = work + "/calibration-\(number)"
-        try? FileManager.default.removeItem(atPath: folder)
+        // BENCH_REUSE_CALIBRATION=1 measures the calibration a previous run of this condition left (for looking at it).
+        let reuse = ProcessInfo.processInfo.environment["BENCH_REUSE_CALIBRATION"] == "1"
+            && FileManager.default.fileExists(atPath: folder + "/config/boxvoice/config.json")
+        if !reuse { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/takes", withIntermediateDirectories: true)
-        for (index, (name, audio)) in takes.enumerated() {
+        for (index, (name, audio)) in takes.enumerated() where !reuse {
             let file = try SoundFile.createFloatWAV(path: folder + "/takes/" + name, sampleRate: 48_000)
             try file.write(try condition.apply(audio, work, 100 + UInt64(index)))
             try file.close()
         }
         let started = Date()
-        try runCalibrate(boxvoice: boxvoice, models: models, takes: folder + "/takes", config: folder + "/config")
+        if !reuse { try runCalibrate(boxvoice: boxvoice, models: models, takes: folder + "/takes", config: folder + "/config") }
         let tuningSeconds = Date().timeIntervalSince(started)
         let calibrated = folder + "/config/boxvoice/command-spotter.txt"
         let settings = try UserSettings.decode(try Data(contentsOf: URL(fileURLWithPath: folder + "/config/boxvoice/config.json")))
-        let before = try recall(defaults, .auto, condition)
-        let after = try recall(calibrated, settings.frontEnd, condition)
-        let falseBefore = try falseCommands(defaults, .auto, condition), falseAfter = try falseCommands(calibrated, settings.frontEnd, condition)
+        let adaptationFile = folder + "/config/boxvoice/voice-adaptation.mllr"
+        let adaptation = FileManager.default.fileExists(atPath: adaptationFile) ? adaptationFile : nil
+        let before = try recall(defaults, .auto, nil, condition)
+        let after = try recall(calibrated, settings.frontEnd, adaptation, condition)
+        let adaptedOnly = try adaptation.map { try recall(defaults, .auto, $0, condition) }
+        FileHandle.standardError.write(Data("calibration \(condition.name): adaptation alone \(String(describing: adaptedOnly))\n".utf8))
+        let falseBefore = try falseCommands(defaults, .auto, nil, condition)
+        let falseAfter = try falseCommands(calibrated, settings.frontEnd, adaptation, condition)
         func cell(_ result: (found: Int, wrong: Int)) -> String {
             "\(result.found)/\(heldOut.count) (\(Int((100 * Double(result.found) / Double(heldOut.count)).rounded())) %), \(result.wrong) wrong"
         }

@@ -28,14 +28,15 @@ enum CalibrateCommand: Command {
         let takes = invocation.integer("--takes")!
         let reset = invocation.flag("--reset")
         if reset {
-            let existed = FileManager.default.fileExists(atPath: Paths.calibratedSpotter)
+            let existed = [Paths.calibratedSpotter, Paths.voiceAdaptation].contains { FileManager.default.fileExists(atPath: $0) }
             try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
+            try? FileManager.default.removeItem(atPath: Paths.voiceAdaptation)
             var settings = try UserSettingsFile.load()
             if settings.frontEnd != .auto {
                 settings.frontEnd = .auto
                 try UserSettingsFile.save(settings)
             }
-            Console.out(existed ? "removed your calibration: the default command thresholds apply again, with noise suppression only in a noisy room" : "there was no calibration; the defaults apply")
+            Console.out(existed ? "removed your calibration: the default command thresholds and the acoustic model as shipped apply again, with noise suppression only in a noisy room" : "there was no calibration; the defaults apply")
             return 0
         }
         let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
@@ -52,9 +53,20 @@ enum CalibrateCommand: Command {
         let (phraseTakes, talk) = try load(folder, phrases: calibration.phrases.map(\.phrase))
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
         guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
-        Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
-        let calibrated = try calibration.calibrate(takes: phraseTakes, talk: talk)
         try PrivateFiles.directory(Paths.configDirectory)
+        Console.err("adapting the acoustic model to your voice and microphone …")
+        let adaptation: String?
+        do {
+            try AcousticAdaptation.estimate(from: phraseTakes.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
+                                            writingTo: Paths.voiceAdaptation)
+            adaptation = Paths.voiceAdaptation
+        } catch let failure as AcousticAdaptation.Failure {
+            try? FileManager.default.removeItem(atPath: Paths.voiceAdaptation)
+            Console.err("\(failure); tuning the thresholds for the model as shipped")
+            adaptation = nil
+        }
+        Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
+        let calibrated = try calibration.adapted(adaptation).calibrate(takes: phraseTakes, talk: talk)
         let text = SpotterCalibration.render(calibrated.phrases, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
         try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
         var settings = try UserSettingsFile.load()

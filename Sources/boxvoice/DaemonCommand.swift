@@ -78,6 +78,7 @@ enum DaemonCommand: Command {
         let desktop = DesktopFeedback(alsaConfig: alsaConfig, settings: settings, log: log)
         configuration.feedback = { desktop.tell($0) }
         configuration.closeAfterSend = { settings().closeAfterSend }
+        configuration.voiceAdaptation = { ModelsDirectory.voiceAdaptation() }
         configuration.preRoll = { settings().preRoll }
         configuration.frontEnd = { settings().frontEnd }
         let stop = StopSignal()

@@ -88,6 +88,7 @@ enum DictateCommand: Command {
         configuration.once = once
         configuration.endOfInput = endOfInput
         configuration.dictionaryCache = Paths.cacheDirectory
+        configuration.voiceAdaptation = ModelsDirectory.voiceAdaptation()
         configuration.frontEnd = settings.frontEnd
         configuration.uploadWhileRecording = !noPipelining
         // Short files sent for a second opinion on a command only the spotter heard.

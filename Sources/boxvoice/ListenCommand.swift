@@ -31,7 +31,8 @@ enum ListenCommand: Command {
         let detector = try ModelsDirectory.keywordDetector(override: keywords)
         let (pcm, source) = try CaptureSource.open(invocation, settings: settings)
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
-                                                      dictionaryCache: Paths.cacheDirectory, frontEnd: settings.frontEnd)
+                                                      dictionaryCache: Paths.cacheDirectory, frontEnd: settings.frontEnd,
+                                                      adaptation: ModelsDirectory.voiceAdaptation())
         options.useLanguageModel = !noLanguageModel
         let transcriber: LiveTranscriber
         do {

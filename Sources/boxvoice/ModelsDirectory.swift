@@ -51,4 +51,9 @@ enum ModelsDirectory {
         if FileManager.default.fileExists(atPath: calibrated) { return calibrated }
         return try locate() + "/command-spotter.en.txt"
     }
+
+    /// The acoustic model's adaptation to the user's voice and microphone (`boxvoice calibrate`), if one was made.
+    static func voiceAdaptation() -> String? {
+        FileManager.default.fileExists(atPath: Paths.voiceAdaptation) ? Paths.voiceAdaptation : nil
+    }
 }

@@ -27,6 +27,9 @@ enum Paths {
     /// The command spotter tuned to this user's voice and microphone by `boxvoice calibrate`.
     static var calibratedSpotter: String { configDirectory + "/command-spotter.txt" }
 
+    /// The acoustic model's adaptation to this user's voice and microphone, made by `boxvoice calibrate`.
+    static var voiceAdaptation: String { configDirectory + "/voice-adaptation.mllr" }
+
     /// What `boxvoice calibrate` recorded (the user's own voice: private).
     static var calibrationRecordings: String { dataDirectory + "/calibration" }
 
