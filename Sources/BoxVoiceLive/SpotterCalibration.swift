@@ -134,9 +134,12 @@ public struct SpotterCalibration: Sendable {
         public var bandLimited: Bool
     }
 
-    /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it; the front end is
-    /// chosen only when it finds more of the takes. In a quiet room it is not tried (it costs clean speech).
-    public func calibrate(takes: [String: [[Int16]]], talk: [[Int16]]) throws -> Calibrated {
+    /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it. The front end is
+    /// chosen by `prefersCleaned` (given the two tuned lists: true, false, or nil for no preference) and, without a
+    /// preference, when the spotter alone finds more of the takes cleaned. In a quiet room it is not tried (it costs
+    /// clean speech).
+    public func calibrate(takes: [String: [[Int16]]], talk: [[Int16]],
+                          prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool?)? = nil) throws -> Calibrated {
         let recordings = talk + takes.values.flatMap { $0 }
         let snr = Self.signalToNoise(recordings)
         let bandLimited = Self.isBandLimited(recordings)
@@ -144,7 +147,8 @@ public struct SpotterCalibration: Sendable {
         let raw = try base.tune(takes: takes, talk: talk)
         let cleaned = snr < Self.noiseSuppressionBelowSNR ? try base.tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
         let foundCleaned = cleaned.map { Self.found($0.outcomes) }
-        let cleans = (foundCleaned ?? 0) > Self.found(raw.outcomes)
+        let preference = try cleaned.flatMap { cleaned in try prefersCleaned?(raw.phrases, cleaned.phrases) }
+        let cleans = cleaned != nil && (preference ?? ((foundCleaned ?? 0) > Self.found(raw.outcomes)))
         let chosen = cleans ? cleaned ?? raw : raw
         let frontEnd: FrontEndUse = foundCleaned == nil ? .auto : cleans ? .on : .off
         return Calibrated(phrases: chosen.phrases, outcomes: chosen.outcomes, frontEnd: frontEnd, signalToNoise: snr,

@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceCore
 import BoxVoiceLive
 import BoxVoiceStore
 import CommandGrammar
@@ -7,18 +8,20 @@ import Foundation
 /// `boxvoice calibrate`: tunes the command spotter to the user's voice and microphone.
 enum CalibrateCommand: Command {
     static let spec = CommandSpec("calibrate", summary: "tune the command spotter to your voice and microphone", about: """
-    Asks you to say each spoken command N times and then to talk normally for 30 seconds, and tunes the command \
-    spotter for that voice and microphone: each phrase gets the threshold nearest its default that finds the most of \
+    Asks you to say each spoken command N times and then to talk normally for 30 seconds, adapts the recognizer's \
+    acoustic model to that voice and microphone (an MLLR transform estimated from your takes with Debian's \
+    sphinxtrain; skipped, with the reason, when it is not installed), and tunes the command spotter for them: each phrase gets the threshold nearest its default that finds the most of \
     your takes of it without firing on your ordinary talk or on your other commands (tuned both for the audio as \
     captured and as speexdsp's noise suppression cleans it when the room is noisy; then setting front-end is set to \
     on or off by which finds more of your takes, and left at auto in a quiet room). The thresholds go to \
-    $XDG_CONFIG_HOME/boxvoice/command-spotter.txt, which dictate, listen and the daemon use from then on; the \
+    $XDG_CONFIG_HOME/boxvoice/command-spotter.txt and the adaptation to voice-adaptation.mllr beside it, which \
+    dictate, listen and the daemon use from then on; the \
     recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
     """, options: [
         CommonOptions.device, CommonOptions.alsaConfig,
         OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "how many times to say each command"),
         OptionSpec("--from", .path, placeholder: "DIR", help: "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') and talk*.wav"),
-        OptionSpec("--reset", help: "go back to the default thresholds, with noise suppression only in a noisy room"),
+        OptionSpec("--reset", help: "go back to the default thresholds and the acoustic model as shipped, with noise suppression only in a noisy room"),
     ], exclusive: [["--reset", "--from", "--takes"], ["--from", "--device"], ["--reset", "--device"]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
@@ -54,19 +57,14 @@ enum CalibrateCommand: Command {
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
         guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
         try PrivateFiles.directory(Paths.configDirectory)
-        Console.err("adapting the acoustic model to your voice and microphone …")
-        let adaptation: String?
-        do {
-            try AcousticAdaptation.estimate(from: phraseTakes.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
-                                            writingTo: Paths.voiceAdaptation)
-            adaptation = Paths.voiceAdaptation
-        } catch let failure as AcousticAdaptation.Failure {
-            try? FileManager.default.removeItem(atPath: Paths.voiceAdaptation)
-            Console.err("\(failure); tuning the thresholds for the model as shipped")
-            adaptation = nil
+        Console.err("adapting the acoustic model to your voice and microphone, then tuning \(phraseTakes.count) phrase(s) on "
+                    + "\(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
+        let trial = CalibrationTrial(detector: try ModelsDirectory.keywordDetector(override: nil), dictionaryCache: Paths.cacheDirectory)
+        let result = try VoiceCalibration(defaults: calibration, trial: trial).run(takes: phraseTakes, talk: talk, adaptationPath: Paths.voiceAdaptation)
+        let calibrated = result.calibrated
+        if let failure = result.adaptationFailure {
+            Console.err("\(failure); the thresholds are tuned for the acoustic model as shipped")
         }
-        Console.err("tuning \(phraseTakes.count) phrase(s) on \(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
-        let calibrated = try calibration.adapted(adaptation).calibrate(takes: phraseTakes, talk: talk)
         let text = SpotterCalibration.render(calibrated.phrases, header: "Command spotter thresholds tuned by `boxvoice calibrate` on \(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the defaults (Models/command-spotter.en.txt).")
         try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
         var settings = try UserSettingsFile.load()
@@ -83,11 +81,17 @@ enum CalibrateCommand: Command {
                         + "\(outcome.foundByDefault)/\(outcome.takes) → \(outcome.found)/\(outcome.takes)")
         }
         let room = String(format: "your recordings' signal-to-noise ratio %.0f dB", calibrated.signalToNoise)
-        if let cleaned = calibrated.foundCleaned {
+        if let asCaptured = result.heardAsCaptured, let cleaned = result.heardCleaned {
+            Console.out("noise suppression for the live recognizer: \(calibrated.frontEnd.rawValue) (\(room); your recordings through "
+                        + "the live path: as captured \(asCaptured), cleaned \(cleaned); setting front-end)")
+        } else if let cleaned = calibrated.foundCleaned {
             Console.out("noise suppression for the live recognizer: \(calibrated.frontEnd.rawValue) (\(room); your takes found: "
                         + "\(calibrated.foundRaw) as captured, \(cleaned) cleaned; setting front-end)")
         } else {
             Console.out("noise suppression for the live recognizer: auto (\(room): quiet enough without it, cleans only if the room gets noisy; setting front-end)")
+        }
+        if let adaptation = result.adaptation {
+            Console.out("acoustic model adapted to your voice and microphone: \(adaptation)")
         }
         Console.out("saved to \(Paths.calibratedSpotter)")
         return 0

@@ -1,0 +1,59 @@
+import BoxVoiceKeywords
+import BoxVoiceLive
+import Foundation
+
+/// `boxvoice calibrate`'s work on the user's recordings: adapt the acoustic model to their voice and microphone,
+/// tune the spotter's thresholds for the adapted model, and choose whether the live recognizer hears their room
+/// through the front end by hearing the recordings through the whole live path both ways.
+public struct VoiceCalibration: Sendable {
+    public struct Result: Sendable {
+        public var calibrated: SpotterCalibration.Calibrated
+        /// Where the adaptation was written; nil when it could not be made (`adaptationFailure` says why).
+        public var adaptation: String?
+        public var adaptationFailure: AcousticAdaptation.Failure?
+        /// The recordings through the live path with the thresholds tuned as captured (front end off) and as cleaned
+        /// (on); nil in a quiet room, where the front end is not tried.
+        public var heardAsCaptured: CalibrationTrial.Score?
+        public var heardCleaned: CalibrationTrial.Score?
+    }
+
+    public let defaults: SpotterCalibration
+    public let trial: CalibrationTrial
+    public var adaptationTools = AcousticAdaptation.Tools()
+
+    public init(defaults: SpotterCalibration, trial: CalibrationTrial) {
+        self.defaults = defaults
+        self.trial = trial
+    }
+
+    /// - Parameter adaptationPath: where the adaptation goes (replaced; removed if none could be made).
+    public func run(takes: [String: [[Int16]]], talk: [[Int16]], adaptationPath: String) throws -> Result {
+        var adaptation: String?
+        var failure: AcousticAdaptation.Failure?
+        do {
+            try AcousticAdaptation.estimate(from: takes.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
+                                            writingTo: adaptationPath, tools: adaptationTools)
+            adaptation = adaptationPath
+        } catch let error as AcousticAdaptation.Failure {
+            try? FileManager.default.removeItem(atPath: adaptationPath)
+            failure = error
+        }
+        let folder = try PrivateTemporaryFolder.make("calibration-trial")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var asCaptured: CalibrationTrial.Score?, cleaned: CalibrationTrial.Score?
+        let calibrated = try defaults.adapted(adaptation).calibrate(takes: takes, talk: talk) { rawList, cleanedList in
+            func score(_ list: [SpotterCalibration.Phrase], _ frontEnd: FrontEndUse) throws -> CalibrationTrial.Score {
+                let file = folder + "/phrases-\(frontEnd.rawValue).txt"
+                try SpotterCalibration.render(list, header: "trial").write(toFile: file, atomically: true, encoding: .utf8)
+                return try trial.score(takes: takes, talk: talk, phrases: file, frontEnd: frontEnd, adaptation: adaptation)
+            }
+            let raw = try score(rawList, .off), clean = try score(cleanedList, .on)
+            asCaptured = raw
+            cleaned = clean
+            if clean.isBetter(than: raw) { return true }
+            if raw.isBetter(than: clean) { return false }
+            return nil
+        }
+        return Result(calibrated: calibrated, adaptation: adaptation, adaptationFailure: failure, heardAsCaptured: asCaptured, heardCleaned: cleaned)
+    }
+}
