@@ -35,6 +35,11 @@ import Testing
         #expect(calibrated.stdout.contains("saved to"))
         let saved = try String(contentsOfFile: home.file("config/boxvoice/command-spotter.txt"), encoding: .utf8)
         #expect(saved.hasPrefix("# Command spotter thresholds tuned by `boxvoice calibrate`"))
+        // The acoustic model's adaptation to this voice and room is saved beside the thresholds (sphinxtrain is installed
+        // by `make setup`), privately, like the rest of the configuration.
+        let adaptation = home.file("config/boxvoice/voice-adaptation.mllr")
+        #expect(calibrated.stdout.contains("acoustic model adapted to your voice and microphone"), "\(calibrated.stdout)\n\(calibrated.stderr)")
+        #expect(FileManager.default.fileExists(atPath: adaptation))
         let after = try commandsHeard()
         #expect(after > before, "commands heard on the other clips: \(before) without calibration, \(after) with")
         // The front-end choice it announced is the one the settings hold (listen, dictate and the daemon read it there).
@@ -47,6 +52,7 @@ import Testing
         let reset = try Run.process(Run.boxvoice, ["calibrate", "--reset"], environment: env)
         #expect(reset.status == 0)
         #expect(!FileManager.default.fileExists(atPath: home.file("config/boxvoice/command-spotter.txt")))
+        #expect(!FileManager.default.fileExists(atPath: adaptation), "a reset also goes back to the acoustic model as shipped")
         #expect(try frontEndSetting(env) == "auto", "a reset also puts noise suppression back to its default")
         #expect(try Run.process(Run.boxvoice, ["config", "set", "front-end", "off"], environment: env).status == 0)
         #expect(try commandsHeard() == before)
