@@ -103,6 +103,10 @@ public enum AcousticAdaptation {
         try FileManager.default.copyItem(atPath: solved, toPath: path)
     }
 
+    /// The longest one program may take: each takes seconds on half a minute of takes, but `bw` retries a file it
+    /// cannot read for minutes instead of failing.
+    static let programTimeout: TimeInterval = 120
+
     /// Runs a program to its end with its output kept in a log file; a non-zero exit throws with the log's last lines.
     private static func run(_ program: String, _ arguments: [String], in folder: String) throws {
         let log = folder + "/" + URL(fileURLWithPath: program).lastPathComponent + ".log"
@@ -115,7 +119,14 @@ public enum AcousticAdaptation {
         process.standardOutput = handle
         process.standardError = handle
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
         try process.run()
+        if ended.wait(timeout: .now() + programTimeout) == .timedOut {
+            process.terminate()
+            process.waitUntilExit()
+            throw Failure(code: .toolFailed, detail: "\(URL(fileURLWithPath: program).lastPathComponent) took over \(Int(programTimeout)) s and was stopped")
+        }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
