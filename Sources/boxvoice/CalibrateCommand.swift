@@ -10,10 +10,11 @@ enum CalibrateCommand: Command {
     static let spec = CommandSpec("calibrate", summary: "tune the command spotter to your voice and microphone", about: """
     Asks you to say each spoken command N times and then to talk normally for 30 seconds, adapts the recognizer's \
     acoustic model to that voice and microphone (an MLLR transform estimated from your takes with Debian's \
-    sphinxtrain; skipped, with the reason, when it is not installed), and tunes the command spotter for them: each phrase gets the threshold nearest its default that finds the most of \
-    your takes of it without firing on your ordinary talk or on your other commands (tuned both for the audio as \
-    captured and as speexdsp's noise suppression cleans it when the room is noisy; then setting front-end is set to \
-    on or off by which finds more of your takes, and left at auto in a quiet room). The thresholds go to \
+    sphinxtrain; skipped, with the reason, when it is not installed), and tunes the command spotter for them: each \
+    phrase gets the threshold nearest its default that finds the most of your takes of it without firing on your \
+    ordinary talk or on your other commands (tuned both for the audio as captured and as speexdsp's noise \
+    suppression cleans it when the room is noisy; then setting front-end is set to on or off by which hears your \
+    recordings better through the whole live path, and left at auto in a quiet room). The thresholds go to \
     $XDG_CONFIG_HOME/boxvoice/command-spotter.txt and the adaptation to voice-adaptation.mllr beside it, which \
     dictate, listen and the daemon use from then on; the \
     recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
