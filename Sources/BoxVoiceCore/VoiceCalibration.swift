@@ -26,16 +26,19 @@ public struct VoiceCalibration: Sendable {
         self.trial = trial
     }
 
-    /// - Parameter adaptationPath: where the adaptation goes (replaced; removed if none could be made).
+    /// - Parameter adaptationPath: where the adaptation goes (replaced; removed if none could be made). It is made
+    ///   beside it and moved into place only when the whole calibration has succeeded, so a dictation starting
+    ///   meanwhile, or a calibration that fails, never pairs a new adaptation with thresholds not tuned for it.
     public func run(takes: [String: [[Int16]]], talk: [[Int16]], adaptationPath: String) throws -> Result {
+        let pending = adaptationPath + ".new"
+        defer { try? FileManager.default.removeItem(atPath: pending) }
         var adaptation: String?
         var failure: AcousticAdaptation.Failure?
         do {
             try AcousticAdaptation.estimate(from: takes.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
-                                            writingTo: adaptationPath, tools: adaptationTools)
-            adaptation = adaptationPath
+                                            writingTo: pending, tools: adaptationTools)
+            adaptation = pending
         } catch let error as AcousticAdaptation.Failure {
-            try? FileManager.default.removeItem(atPath: adaptationPath)
             failure = error
         }
         let folder = try PrivateTemporaryFolder.make("calibration-trial")
@@ -54,6 +57,14 @@ public struct VoiceCalibration: Sendable {
             if raw.isBetter(than: clean) { return false }
             return nil
         }
-        return Result(calibrated: calibrated, adaptation: adaptation, adaptationFailure: failure, heardAsCaptured: asCaptured, heardCleaned: cleaned)
+        if adaptation != nil {
+            guard rename(pending, adaptationPath) == 0 else {
+                throw AcousticAdaptation.Failure(code: .toolFailed, detail: "the adaptation could not be saved as \(adaptationPath): \(String(cString: strerror(errno)))")
+            }
+        } else {
+            try? FileManager.default.removeItem(atPath: adaptationPath)
+        }
+        return Result(calibrated: calibrated, adaptation: adaptation.map { _ in adaptationPath }, adaptationFailure: failure,
+                      heardAsCaptured: asCaptured, heardCleaned: cleaned)
     }
 }

@@ -29,6 +29,11 @@ public enum AcousticAdaptation {
 
         public let code: Code
         public let detail: String
+
+        public init(code: Code, detail: String) {
+            self.code = code
+            self.detail = detail
+        }
         public var description: String {
             switch code {
             case .toolMissing: "voice adaptation needs \(detail) (Debian packages sphinxtrain, sphinxbase-utils and pocketsphinx)"
