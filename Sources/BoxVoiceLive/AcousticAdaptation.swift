@@ -34,6 +34,7 @@ public enum AcousticAdaptation {
             self.code = code
             self.detail = detail
         }
+
         public var description: String {
             switch code {
             case .toolMissing: "voice adaptation needs \(detail) (Debian packages sphinxtrain, sphinxbase-utils and pocketsphinx)"
