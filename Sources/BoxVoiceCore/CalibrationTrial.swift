@@ -71,16 +71,7 @@ public struct CalibrationTrial: Sendable {
         }
         updates += try transcriber.feed(try upsampler.flush())
         updates += try transcriber.finish()
-        var acted: [KeywordAction] = []
-        var message = ""
-        for case .utterance(let utterance) in updates where !utterance.text.isEmpty {
-            if let found = detector.detect(appending: utterance.text, to: message) {
-                acted.append(found.action)
-                message = ""
-            } else {
-                message = message.isEmpty ? utterance.text : message + " " + utterance.text
-            }
-        }
-        return acted
+        let texts = updates.compactMap { update -> String? in if case .utterance(let utterance) = update { utterance.text } else { nil } }
+        return SpokenMessage.commands(in: texts, detector: detector).map(\.match.action)
     }
 }

@@ -245,15 +245,10 @@ enum CommandRule {
     /// The commands a dictation acts on, in order, over decoded utterances.
     func commands(in utterances: [LiveUtterance], detector: KeywordDetector) -> [(action: KeywordAction, phrase: String, at: Double)] {
         var fired: [(KeywordAction, String, Double)] = []
-        var message = ""
+        var message = SpokenMessage()
         for utterance in utterances {
-            let text = self.text(of: utterance, after: message, detector: detector)
-            guard !text.isEmpty else { continue }
-            if let found = detector.detect(appending: text, to: message) {
+            if let found = message.hear(text(of: utterance, after: message.text, detector: detector), detector: detector) {
                 fired.append((found.action, found.matchedPhrase, utterance.end))
-                message = ""
-            } else {
-                message = message.isEmpty ? text : message + " " + text
             }
         }
         return fired
