@@ -3,8 +3,7 @@ import Foundation
 /// Tunes the command spotter's thresholds to one voice and microphone: each phrase is spotted alone, at thresholds
 /// from strict to lenient, over the user's own takes of it (which it should find) and over their ordinary talk and
 /// their takes of the other commands (where it must stay silent). Each phrase gets, of the thresholds that find as
-/// many of its takes as any does without a single false hit (even at a threshold `margin` powers of ten more
-/// lenient), the one nearest its default; a phrase with no takes, or none found, keeps the default. The result is a
+/// many of its takes as any does without a single false hit (`choice`), the one nearest its default; a phrase with no takes, or none found, keeps the default. The result is a
 /// phrases file in the same format, groups kept.
 public struct SpotterCalibration: Sendable {
     public typealias Phrase = SpotterPhrase
@@ -89,27 +88,39 @@ public struct SpotterCalibration: Sendable {
                 scores[exponent] = result
                 return result
             }
-            var silent: [(exponent: Int, found: Int)] = []
-            for exponent in exponents {
-                let result = try scored(exponent)
-                // Half a minute of talk is a small sample of what must not fire: a threshold counts only if one
-                // `margin` more lenient still stays silent on it, so the choice is not on the edge of firing.
-                guard result.false == 0, try scored(exponent + margin).false == 0 else { continue }
-                silent.append((exponent, result.found))
-            }
-            // Of those finding the most takes, the one nearest the default (the stricter on a tie): three takes
-            // that a stricter threshold finds just as well say nothing about the user's next command, so a
-            // threshold moves only as far as finding more takes, or silence on the talk, requires (tightening on
-            // ties cost the laptop chain's held-out commands 13 → 8 of 16, BENCHMARKS.md).
-            let most = silent.map(\.found).max() ?? 0
-            let start = Self.exponent(of: entry.threshold)
-            let best = silent.filter { $0.found == most }.min { abs($0.exponent - start) < abs($1.exponent - start) }
+            let best = try Self.choice(exponents: exponents, start: Self.exponent(of: entry.threshold), margin: margin, score: scored)
                 .map { (threshold: "1e-\($0.exponent)", found: $0.found) }
             if let best, best.found > 0 { tuned[index].threshold = best.threshold }
             outcomes.append(Outcome(phrase: entry.phrase, defaultThreshold: entry.threshold, threshold: tuned[index].threshold, takes: own.count,
                                     found: best.map { $0.found > 0 ? $0.found : byDefault.found } ?? byDefault.found, foundByDefault: byDefault.found))
         }
         return (tuned, outcomes)
+    }
+
+    /// Of the candidate exponents, the one a phrase is given, with the takes it finds (nil: none qualifies).
+    ///
+    /// A candidate qualifies when it is silent on the talk and the other takes, and stays silent a `margin` more
+    /// lenient: half a minute of talk is a small sample of what must not fire, so a loosened threshold must not sit
+    /// on the edge of firing. The margin never reaches past the default (`start`), whose leniency was tuned on half
+    /// an hour of real keyword-free speech: a default silent on the user's recordings is not tightened because a
+    /// threshold far more lenient fires (that tightened the babble room's clean-up phrase from 1e-20 to 1e-10 and
+    /// lost a held-out command, BENCHMARKS.md).
+    ///
+    /// Of those finding the most takes, the one nearest the default (the stricter on a tie): three takes that a
+    /// stricter threshold finds just as well say nothing about the user's next command, so a threshold moves only as
+    /// far as finding more takes, or silence on the talk, requires (tightening on ties cost the laptop chain's
+    /// held-out commands 13 → 8 of 16, BENCHMARKS.md).
+    public static func choice(exponents: [Int], start: Int, margin: Int,
+                       score: (Int) throws -> (found: Int, false: Int)) rethrows -> (exponent: Int, found: Int)? {
+        var silent: [(exponent: Int, found: Int)] = []
+        for exponent in exponents {
+            let result = try score(exponent)
+            let guarded = exponent > start ? exponent + margin : min(exponent + margin, start)
+            guard result.false == 0, try score(guarded).false == 0 else { continue }
+            silent.append((exponent, result.found))
+        }
+        let most = silent.map(\.found).max() ?? 0
+        return silent.filter { $0.found == most }.min { abs($0.exponent - start) < abs($1.exponent - start) }
     }
 
     /// The power of ten of a threshold written `1e-N`; 0 for any other form (then the strictest candidate is nearest).

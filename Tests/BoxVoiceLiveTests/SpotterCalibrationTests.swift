@@ -75,6 +75,42 @@ import Testing
         #expect(tuned.first { $0.phrase == "send message" }?.threshold == calibration.phrases.first { $0.phrase == "send message" }?.threshold)
     }
 
+    /// Scores per exponent as a phrase's takes and talk would give them: found takes, false hits.
+    static func table(_ rows: [Int: (found: Int, false: Int)]) -> (Int) -> (found: Int, false: Int) {
+        { exponent in rows[exponent] ?? rows.filter { $0.key <= exponent }.max { $0.key < $1.key }?.value ?? (0, 0) }
+    }
+
+    @Test func aDefaultSilentOnTheRecordingsIsKeptThoughAThresholdAMarginMoreLenientFires() {
+        // Silent up to 1e-25, firing from 1e-30 on: the default 1e-20 finds every take and stays.
+        let score = Self.table([5: (1, 0), 10: (2, 0), 15: (3, 0), 20: (3, 0), 25: (3, 0), 30: (3, 1)])
+        #expect(SpotterCalibration.choice(exponents: [5, 10, 15, 20, 25, 30], start: 20, margin: 10, score: score)?.exponent == 20)
+    }
+
+    @Test func aLoosenedThresholdMustStaySilentAMarginMoreLenient() {
+        // 1e-25 finds one take more than the default, but 1e-35 fires: loosening stops at the default.
+        let score = Self.table([20: (2, 0), 25: (3, 0), 35: (3, 2)])
+        #expect(SpotterCalibration.choice(exponents: [20, 25], start: 20, margin: 10, score: score)?.exponent == 20)
+        // With 1e-35 silent too, the looser threshold is chosen for the take it adds.
+        let quieter = Self.table([20: (2, 0), 25: (3, 0), 35: (3, 0), 40: (3, 1)])
+        #expect(SpotterCalibration.choice(exponents: [20, 25], start: 20, margin: 10, score: quieter)?.exponent == 25)
+    }
+
+    @Test func aDefaultFiringOnTheRecordingsIsTightenedToAMarginBelowWhereItFires() {
+        // The default fires on the talk: a stricter threshold must stay silent a margin more lenient, so 1e-10 and
+        // 1e-15 (silent, but 1e-20 is not) do not qualify and 1e-5 does, though it finds fewer takes.
+        let score = Self.table([5: (2, 0), 10: (3, 0), 15: (3, 0), 20: (3, 1)])
+        let chosen = SpotterCalibration.choice(exponents: [5, 10, 15, 20], start: 20, margin: 10, score: score)
+        #expect(chosen?.exponent == 5 && chosen?.found == 2)
+        // Firing at every threshold: nothing qualifies.
+        #expect(SpotterCalibration.choice(exponents: [5, 10], start: 20, margin: 10, score: Self.table([5: (1, 1)])) == nil)
+    }
+
+    @Test func ofThresholdsFindingTheMostTakesTheOneNearestTheDefaultWinsAndTheStricterOnATie() {
+        let score = Self.table([5: (3, 0), 30: (3, 1)])
+        #expect(SpotterCalibration.choice(exponents: [5, 10, 15, 25], start: 20, margin: 0, score: score)?.exponent == 15)
+        #expect(SpotterCalibration.choice(exponents: [5, 10, 25], start: 20, margin: 0, score: score)?.exponent == 25)
+    }
+
     /// A threshold's power of ten, read from the list's `1e-N` form.
     @Test func aThresholdsPowerOfTenIsReadFromItsWrittenForm() {
         #expect(SpotterCalibration.exponent(of: "1e-20") == 20)
