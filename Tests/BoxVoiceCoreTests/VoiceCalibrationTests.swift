@@ -34,6 +34,14 @@ import Testing
         #expect(!careful.isBetter(than: careful), "a tie prefers neither")
     }
 
+    @Test func theRoomIsHeardCleanedOnlyWhenCleanedHearsBetterAndATieKeepsItAsCaptured() {
+        let heard25 = CalibrationTrial.Score(heard: 25, mistaken: 0, takes: 27)
+        #expect(!VoiceCalibration.cleans(asCaptured: heard25, cleaned: heard25))
+        #expect(VoiceCalibration.cleans(asCaptured: heard25, cleaned: CalibrationTrial.Score(heard: 26, mistaken: 0, takes: 27)))
+        #expect(!VoiceCalibration.cleans(asCaptured: heard25, cleaned: CalibrationTrial.Score(heard: 27, mistaken: 1, takes: 27)))
+        #expect(VoiceCalibration.cleans(asCaptured: CalibrationTrial.Score(heard: 27, mistaken: 1, takes: 27), cleaned: heard25))
+    }
+
     /// Without sphinxtrain the thresholds are still tuned, for the model as shipped, and an adaptation left from an
     /// earlier calibration is removed rather than kept beside thresholds not tuned for it.
     @Test func withoutSphinxtrainTheThresholdsAreTunedForTheShippedModelAndAnOldAdaptationGoes() throws {
