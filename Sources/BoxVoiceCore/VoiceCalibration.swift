@@ -44,7 +44,10 @@ public struct VoiceCalibration: Sendable {
         var adaptation: String?
         var failure: AcousticAdaptation.Failure?
         do {
-            try AcousticAdaptation.estimate(from: takes.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
+            // In a fixed order: the transform's sums then come out the same on every run (in the order a dictionary
+            // happens to iterate, they differed in the sixth decimal, which moved a threshold on the edge of firing).
+            let ordered = takes.sorted { $0.key < $1.key }
+            try AcousticAdaptation.estimate(from: ordered.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
                                             writingTo: pending, tools: adaptationTools)
             adaptation = pending
         } catch let error as AcousticAdaptation.Failure {
