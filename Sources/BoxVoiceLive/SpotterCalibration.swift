@@ -73,7 +73,10 @@ public struct SpotterCalibration: Sendable {
         for (index, entry) in phrases.enumerated() {
             let own = takes[entry.phrase] ?? []
             guard !own.isEmpty else { continue }
-            let others = talk + takes.filter { $0.key != entry.phrase }.flatMap(\.value)
+            // In a fixed order: one decoder hears them one after another and its feature normalization carries
+            // over, so in the order a dictionary happens to iterate, a threshold on the edge fired on one run and not
+            // the next.
+            let others = talk + takes.filter { $0.key != entry.phrase }.sorted { $0.key < $1.key }.flatMap(\.value)
             func score(_ threshold: String) throws -> (found: Int, false: Int) {
                 let list = folder + "/phrase.txt"
                 try "\(entry.phrase) /\(threshold)/\n".write(toFile: list, atomically: true, encoding: .utf8)
@@ -151,7 +154,7 @@ public struct SpotterCalibration: Sendable {
     /// clean speech).
     public func calibrate(takes: [String: [[Int16]]], talk: [[Int16]],
                           prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool?)? = nil) throws -> Calibrated {
-        let recordings = talk + takes.values.flatMap { $0 }
+        let recordings = talk + takes.sorted { $0.key < $1.key }.flatMap(\.value)  // in a fixed order: the band is judged over the sequence
         let snr = Self.signalToNoise(recordings)
         let bandLimited = Self.isBandLimited(recordings)
         let base = startingFrom(narrowband: bandLimited)
