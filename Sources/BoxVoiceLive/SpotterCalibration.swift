@@ -3,8 +3,8 @@ import Foundation
 /// Tunes the command spotter's thresholds to one voice and microphone: each phrase is spotted alone, at thresholds
 /// from strict to lenient, over the user's own takes of it (which it should find) and over their ordinary talk and
 /// their takes of the other commands (where it must stay silent). Each phrase gets, of the thresholds that find as
-/// many of its takes as any does without a single false hit (`choice`), the one nearest its default; a phrase with no takes, or none found, keeps the default. The result is a
-/// phrases file in the same format, groups kept.
+/// many of its takes as any does without a single false hit (`choice`), the one nearest its default; a phrase with
+/// no takes, or none found, keeps the default. The result is a phrases file in the same format, groups kept.
 public struct SpotterCalibration: Sendable {
     public typealias Phrase = SpotterPhrase
 
@@ -114,7 +114,7 @@ public struct SpotterCalibration: Sendable {
     /// far as finding more takes, or silence on the talk, requires (tightening on ties cost the laptop chain's
     /// held-out commands 13 → 8 of 16, BENCHMARKS.md).
     public static func choice(exponents: [Int], start: Int, margin: Int,
-                       score: (Int) throws -> (found: Int, false: Int)) rethrows -> (exponent: Int, found: Int)? {
+                              score: (Int) throws -> (found: Int, false: Int)) rethrows -> (exponent: Int, found: Int)? {
         var silent: [(exponent: Int, found: Int)] = []
         for exponent in exponents {
             let result = try score(exponent)
