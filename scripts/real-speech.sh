@@ -76,7 +76,9 @@ sed 's/#.*//; s|/.*||; s/[[:space:]]*$//' "$phrases" | grep . | while IFS= read 
     for variant in "0.9 -100" "1.0 0" "1.2 120"; do
         n=$((n + 1)); set -- $variant
         say "$phrase." "$1" "$cal/plain.wav"
-        sox "$cal/plain.wav" "$cal/takes/$stem-$n.wav" pitch "$2" pad 0.3 0.5
+        # 3 s, as `boxvoice calibrate` records each take: the phrase 0.5 s in, then the room. -R: sox dithers 16-bit
+        # output with fresh random noise each run, which moved calibration results between machines; repeatable.
+        sox -R "$cal/plain.wav" "$cal/takes/$stem-$n.wav" pitch "$2" pad 0.5 3 trim 0 3
     done
 done
 say "Yesterday we walked along the river to the old mill and had lunch in the garden. The weather was mild and the \

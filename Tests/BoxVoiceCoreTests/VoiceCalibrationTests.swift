@@ -34,12 +34,15 @@ import Testing
         #expect(!careful.isBetter(than: careful), "a tie prefers neither")
     }
 
-    @Test func theRoomIsHeardCleanedOnlyWhenCleanedHearsBetterAndATieKeepsItAsCaptured() {
-        let heard25 = CalibrationTrial.Score(heard: 25, mistaken: 0, takes: 27)
-        #expect(!VoiceCalibration.cleans(asCaptured: heard25, cleaned: heard25))
-        #expect(VoiceCalibration.cleans(asCaptured: heard25, cleaned: CalibrationTrial.Score(heard: 26, mistaken: 0, takes: 27)))
-        #expect(!VoiceCalibration.cleans(asCaptured: heard25, cleaned: CalibrationTrial.Score(heard: 27, mistaken: 1, takes: 27)))
-        #expect(VoiceCalibration.cleans(asCaptured: CalibrationTrial.Score(heard: 27, mistaken: 1, takes: 27), cleaned: heard25))
+    @Test func theRoomIsHeardCleanedOnlyWhenCleanedMakesFewerMistakesOrHearsTwoTakesMore() {
+        func score(_ heard: Int, mistaken: Int = 0) -> CalibrationTrial.Score { CalibrationTrial.Score(heard: heard, mistaken: mistaken, takes: 27) }
+        #expect(VoiceCalibration.cleaningMargin == 2)
+        #expect(!VoiceCalibration.cleans(asCaptured: score(25), cleaned: score(25)), "a tie keeps the audio as captured")
+        #expect(!VoiceCalibration.cleans(asCaptured: score(24), cleaned: score(25)), "one take more is within the trial's spread")
+        #expect(VoiceCalibration.cleans(asCaptured: score(24), cleaned: score(26)))
+        #expect(!VoiceCalibration.cleans(asCaptured: score(25), cleaned: score(27, mistaken: 1)), "more heard never buys a mistake")
+        #expect(VoiceCalibration.cleans(asCaptured: score(27, mistaken: 1), cleaned: score(20)), "fewer mistakes win outright")
+        #expect(!VoiceCalibration.cleans(asCaptured: score(20), cleaned: score(27, mistaken: 1)))
     }
 
     /// Without sphinxtrain the thresholds are still tuned, for the model as shipped, and an adaptation left from an
