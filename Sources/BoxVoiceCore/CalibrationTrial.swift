@@ -41,13 +41,13 @@ public struct CalibrationTrial: Sendable {
     /// - Parameters:
     ///   - takes: 16 kHz recordings of each phrase, keyed by the phrase.
     ///   - phrases: the spotter's phrases file to hear with.
-    public func score(takes: [String: [[Int16]]], talk: [[Int16]], phrases: String, frontEnd: FrontEndUse, adaptation: String?) throws -> Score {
+    public func score(takes: CalibrationTakes, talk: [[Int16]], phrases: String, frontEnd: FrontEndUse, adaptation: String?) throws -> Score {
         let options = LiveTranscriber.Options.hearing(detector, spotterPhrases: phrases, dictionaryCache: dictionaryCache, frontEnd: frontEnd,
                                                       adaptation: adaptation)
         var score = Score()
-        for (phrase, recordings) in takes.sorted(by: { $0.key < $1.key }) {
-            let wanted = detector.detect(phrase)?.action
-            for take in recordings {
+        for entry in takes.phrases {
+            let wanted = detector.detect(entry.phrase)?.action
+            for take in entry.recordings {
                 // Each take on its own, as one short dictation ending in its command.
                 let acted = try actions(in: [take], options: options).first
                 score.takes += 1

@@ -43,16 +43,13 @@ public struct VoiceCalibration: Sendable {
     /// - Parameter adaptationPath: where the adaptation goes (replaced; removed if none could be made). It is made
     ///   beside it and moved into place only when the whole calibration has succeeded, so a dictation starting
     ///   meanwhile, or a calibration that fails, never pairs a new adaptation with thresholds not tuned for it.
-    public func run(takes: [String: [[Int16]]], talk: [[Int16]], adaptationPath: String) throws -> Result {
+    public func run(takes: CalibrationTakes, talk: [[Int16]], adaptationPath: String) throws -> Result {
         let pending = adaptationPath + ".new"
         defer { try? FileManager.default.removeItem(atPath: pending) }
         var adaptation: String?
         var failure: AcousticAdaptation.Failure?
         do {
-            // In a fixed order: the transform's sums then come out the same on every run (in the order a dictionary
-            // happens to iterate, they differed in the sixth decimal, which moved a threshold on the edge of firing).
-            let ordered = takes.sorted { $0.key < $1.key }
-            try AcousticAdaptation.estimate(from: ordered.flatMap { phrase, recordings in recordings.map { AcousticAdaptation.Take(words: phrase, samples: $0) } },
+            try AcousticAdaptation.estimate(from: takes.phrases.flatMap { entry in entry.recordings.map { AcousticAdaptation.Take(words: entry.phrase, samples: $0) } },
                                             writingTo: pending, tools: adaptationTools)
             adaptation = pending
         } catch let error as AcousticAdaptation.Failure {

@@ -53,15 +53,15 @@ public struct SpotterCalibration: Sendable {
     }
 
     /// - Parameters:
-    ///   - takes: 16 kHz recordings of each phrase (keyed by the phrase as written in the file).
+    ///   - takes: 16 kHz recordings of each phrase.
     ///   - talk: 16 kHz recordings of ordinary speech with no command in it.
     ///   - margin: how many powers of ten more lenient than the chosen threshold must still not fire on the talk.
     ///   - cleaned: tune for the live path heard through this front end (each recording cleaned as it would be).
-    public func tune(takes: [String: [[Int16]]], talk: [[Int16]], exponents: [Int] = Self.exponents, margin: Int = Self.margin,
+    public func tune(takes: CalibrationTakes, talk: [[Int16]], exponents: [Int] = Self.exponents, margin: Int = Self.margin,
                      cleaned: SpeechFrontEnd.Settings? = nil) throws -> (phrases: [Phrase], outcomes: [Outcome]) {
         if let cleaned {
             func clean(_ samples: [Int16]) throws -> [Int16] { try SpeechFrontEnd(settings: cleaned).process(samples) }
-            return try tune(takes: takes.mapValues { try $0.map(clean) }, talk: talk.map(clean), exponents: exponents, margin: margin)
+            return try tune(takes: try takes.mapRecordings(clean), talk: talk.map(clean), exponents: exponents, margin: margin)
         }
         let folder = try PrivateTemporaryFolder.make("calibrate")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -71,12 +71,9 @@ public struct SpotterCalibration: Sendable {
         var tuned = phrases
         var outcomes: [Outcome] = []
         for (index, entry) in phrases.enumerated() {
-            let own = takes[entry.phrase] ?? []
+            let own = takes.recordings(of: entry.phrase)
             guard !own.isEmpty else { continue }
-            // In a fixed order: one decoder hears them one after another and its feature normalization carries
-            // over, so in the order a dictionary happens to iterate, a threshold on the edge fired on one run and not
-            // the next.
-            let others = talk + takes.filter { $0.key != entry.phrase }.sorted { $0.key < $1.key }.flatMap(\.value)
+            let others = talk + takes.all(except: entry.phrase)
             func score(_ threshold: String) throws -> (found: Int, false: Int) {
                 let list = folder + "/phrase.txt"
                 try "\(entry.phrase) /\(threshold)/\n".write(toFile: list, atomically: true, encoding: .utf8)
@@ -149,12 +146,11 @@ public struct SpotterCalibration: Sendable {
     }
 
     /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it. The front end is
-    /// chosen by `prefersCleaned` (given the two tuned lists: true, false, or nil for no preference) and, without a
-    /// preference, when the spotter alone finds more of the takes cleaned. In a quiet room it is not tried (it costs
-    /// clean speech).
-    public func calibrate(takes: [String: [[Int16]]], talk: [[Int16]],
-                          prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool?)? = nil) throws -> Calibrated {
-        let recordings = talk + takes.sorted { $0.key < $1.key }.flatMap(\.value)  // in a fixed order: the band is judged over the sequence
+    /// chosen by `prefersCleaned` (given the two tuned lists), or without it when the spotter alone finds more of the
+    /// takes cleaned. In a quiet room it is not tried (it costs clean speech).
+    public func calibrate(takes: CalibrationTakes, talk: [[Int16]],
+                          prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool)? = nil) throws -> Calibrated {
+        let recordings = talk + takes.all  // the band is judged over the sequence
         let snr = Self.signalToNoise(recordings)
         let bandLimited = Self.isBandLimited(recordings)
         let base = startingFrom(narrowband: bandLimited)

@@ -13,8 +13,8 @@ enum CalibrateCommand: Command {
     sphinxtrain; skipped, with the reason, when it is not installed), and tunes the command spotter for them: each \
     phrase gets the threshold nearest its default that finds the most of your takes of it without firing on your \
     ordinary talk or on your other commands (tuned both for the audio as captured and as speexdsp's noise \
-    suppression cleans it when the room is noisy; then setting front-end is set to on or off by which hears your \
-    recordings better through the whole live path, and left at auto in a quiet room). The thresholds go to \
+    suppression cleans it when the room is noisy; then setting front-end is set to on only where cleaned clearly \
+    hears your recordings better through the whole live path, off otherwise, and left at auto in a quiet room). The thresholds go to \
     $XDG_CONFIG_HOME/boxvoice/command-spotter.txt and the adaptation to voice-adaptation.mllr beside it, which \
     dictate, listen and the daemon use from then on; the \
     recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
@@ -58,8 +58,8 @@ enum CalibrateCommand: Command {
         guard !talk.isEmpty else { throw CLIError.failed("no talk*.wav in '\(folder)': ordinary speech is needed to know what must not fire") }
         guard !phraseTakes.isEmpty else { throw CLIError.failed("no recordings of the commands in '\(folder)' (PHRASE-N.wav: a spotter phrase with its words joined by '-')") }
         try PrivateFiles.directory(Paths.configDirectory)
-        Console.err("adapting the acoustic model to your voice and microphone, then tuning \(phraseTakes.count) phrase(s) on "
-                    + "\(phraseTakes.values.map(\.count).reduce(0, +)) take(s) and \(talk.count) talk recording(s) …")
+        Console.err("adapting the acoustic model to your voice and microphone, then tuning \(phraseTakes.phrases.count) phrase(s) on "
+                    + "\(phraseTakes.count) take(s) and \(talk.count) talk recording(s) …")
         let trial = CalibrationTrial(detector: try ModelsDirectory.keywordDetector(override: nil), dictionaryCache: Paths.cacheDirectory)
         let result = try VoiceCalibration(defaults: calibration, trial: trial).run(takes: phraseTakes, talk: talk, adaptationPath: Paths.voiceAdaptation)
         let calibrated = result.calibrated
@@ -128,7 +128,7 @@ enum CalibrateCommand: Command {
 
     static func fileStem(_ phrase: String) -> String { phrase.split(separator: " ").joined(separator: "-") }
 
-    private static func load(_ folder: String, phrases: [String]) throws -> (takes: [String: [[Int16]]], talk: [[Int16]]) {
+    private static func load(_ folder: String, phrases: [String]) throws -> (takes: CalibrationTakes, talk: [[Int16]]) {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
         var takes: [String: [[Int16]]] = [:]
         var talk: [[Int16]] = []
@@ -140,6 +140,6 @@ enum CalibrateCommand: Command {
                 takes[phrase, default: []].append(samples)
             }
         }
-        return (takes, talk)
+        return (CalibrationTakes(takes), talk)
     }
 }

@@ -16,7 +16,7 @@ import Testing
         let trial = CalibrationTrial(detector: try Self.detector(), dictionaryCache: nil)
         let cancel = try Self.clip("cancel-forget-it.wav")  // "… Cancel message."
         // The same recording as a take of "cancel message" (its own command) and of "send message" (another one).
-        let takes = ["cancel message": [cancel], "send message": [cancel]]
+        let takes: CalibrationTakes = ["cancel message": [cancel], "send message": [cancel]]
         let quiet = try trial.score(takes: takes, talk: [try Self.clip("none-weather.wav")], phrases: Self.phrases, frontEnd: .off, adaptation: nil)
         #expect(quiet == CalibrationTrial.Score(heard: 1, mistaken: 1, takes: 2))
         // A command said inside the talk is a mistake too: the talk is meant to hold none.

@@ -31,7 +31,7 @@ import Testing
         let models = try String(contentsOfFile: Checkout.root + "/Models/command-spotter.en.txt", encoding: .utf8)
         try models.replacingOccurrences(of: #"/[^/\n]+/"#, with: "/1e-5/", options: .regularExpression).write(toFile: defaults, atomically: true, encoding: .utf8)
         let calibration = try SpotterCalibration(phrasesFile: defaults)
-        let takes: [String: [[Int16]]] = [
+        let takes: CalibrationTakes = [
             "over and out": [try Self.noisy("sendclose-over-and-out.wav", snr: snr, seed: 1)],
             "send message": [try Self.noisy("send-buy-milk.wav", snr: snr, seed: 2)],
             "stop listening": [try Self.noisy("micoff-stop-listening.wav", snr: snr, seed: 3)],
@@ -57,7 +57,7 @@ import Testing
         // And the calibrated spotter fires on none of the talk it was tuned against, nor on other keyword-free clips.
         for clip in ["none-weather.wav", "none-table.wav", "none-kal-car.wav"] {
             let heard = try Self.fires(file, try Self.noisy(clip, snr: snr, seed: 40))
-            #expect(heard.filter { takes.keys.contains($0) }.isEmpty, "\(clip): \(heard)")
+            #expect(heard.filter { !takes.recordings(of: $0).isEmpty }.isEmpty, "\(clip): \(heard)")
         }
     }
 
@@ -66,7 +66,7 @@ import Testing
     @Test func takesTheDefaultFindsAsWellAsAStricterThresholdKeepTheDefault() throws {
         let calibration = try SpotterCalibration(phrasesFile: Checkout.root + "/Models/command-spotter.en.txt")
         func clip(_ name: String) throws -> [Int16] { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(name)) }
-        let takes = ["send message": [try clip("send-buy-milk.wav"), try clip("send-kal-dinner.wav")]]
+        let takes: CalibrationTakes = ["send message": [try clip("send-buy-milk.wav"), try clip("send-kal-dinner.wav")]]
         let (tuned, outcomes) = try calibration.tune(takes: takes, talk: [try clip("none-weather.wav"), try clip("none-budget.wav")],
                                                      exponents: [5, 10, 15, 20, 25])
         let outcome = try #require(outcomes.first)
