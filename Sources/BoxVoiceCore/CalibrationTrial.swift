@@ -39,7 +39,7 @@ public struct CalibrationTrial: Sendable {
     }
 
     /// - Parameters:
-    ///   - takes: 16 kHz recordings of each phrase, keyed by the phrase.
+    ///   - takes: 16 kHz recordings of each phrase.
     ///   - phrases: the spotter's phrases file to hear with.
     public func score(takes: CalibrationTakes, talk: [[Int16]], phrases: String, frontEnd: FrontEndUse, adaptation: String?) throws -> Score {
         let options = LiveTranscriber.Options.hearing(detector, spotterPhrases: phrases, dictionaryCache: dictionaryCache, frontEnd: frontEnd,

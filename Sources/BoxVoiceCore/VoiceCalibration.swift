@@ -29,8 +29,8 @@ public struct VoiceCalibration: Sendable {
     /// Whether the live recognizer should hear the room cleaned, given how the recordings were heard both ways: when
     /// cleaned makes fewer mistakes, or as many and hears at least `cleaningMargin` more takes. Cleaning also changes
     /// the speech, so it earns its place only where it clearly hears better: in the babble room, cleaned heard one take
-    /// more (25 against 24 of 27) on two sets of the same takes, and the held-out sentences 12 of 16 against 16 as
-    /// captured; on another machine's takes of it, a tie, and 12–13 against 14 (BENCHMARKS.md). One take of 27 is
+    /// more (25 against 24 of 27) and then the held-out sentences 12 of 16 against 16 as captured; on a set of the
+    /// same takes differing only in sox's dither, a tie, and 12–13 against 14 (BENCHMARKS.md). One take of 27 is
     /// within what the trial moves by between such sets.
     public static func cleans(asCaptured: CalibrationTrial.Score, cleaned: CalibrationTrial.Score) -> Bool {
         guard cleaned.mistaken == asCaptured.mistaken else { return cleaned.mistaken < asCaptured.mistaken }

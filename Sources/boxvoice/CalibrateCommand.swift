@@ -14,10 +14,10 @@ enum CalibrateCommand: Command {
     phrase gets the threshold nearest its default that finds the most of your takes of it without firing on your \
     ordinary talk or on your other commands (tuned both for the audio as captured and as speexdsp's noise \
     suppression cleans it when the room is noisy; then setting front-end is set to on only where cleaned clearly \
-    hears your recordings better through the whole live path, off otherwise, and left at auto in a quiet room). The thresholds go to \
-    $XDG_CONFIG_HOME/boxvoice/command-spotter.txt and the adaptation to voice-adaptation.mllr beside it, which \
-    dictate, listen and the daemon use from then on; the \
-    recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
+    hears your recordings better through the whole live path, off otherwise, and left at auto in a quiet room). \
+    The thresholds go to $XDG_CONFIG_HOME/boxvoice/command-spotter.txt and the adaptation to voice-adaptation.mllr \
+    beside it, which dictate, listen and the daemon use from then on; the recordings stay in \
+    $XDG_DATA_HOME/boxvoice/calibration (private).
     """, options: [
         CommonOptions.device, CommonOptions.alsaConfig,
         OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "how many times to say each command"),
