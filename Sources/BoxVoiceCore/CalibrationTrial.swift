@@ -22,9 +22,9 @@ public struct CalibrationTrial: Sendable {
             self.takes = takes
         }
 
-        /// Fewer mistakes first, then more takes heard.
-        public func isBetter(than other: Score) -> Bool {
-            mistaken != other.mistaken ? mistaken < other.mistaken : heard > other.heard
+        /// Fewer mistakes first, then at least `margin` more takes heard.
+        public func isBetter(than other: Score, byAtLeast margin: Int = 1) -> Bool {
+            mistaken != other.mistaken ? mistaken < other.mistaken : heard >= other.heard + margin
         }
 
         public var description: String { "\(heard) of \(takes) takes heard, \(mistaken) mistaken" }

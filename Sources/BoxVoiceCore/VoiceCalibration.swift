@@ -33,8 +33,7 @@ public struct VoiceCalibration: Sendable {
     /// same takes differing only in sox's dither, a tie, and 12–13 against 14 (BENCHMARKS.md). One take of 27 is
     /// within what the trial moves by between such sets.
     public static func cleans(asCaptured: CalibrationTrial.Score, cleaned: CalibrationTrial.Score) -> Bool {
-        guard cleaned.mistaken == asCaptured.mistaken else { return cleaned.mistaken < asCaptured.mistaken }
-        return cleaned.heard >= asCaptured.heard + cleaningMargin
+        cleaned.isBetter(than: asCaptured, byAtLeast: cleaningMargin)
     }
 
     /// How many more takes cleaned must hear, with no more mistakes, for the room to be heard cleaned.
