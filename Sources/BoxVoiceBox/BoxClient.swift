@@ -79,7 +79,8 @@ public struct BoxClient: Sendable {
         ]
         let response = try exchange("transcribe audio", .post, "/api/chat/transcribe-audio", body: .multipart(parts),
                                     timeout: Self.transcribeTimeout, progress: progress)
-        if let failure = BoxFailure.classify(operation: "transcribe audio", status: response.status, body: response.body, hq: true) {
+        if let failure = BoxFailure.classify(operation: "transcribe audio", status: response.status, body: response.body, hq: true,
+                                             location: response.header("location")) {
             throw failure
         }
         return try decode("transcribe audio", response, Wire.transcription)
@@ -155,7 +156,8 @@ public struct BoxClient: Sendable {
     }
 
     private static func requireSuccess(_ response: HTTPResponse, _ operation: String) throws(BoxFailure) {
-        if let failure = BoxFailure.classify(operation: operation, status: response.status, body: response.body) { throw failure }
+        if let failure = BoxFailure.classify(operation: operation, status: response.status, body: response.body,
+                                             location: response.header("location")) { throw failure }
     }
 
     /// A 2xx whose body cannot be read is an uncertain outcome: the box may have acted on the request.

@@ -146,13 +146,16 @@ public final class EventStream: @unchecked Sendable {
         client.origin = UnsafePointer(strings[2])
         client.local_protocol_name = UnsafePointer(strings[3])
         client.ietf_version_or_minus_one = -1
+        // libwebsockets follows a 3xx on the upgrade by default, repeating every header, the bearer among them, to
+        // wherever it points: never. The redirect ends the attempt and is reported with its location.
+        var flags = Int32(LCCSCF_HTTP_NO_FOLLOW_REDIRECT.rawValue)
         if secure {
-            var flags = Int32(LCCSCF_USE_SSL.rawValue)
+            flags |= Int32(LCCSCF_USE_SSL.rawValue)
             if !verifyTLS {
                 flags |= Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue | LCCSCF_ALLOW_INSECURE.rawValue)
             }
-            client.ssl_connection = flags
         }
+        client.ssl_connection = flags
         guard lws_client_connect_via_info(&client) != nil else {
             return .init(reason: "cannot start a connection to \(host)", subscribed: false, unauthorized: false)
         }
@@ -240,7 +243,12 @@ private final class Connection {
             let status = lws_http_client_http_response(wsi)
             let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
             outcome.unauthorized = status == 401
-            outcome.reason = status > 0 ? "the box answered HTTP \(status) to the upgrade (\(message))" : message
+            if (300..<400).contains(Int(status)) {
+                outcome.reason = "the box answered the upgrade with a redirect (HTTP \(status)) to \(Self.location(wsi) ?? "an unnamed location"), "
+                    + "which boxvoice does not follow so the device token never leaves the box; check the box's address"
+            } else {
+                outcome.reason = status > 0 ? "the box answered HTTP \(status) to the upgrade (\(message))" : message
+            }
             finished = true
         case LWS_CALLBACK_CLIENT_CLOSED:
             if outcome.reason == "closed" { outcome.reason = "the box closed the connection" }
@@ -249,6 +257,14 @@ private final class Connection {
             break
         }
         return 0
+    }
+
+    /// The `Location` of a redirect answer, when libwebsockets still holds the headers.
+    private static func location(_ wsi: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 1_024)
+        let length = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_LOCATION)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func queue(_ text: String, _ wsi: OpaquePointer) {

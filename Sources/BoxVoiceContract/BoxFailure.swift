@@ -33,7 +33,8 @@ public enum BoxFailure: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The failure an HTTP answer means, or nil for a 2xx.
     /// - Parameter hq: the call was `transcribe-audio`, whose 500 body says whether the failure is permanent.
-    public static func classify(operation: String, status: Int, body: [UInt8], hq: Bool = false) -> BoxFailure? {
+    /// - Parameter location: a redirect's `Location`, named in the failure so the user can see where it pointed.
+    public static func classify(operation: String, status: Int, body: [UInt8], hq: Bool = false, location: String? = nil) -> BoxFailure? {
         let data = body.isEmpty ? nil : Data(body)
         switch status {
         case 200..<300:
@@ -41,7 +42,10 @@ public enum BoxFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case 401:
             return .unauthorized(operation: operation)
         case 300..<400:
-            return .definitive(operation: operation, status: status, message: "the box answered with a redirect, which boxvoice does not follow so the device token never leaves the box", code: nil)
+            let target = location.map { " to \($0)" } ?? ""
+            return .definitive(operation: operation, status: status,
+                               message: "the box answered with a redirect\(target), which boxvoice does not follow so the device token never "
+                                   + "leaves the box; check the box's address", code: nil)
         case 400..<500:
             let error = data.flatMap { Wire.errorMessage($0) }
             return .definitive(operation: operation, status: status, message: error?.message ?? "no reason given", code: error?.code)

@@ -92,17 +92,20 @@ import Testing
         #expect(second.messages.count == 1)
     }
 
-    @Test func redirectsAreNotFollowedSoTheTokenStaysWithTheBox() throws {
+    @Test(arguments: [301, 302, 307, 308])
+    func redirectsAreNotFollowedSoTheTokenStaysWithTheBox(status: Int) throws {
         let elsewhere = try GarbageServer()
         defer { elsewhere.stop() }
-        let redirecting = try GarbageServer(reply: "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:\(elsewhere.port)/steal\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let location = "http://127.0.0.1:\(elsewhere.port)/steal"
+        let redirecting = try GarbageServer(reply: "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         defer { redirecting.stop() }
         let client = BoxClient(baseURL: redirecting.baseURL, token: "token-that-must-stay-home")
         #expect {
             _ = try client.defaultSession()
         } throws: { error in
-            guard case BoxFailure.definitive(_, 302, _, _) = error else { return false }
-            return true
+            guard case BoxFailure.definitive(_, status, let message, _) = error else { return false }
+            // The user is told where it pointed, and never the token.
+            return message.contains(location) && !"\(error)".contains("token-that-must-stay-home")
         }
         #expect(elsewhere.requests.isEmpty)
         #expect(redirecting.requests.first?.contains("Authorization: Bearer token-that-must-stay-home") == true)

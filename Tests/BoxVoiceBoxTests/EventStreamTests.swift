@@ -108,6 +108,24 @@ import Testing
         #expect(log.count { $0 == .subscribed } == 0)
     }
 
+    /// libwebsockets follows a redirect on the upgrade with every header, the bearer among them, unless told not to.
+    @Test(arguments: [301, 302, 307, 308])
+    func aRedirectOnTheUpgradeIsNotFollowedAndIsReportedWithItsLocation(status: Int) throws {
+        let elsewhere = try GarbageServer()
+        defer { elsewhere.stop() }
+        let location = "http://127.0.0.1:\(elsewhere.port)/steal/api/trpc"
+        let redirecting = try GarbageServer(reply: "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        defer { redirecting.stop() }
+        let log = UpdateLog()
+        let events = EventStream(baseURL: redirecting.baseURL, token: "token-that-must-stay-home", backoff: [5]) { log.add($0) }
+        events.start()
+        defer { events.stop() }
+        // Were the redirect followed, the other server would have its request before the attempt is reported ended.
+        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains(location) } else { return false } }, timeout: 5))
+        #expect(elsewhere.requests.isEmpty)
+        #expect(redirecting.requests.first?.contains("Authorization: Bearer token-that-must-stay-home") == true)
+    }
+
     @Test func trackedEventsArriveInOrderAndReplayAfterLastEventId() throws {
         let box = try SimulatedBox()
         let token = try pairedToken(box)
