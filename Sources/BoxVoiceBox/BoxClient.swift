@@ -115,7 +115,10 @@ public struct BoxClient: Sendable {
                                contentType: format.contentType))
             body = .multipart(parts)
         }
-        let path = "/api/chat/last-audio/" + (requestId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? requestId)
+        guard LastAudioRequest.isValidRequestId(requestId) else {
+            throw .definitive(operation: operation, status: 0, message: "the request id is not one the box mints (a UUID), so no answer was sent", code: nil)
+        }
+        let path = "/api/chat/last-audio/" + requestId
         let response = try exchange(operation, .post, path, body: body, timeout: Self.transcribeTimeout)
         if response.status == 404, Wire.errorMessage(Data(response.body))?.message == "unknown-request" { return .unknownRequest }
         try Self.requireSuccess(response, operation)

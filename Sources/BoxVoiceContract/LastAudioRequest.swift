@@ -59,6 +59,17 @@ public struct LastAudioRequest: Sendable, Equatable {
             guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw Rejection(reason: "\(name) is blank") }
             return value
         }
-        return LastAudioRequest(requestId: try id("requestId"), messageId: try id("messageId"))
+        let requestId = try id("requestId")
+        guard isValidRequestId(requestId) else {
+            throw Rejection(reason: "requestId must be 1 to 128 letters, digits, '-' or '_' (the box mints UUIDs)")
+        }
+        return LastAudioRequest(requestId: requestId, messageId: try id("messageId"))
+    }
+
+    /// The request id becomes a path segment of the answer's URL (`/api/chat/last-audio/:requestId`): a `..`, a `/`
+    /// or a `%` would move the answer to another route, so only what a UUID (or a short opaque token) is made of passes.
+    public static func isValidRequestId(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count)
+            && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F }
     }
 }

@@ -2,8 +2,18 @@ import Foundation
 
 /// Why the control socket could not be set up or reached, in words for the user.
 public struct ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// The control folder is not this user's private folder: neither end uses it.
+        case unsafeFolder
+        case other
+    }
+
+    public let code: Code
     public let description: String
-    public init(_ description: String) { self.description = description }
+    public init(_ description: String, code: Code = .other) {
+        self.code = code
+        self.description = description
+    }
 }
 
 /// The daemon's end of `$XDG_RUNTIME_DIR/boxvoice/control.sock`: a Unix stream socket, mode 0600 in a 0700 folder,
@@ -30,6 +40,7 @@ public final class ControlServer: @unchecked Sendable {
         } catch {
             throw ControlSocketError("cannot create \(folder) for the control socket: \(error.localizedDescription)")
         }
+        try Self.checkPrivate(folder: folder)
         let lockPath = folder + "/daemon.lock"
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw ControlSocketError("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
@@ -60,15 +71,29 @@ public final class ControlServer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Sends one JSON line to every `status --follow` client; a client that went away is dropped.
+    /// Sends one JSON line to every `status --follow` client without ever waiting on one: a client that went away,
+    /// or stopped reading until its socket buffer (a few hundred events) filled, is dropped. A paused terminal or a
+    /// stuck status bar must never hold the dictation that calls this.
     public func broadcast(_ object: [String: Any]) {
-        let line = jsonLine(object) + "\n"
+        let line = Array((jsonLine(object) + "\n").utf8)
         lock.withLock {
             followers = followers.filter { descriptor in
-                if Self.write(line, to: descriptor) { return true }
+                if Self.writeWithoutWaiting(line, to: descriptor) { return true }
                 close(descriptor)
                 return false
             }
+        }
+    }
+
+    /// How many `status --follow` clients are attached.
+    public var followerCount: Int { lock.withLock { followers.count } }
+
+    /// True only when the whole line went out at once: half a line would corrupt the follower's stream.
+    private static func writeWithoutWaiting(_ line: [UInt8], to descriptor: Int32) -> Bool {
+        while true {
+            let sent = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if sent < 0 && errno == EINTR { continue }
+            return sent == line.count
         }
     }
 
@@ -129,7 +154,29 @@ public final class ControlServer: @unchecked Sendable {
         if !kept { close(client) }
     }
 
-    static func address(_ path: String) -> sockaddr_un? {
+    /// The control folder must be this user's own, a real folder, and closed to others. Without XDG_RUNTIME_DIR it
+    /// is `/tmp/boxvoice-<uid>`, a name anyone can create first: a folder made by another user would let that user
+    /// answer (or read) every hotkey command, so both ends refuse it rather than use it.
+    static func checkPrivate(folder: String) throws {
+        var info = stat()
+        guard lstat(folder, &info) == 0 else {
+            throw ControlSocketError("cannot check the control folder \(folder): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw ControlSocketError("\(folder) is not a folder (a link or a file is in its place), so the control socket is not used there; "
+                + "remove it, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
+        }
+        guard info.st_uid == getuid() else {
+            throw ControlSocketError("\(folder) belongs to another user (uid \(info.st_uid)), so the control socket is not used there; "
+                + "remove it, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw ControlSocketError("\(folder) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))), so the control "
+                + "socket is not used there; `chmod 700 \(folder)`, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
+        }
+    }
+
+    public static func address(_ path: String) -> sockaddr_un? {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -180,6 +227,10 @@ public enum ControlClient {
             throw ControlSocketError("cannot reach the daemon: bad control socket path \(path)")
         }
         defer { close(descriptor) }
+        // A folder that is not this user's own could hold another user's socket listening for our commands.
+        if FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent) {
+            try ControlServer.checkPrivate(folder: (path as NSString).deletingLastPathComponent)
+        }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }

@@ -29,6 +29,17 @@ import Testing
         return try #require(seen.first(within: 5))
     }
 
+    /// A request id that would leave `/api/chat/last-audio/` (curl folds `..`) is not sent anywhere.
+    @Test func anAnswerToARequestIdThatCouldLeaveTheRouteIsNeverSent() throws {
+        let server = try GarbageServer(reply: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}")
+        defer { server.stop() }
+        let hostile = BoxClient(baseURL: server.baseURL, token: "token-that-must-stay-home")
+        for id in ["..", "../../chat/send", "a/b"] {
+            #expect(throws: BoxFailure.self) { try hostile.answerLastAudio(requestId: id, .none) }
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     private func recording(text: String = "Buy milk tomorrow.") throws -> String {
         try box.wav(seconds: 1.5, name: "last-\(UUID().uuidString).wav")
     }

@@ -70,6 +70,20 @@ import Testing
         #expect(throws: LastAudioRequest.Rejection.self) { try LastAudioRequest.decodeV1(["version": true, "requestId": "r", "messageId": "m"]) }
         #expect(throws: LastAudioRequest.Rejection.self) { try LastAudioRequest.decodeV1(["version": 1, "requestId": "r", "messageId": "m", "sessionId": 5]) }
     }
+
+    /// The request id is a path segment of the answer's URL: anything that could move the answer to another route
+    /// (curl folds `..`; `/`, `%`, `?` and `#` change the path) is refused where the request is read.
+    @Test(arguments: ["..", ".", "../send", "a/b", "%2e%2e", "x?y", "x#y", "a b", String(repeating: "a", count: 129), "é"])
+    func requestIdsThatCouldLeaveTheAnswerRouteAreRefused(id: String) {
+        #expect(throws: LastAudioRequest.Rejection.self) { try LastAudioRequest.decodeEvent(["requestId": id, "messageId": "m"]) }
+        #expect(throws: LastAudioRequest.Rejection.self) { try LastAudioRequest.decodeV1(["version": 1, "requestId": id, "messageId": "m"]) }
+    }
+
+    @Test func uuidRequestIdsAndShortTokensPass() throws {
+        let uuid = UUID().uuidString.lowercased()
+        #expect(try LastAudioRequest.decodeEvent(["requestId": uuid, "messageId": "m"]).requestId == uuid)
+        #expect(try LastAudioRequest.decodeEvent(["requestId": "req-7f3c_1", "messageId": "m"]).requestId == "req-7f3c_1")
+    }
 }
 
 @Suite struct SpeechFramingTests {
