@@ -13,6 +13,8 @@ public final class AudioCapture: @unchecked Sendable {
         public var framesDropped: Int64 = 0
         public var overruns = 0
         public var suspends = 0
+        /// Samples the device gave as NaN, ±Inf or beyond full scale, repaired on the way in (`SampleSanitizer`).
+        public var samplesRepaired: Int64 = 0
     }
 
     /// What to do when the consumer falls behind.
@@ -87,7 +89,7 @@ public final class AudioCapture: @unchecked Sendable {
                 }
                 guard count > 0 else { continue }
                 var samples: [Float] = []
-                pcm.format.convertToFloat(buffer, frameCount: count, appendingTo: &samples)
+                let repaired = pcm.format.convertToFloat(buffer, frameCount: count, appendingTo: &samples)
                 let chunk = AudioChunk(startFrame: position, samples: samples)
                 position += Int64(count)
                 let accepted = waitsWhenFull ? queue.put(chunk) : queue.offer(chunk)
@@ -95,6 +97,7 @@ public final class AudioCapture: @unchecked Sendable {
                     // A chunk refused because the recording is stopping was never part of it.
                     guard accepted || !shouldStop else { return }
                     stats.framesCaptured += Int64(count)
+                    stats.samplesRepaired += Int64(repaired)
                     if !accepted { stats.framesDropped += Int64(count) }
                 }
             }

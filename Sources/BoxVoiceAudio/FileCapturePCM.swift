@@ -66,10 +66,10 @@ extension SampleFormat {
             case .float32LE:
                 withUnsafeBytes(of: sample.bitPattern.littleEndian) { bytes += $0 }
             case .signed32LE:
-                let value = Int32(clamping: Int64((Double(sample) * 2_147_483_648.0).rounded()))
+                let value = Int32(clamping: Int64((Double(sample.isNaN ? 0 : min(max(sample, -1), 1)) * 2_147_483_648.0).rounded()))
                 withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
             case .signed16LE:
-                let value = Int16(clamping: Int((sample * 32_768).rounded()))
+                let value = SampleSanitizer.int16(sample)
                 withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
             }
         }

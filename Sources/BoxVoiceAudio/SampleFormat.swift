@@ -23,12 +23,15 @@ public enum SampleFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     }
 
     /// Converts `frameCount` mono little-endian samples at `source` to Float32 appended to `output`.
-    /// Integer scaling divides by 2^(bits-1), so full-scale negative maps to exactly -1.
+    /// Integer scaling divides by 2^(bits-1), so full-scale negative maps to exactly -1. Float samples are sanitized
+    /// (`SampleSanitizer`): this is where captured audio enters.
     /// This runs on the capture thread for every period, so it writes straight into the array's storage.
-    public func convertToFloat(_ source: UnsafeRawPointer, frameCount: Int, appendingTo output: inout [Float]) {
+    /// - Returns: how many samples had to be repaired (NaN, ±Inf, beyond full scale).
+    @discardableResult
+    public func convertToFloat(_ source: UnsafeRawPointer, frameCount: Int, appendingTo output: inout [Float]) -> Int {
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: frameCount))
-        output.withUnsafeMutableBufferPointer { buffer in
+        return output.withUnsafeMutableBufferPointer { buffer in
             let target = buffer.baseAddress! + start
             switch self {
             case .float32LE:
@@ -39,16 +42,19 @@ public enum SampleFormat: String, Sendable, CaseIterable, CustomStringConvertibl
                     target[i] = Float(bitPattern: UInt32(littleEndian: source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
                 }
                 #endif
+                return SampleSanitizer.sanitize(UnsafeMutableBufferPointer(start: target, count: frameCount))
             case .signed32LE:
                 for i in 0..<frameCount {
                     let value = Int32(littleEndian: source.loadUnaligned(fromByteOffset: i * 4, as: Int32.self))
                     target[i] = Float(Double(value) * (1.0 / 2_147_483_648.0))
                 }
+                return 0
             case .signed16LE:
                 for i in 0..<frameCount {
                     let value = Int16(littleEndian: source.loadUnaligned(fromByteOffset: i * 2, as: Int16.self))
                     target[i] = Float(value) * (1.0 / 32_768.0)
                 }
+                return 0
             }
         }
     }

@@ -168,15 +168,20 @@ public final class SoundFile {
         frames = frameCount
     }
 
-    /// Reads up to `maxFrames` interleaved frames from the current position (fewer at the end of the file).
+    /// Reads up to `maxFrames` interleaved frames from the current position (fewer at the end of the file), sanitized
+    /// (`SampleSanitizer`): a file is where audio enters too.
     public func read(maxFrames: Int) throws -> [Float] {
         let handle = try requireHandle("read")
         var samples = [Float](repeating: 0, count: maxFrames * channels)
         let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(maxFrames)) }
         if got < 0 { throw failure("read") }
         samples.removeLast((maxFrames - Int(got)) * channels)
+        samplesRepaired += SampleSanitizer.sanitize(&samples)
         return samples
     }
+
+    /// How many samples read so far were NaN, infinite or beyond full scale, and repaired.
+    public private(set) var samplesRepaired = 0
 
     /// Moves the read position to `frame`.
     public func seek(toFrame frame: Int64) throws {

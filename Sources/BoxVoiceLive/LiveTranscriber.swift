@@ -208,7 +208,7 @@ public final class LiveTranscriber {
     }
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
-        var pcm = samples.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+        var pcm = samples.map(SampleSanitizer.int16)
         if band != nil { judgeBand(pcm) }
         var raw: [Int16] = []
         if let frontEnd {

@@ -9,7 +9,7 @@ public enum SpeechConversion {
             let resampler = try Resampler(from: Double(rate), to: Double(PocketSphinxDecoder.sampleRate))
             converted = try resampler.process(samples) + resampler.flush()
         }
-        return converted.map { Int16(clamping: Int(($0 * 32_768).rounded())) }
+        return converted.map(SampleSanitizer.int16)
     }
 
     /// A whole sound file, first channel, as recognizer samples.

@@ -33,6 +33,21 @@ import Testing
         #expect(read.samples == input)
     }
 
+    /// A broken driver's NaN, ±Inf or wild values are repaired where they enter and counted; everything else
+    /// arrives bit-exact. Before, one NaN reached the recognizer's 16-bit conversion and trapped.
+    @Test func nonFiniteAndOutOfRangeDeviceSamplesAreRepairedAndCounted() throws {
+        let dir = TemporaryDirectory("alsa-nan")
+        var input = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
+        let damage: [(Int, Float, Float)] = [(100, .nan, 0), (2_000, .infinity, 1), (3_000, -.infinity, -1), (4_000, 1e30, 1), (5_000, -7, -1)]
+        for (index, bad, _) in damage { input[index] = bad }
+        let made = try FileCapturePCM.make(samples: input, name: "mic-nan", directory: dir.path)
+        let (summary, _) = try record(made, into: dir.file("out"))
+        #expect(summary.capture.samplesRepaired == Int64(damage.count))
+        var expected = input
+        for (index, _, repaired) in damage { expected[index] = repaired }
+        #expect(try joined(summary) == expected)
+    }
+
     @Test func s16DeviceIsConvertedToFloat() throws {
         let dir = TemporaryDirectory("alsa")
         let input = try WAV.samples(Checkout.sample("none-weather.wav"))

@@ -26,6 +26,17 @@ import Testing
         #expect(empty.stdout.hasPrefix("The local box has received nothing yet."))
     }
 
+    /// One NaN, ±Inf or 1e30 in a Float32 recording trapped the live recognizer's conversion (SIGILL).
+    @Test func aRecordingWithNaNAndInfiniteSamplesIsDictatedAndDelivered() throws {
+        let home = TemporaryDirectory("dictate-nan")
+        var samples = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
+        for (index, bad) in [(1_000, Float.nan), (20_000, .infinity), (40_000, -.infinity), (60_000, 1e30)] { samples[index] = bad }
+        try WAV.write(samples, to: home.file("damaged.wav"))
+        let result = try Run.process(Run.boxvoice, ["dictate", "--input", home.file("damaged.wav")], environment: Run.isolatedEnvironment(home))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("delivered "), "\(result.stdout)")
+    }
+
     @Test func toAPairedBoxWithJSONEvents() throws {
         let box = try SimulatedBox { $0.hq = .fixed("Dinner is at eight. Send message."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("dictate-cli")
