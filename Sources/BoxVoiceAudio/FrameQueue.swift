@@ -43,6 +43,38 @@ public final class FrameQueue: @unchecked Sendable {
         return true
     }
 
+    /// Enqueues without waiting. When more than `limit` frames are then queued, the oldest chunks are dropped until
+    /// at most `target` are: for a consumer that may fall behind and should then skip ahead to what is recent (the
+    /// recognizer) in one jump rather than a frame at a time; never for the recording. Returns how many frames were
+    /// dropped (the chunk itself when the queue is closed).
+    @discardableResult
+    public func push(_ chunk: AudioChunk, keepingAtMost limit: Int, dropTo target: Int) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return chunk.samples.count }
+        append(chunk)
+        guard queuedFrames > limit else { return 0 }
+        var dropped = 0
+        while queuedFrames > max(target, chunk.samples.count), head < chunks.count - 1 {
+            dropped += chunks[head].samples.count
+            queuedFrames -= chunks[head].samples.count
+            head += 1
+        }
+        // A consumer that stalls never takes, so the dropped chunks are let go here.
+        if head > 64, head * 2 > chunks.count {
+            chunks.removeFirst(head)
+            head = 0
+        }
+        return dropped
+    }
+
+    /// Frames waiting to be taken.
+    public var framesQueued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queuedFrames
+    }
+
     /// Enqueues, waiting for room; false only when the queue was closed.
     @discardableResult
     public func put(_ chunk: AudioChunk) -> Bool {

@@ -38,6 +38,8 @@ public final class SegmentWriter {
     public private(set) var nextIndex: Int
     /// Frames of the recording handed to closed segments so far.
     public private(set) var closedFrames: Int64 = 0
+    /// Every segment closed so far, in order.
+    public private(set) var closedSegments: [ClosedSegment] = []
 
     private var planner: SegmentPlanner
     private var file: SoundFile?
@@ -122,6 +124,55 @@ public final class SegmentWriter {
         return (try close(file, keeping: keep), tail)
     }
 
+    /// Ends the recording at `frame` like `finish(atFrame:)`, reaching back into closed segments too: those after
+    /// `frame` are read back and removed, the one holding it is cut there, and everything after `frame` is returned
+    /// as the tail. The recognizer decides where a message ends while the recording runs ahead of it, so the end can
+    /// lie seconds back, behind a segment that closed meanwhile.
+    /// - Parameter earliest: no cut before this frame (the end of what was already handed on, e.g. uploaded).
+    /// - Returns: every segment of the recording as it now stands, and the tail.
+    public func finish(atFrame frame: Int64, notBefore earliest: Int64) throws -> (segments: [ClosedSegment], tail: [Float]) {
+        let frame = max(frame, earliest, 0)
+        guard frame < closedFrames, let holding = closedSegments.firstIndex(where: { $0.startFrame + $0.frames > frame }) else {
+            let (_, tail) = try finish(atFrame: frame)
+            return (closedSegments, tail)
+        }
+        // The open segment goes whole into the tail (keeping none of it), then the closed ones after the cut.
+        var (_, tail) = try finish(atFrame: closedFrames)
+        for later in closedSegments[(holding + 1)...].reversed() {
+            tail = try Self.readAll(later.path) + tail
+            try? FileManager.default.removeItem(atPath: later.path)
+        }
+        let cutSegment = closedSegments[holding]
+        let samples = try Self.readAll(cutSegment.path)
+        let keep = Int(frame - cutSegment.startFrame)
+        tail = Array(samples[keep...]) + tail
+        try? FileManager.default.removeItem(atPath: cutSegment.path)
+        closedSegments.removeSubrange(holding...)
+        closedFrames = cutSegment.startFrame
+        nextIndex = cutSegment.index
+        if keep > 0 {
+            // Written anew rather than truncated in place: the file is short (a segment) and this path is rare.
+            let kept = Array(samples[..<keep])
+            let file = try SoundFile.createFloatWAV(path: cutSegment.path, sampleRate: sampleRate)
+            try file.write(kept)
+            try file.close()
+            var levels = AudioLevels()
+            kept.withUnsafeBufferPointer { levels.add($0) }
+            let segment = ClosedSegment(index: cutSegment.index, path: cutSegment.path, startFrame: cutSegment.startFrame,
+                                        frames: Int64(keep), sampleRate: sampleRate, levels: levels)
+            closedSegments.append(segment)
+            closedFrames += Int64(keep)
+            nextIndex = cutSegment.index + 1
+        }
+        return (closedSegments, tail)
+    }
+
+    private static func readAll(_ path: String) throws -> [Float] {
+        let reader = try SoundFile.open(path: path)
+        defer { try? reader.close() }
+        return try reader.readAll()
+    }
+
     private func write(_ samples: ArraySlice<Float>) throws {
         let file = try openIfNeeded()
         samples.withUnsafeBufferPointer { planner.account($0) }
@@ -178,6 +229,7 @@ public final class SegmentWriter {
         let segment = ClosedSegment(index: openIndex, path: file.path, startFrame: closedFrames, frames: Int64(frames),
                                     sampleRate: sampleRate, levels: planner.levels(before: frames))
         closedFrames += Int64(frames)
+        closedSegments.append(segment)
         self.file = nil
         planner.reset()
         recent.removeAll(keepingCapacity: true)

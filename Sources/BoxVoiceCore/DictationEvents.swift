@@ -39,6 +39,8 @@ public enum DictationEvents {
             return ["event": "held", "messageId": id, "reason": "waiting for the box to name the conversation this run opened"]
         case .draft(let id): return ["event": "draft", "messageId": id]
         case .discarded: return ["event": "discarded"]
+        case .notHeardLive(let seconds, let at): return ["event": "not-heard-live", "seconds": seconds, "at": at]
+        case .captureLost(let frames, let overruns): return ["event": "capture-lost", "frames": frames, "overruns": overruns]
         }
     }
 }

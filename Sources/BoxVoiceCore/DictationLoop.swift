@@ -14,19 +14,61 @@ extension DictationSession {
         let transcriber: LiveTranscriber
         let worker: DeliveryWorker
 
-        func press(_ trigger: DictationTrigger, message: inout Message, state: inout Hearing) throws {
+        /// Takes the keys pressed since the last call, each placed where the recording was when it came.
+        func take(_ control: DictationControl, state: inout Hearing) {
+            let pressed = control.take()
+            guard !pressed.isEmpty else { return }
+            let frame = state.road?.framesReceived ?? state.framesHeard
+            state.keys += pressed.map { ($0, frame) }
+        }
+
+        /// Acts on the keys that came at or before `frame` in the audio, in order.
+        func pressKeys(upTo frame: Int64, message: inout Message, state: inout Hearing) throws {
+            while let key = state.keys.first, key.frame <= frame, !state.machine.isStopped {
+                state.keys.removeFirst()
+                try press(key.trigger, at: key.frame, message: &message, state: &state)
+            }
+        }
+
+        /// The recognizer fell so far behind that the audio up to `frame` is not heard live (it is recorded all the
+        /// same, and HQ hears it): the utterance in progress ends where hearing stopped, and the recognizer goes on
+        /// from `frame`, its times shifted so commands still act at their place in the audio.
+        func skipAhead(to frame: Int64, message: inout Message, state: inout Hearing) throws {
+            let missed = frame - state.framesHeard
+            let from = state.framesHeard
+            for update in try heard(transcriber.endUtterance(), state: state) {
+                try handle(update, message: &message, state: &state)
+                if state.machine.isStopped { break }
+            }
+            state.framesSkipped += missed
+            state.framesHeard = frame
+            state.recent = RecentAudio(seconds: 8)
+            session.onEvent(.notHeardLive(seconds: Double(missed) / 48_000, at: Double(from) / 48_000))
+        }
+
+        /// The recognizer's updates with their times on the stream's clock (they differ once it skipped ahead).
+        func heard(_ updates: [LiveUpdate], state: Hearing) -> [LiveUpdate] {
+            guard state.framesSkipped > 0 else { return updates }
+            let shift = Double(state.framesSkipped) / 48_000
+            return updates.map { $0.shifted(by: shift) }
+        }
+
+        /// - Parameter frame: where the key came in the audio: a message a key sends ends there.
+        func press(_ trigger: DictationTrigger, at frame: Int64, message: inout Message, state: inout Hearing) throws {
             // A key acts after the command being checked is decided.
             try settle(message: &message, state: &state, waiting: true)
             if state.machine.isStopped { return }
             if trigger == .enter {
                 // What was said just before the key counts: close the utterance without waiting for silence.
                 let number = state.machine.messageNumber
-                for update in try transcriber.endUtterance() {
+                for update in try heard(transcriber.endUtterance(), state: state) {
                     try handle(update, message: &message, state: &state)
                     if state.machine.isStopped { return }
                 }
                 // The flushed words already held a spoken send: Enter has nothing left to send.
                 if state.machine.messageNumber != number { return }
+                // What was said up to the key is the message; the recording has run on since.
+                message.endFrame = message.endFrame ?? frame
             }
             try session.apply(state.machine.handle(trigger, hasContent: session.hasContent(message)), to: &message, state: &state,
                               worker: worker)
@@ -124,6 +166,27 @@ extension DictationSession {
                 if state.machine.isStopped { return }
                 try handle(update, message: &message, state: &state)
             }
+        }
+    }
+}
+
+extension LiveUpdate {
+    /// The same update with its audio times moved by `seconds`.
+    func shifted(by seconds: Double) -> LiveUpdate {
+        func move(_ utterance: LiveUtterance) -> LiveUtterance {
+            var moved = utterance
+            moved.end += seconds
+            moved.spots = moved.spots.map { spot in
+                var spot = spot
+                spot.end += seconds
+                return spot
+            }
+            return moved
+        }
+        switch self {
+        case .partial: return self
+        case .holding(let utterance): return .holding(move(utterance))
+        case .utterance(let utterance): return .utterance(move(utterance))
         }
     }
 }

@@ -37,8 +37,14 @@ extension DictationSession {
         public var secondOpinionWindowSeconds: Double = 4
         /// A private folder for the short files sent for a second opinion (nil: no second opinion).
         public var workDirectory: String?
-        /// How much audio a microphone may run ahead of this loop (the recognizer catching up, a slow disk).
+        /// How much audio a microphone may run ahead of the recording's own thread (a slow disk).
         public var captureQueueSeconds: Double = 30
+        /// How far the live recognizer may fall behind the recording (a busy machine) before it skips ahead to what is
+        /// being said now; what it skips is recorded all the same, and said (`Event.notHeardLive`).
+        public var hearingLagSeconds: Double = 8
+        /// Segments go to HQ once the recognizer has heard this far past their end: a command's utterance end lies
+        /// at most this far behind what it has heard (longer waits, a held or checked command, hold them anyway).
+        public var segmentHoldbackSeconds: Double = 2
         /// When the live recognizer hears the audio through the speexdsp front end (`UserSettings.frontEnd`; by
         /// default only in a noisy room); segments and uploads stay the raw recording.
         public var frontEnd = FrontEndUse.auto
@@ -129,6 +135,12 @@ extension DictationSession {
         case awaitingPause(action: KeywordAction, phrase: String)
         /// The speaker went on talking right after a command only the spotter heard: its words stay text.
         case speechWentOn(action: KeywordAction)
+        /// The live recognizer fell behind (a busy machine) and skipped `seconds` of audio from `at`: recorded and sent
+        /// to HQ all the same, but no command in it is heard live.
+        case notHeardLive(seconds: Double, at: Double)
+        /// The microphone's audio was lost before it reached the recording (the device overran, or the queue to the
+        /// recording filled): the totals so far. Never expected; said when it happens.
+        case captureLost(frames: Int64, overruns: Int)
     }
 
     /// What a second opinion decided.

@@ -18,10 +18,16 @@ import Synchronization
 public final class DictationSession: Sendable {
     struct Message {
         let recording: MessageStore.Recording
-        let writer: SegmentWriter
         let uploader: HQUploader
         /// Where this message's audio starts in the stream (48 kHz frames).
         let startFrame: Int64
+        /// Segments the recording closed that are not handed to HQ yet: only audio the recognizer has heard past is
+        /// uploaded, since until then a command may still end the message inside it.
+        var unsubmitted: [ClosedSegment] = []
+        /// How many of the message's segments went to HQ, and the stream frame where the last of them ends: the
+        /// message's audio is never cut before that.
+        var submittedCount = 0
+        var submittedThrough: Int64 = 0
         /// The live pass's utterances, joined by spaces.
         var liveText = ""
         var keyword: KeywordMatch?
@@ -41,10 +47,14 @@ public final class DictationSession: Sendable {
     /// What the hearing loop alone touches; the loop runs on one thread at a time.
     struct Hearing {
         var machine: DictationStateMachine
-        /// Stream frames handed to message writers so far.
-        var framesFed: Int64 = 0
-        /// Audio after the end of the last message, for the next one.
-        var carried: [Float] = []
+        /// The recording's own road: it writes every captured frame, and this loop hears behind it.
+        var road: RecordingRoad?
+        /// The stream frame the recognizer has heard up to.
+        var framesHeard: Int64 = 0
+        /// Frames the recognizer skipped (it fell behind): its clock runs this much behind the stream's.
+        var framesSkipped: Int64 = 0
+        /// Keys pressed, each with where it came in the audio: it acts once the recognizer has heard up to there.
+        var keys: [(trigger: DictationTrigger, frame: Int64)] = []
         /// The last seconds of the stream, for second opinions.
         var recent = RecentAudio(seconds: 8)
         /// A command waiting for the box's second opinion, and what was heard after it meanwhile; `talkWentOn`: the
@@ -85,18 +95,23 @@ public final class DictationSession: Sendable {
     }
 
     private func hear(pcm: CapturePCM, stop: StopSignal, control: DictationControl, state: inout Hearing) throws {
-        // Capture starts before the recognizer loads (about a second): what is said meanwhile waits in the queue.
-        // A source without a clock (a file) waits for this loop when the queue is full: a deep queue would only hold
-        // memory (30 s of audio is 5.8 MB).
+        // Capture starts before the recognizer loads (about a second): what is said meanwhile is recorded and waits
+        // to be heard. The recording has a road of its own (`RecordingRoad`): this loop only hears behind it.
         let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
+        let onEvent = self.onEvent
+        let road = RecordingRoad(capture: capture, hasDeviceClock: pcm.hasDeviceClock,
+                                 hearingSeconds: pcm.hasDeviceClock ? configuration.hearingLagSeconds : 1,
+                                 onLevel: { onEvent(.level(elapsed: $0, dBFS: $1)) },
+                                 onCaptureLoss: { onEvent(.captureLost(frames: $0.framesDropped, overruns: $0.overruns)) })
         capture.start()
-        defer { capture.stop() }
+        road.start()
+        state.road = road
+        defer { road.stop() }
         var hearing = LiveTranscriber.Options.hearing(detector, spotterPhrases: configuration.spotterPhrases,
                                                       dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
                                                       adaptation: configuration.voiceAdaptation)
         hearing.spottedCommandHold = configuration.spottedCommandHold
         let transcriber = try LiveTranscriber(options: hearing)
-        let onEvent = self.onEvent
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
             if let event = Self.event(for: $0) { onEvent(event) }
         }
@@ -132,7 +147,6 @@ public final class DictationSession: Sendable {
         } catch {
             throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
         }
-        var sinceLevel = 0
         var captureStopped = false
         do {
             reading: while !state.machine.isStopped {
@@ -141,27 +155,25 @@ public final class DictationSession: Sendable {
                     capture.stop()
                     captureStopped = true
                 }
-                for trigger in control.take() {
-                    try loop.press(trigger, message: &message, state: &state)
-                    if state.machine.isStopped { break reading }
-                }
-                let chunks = capture.queue.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
-                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
+                if let failure = road.failure { throw failure }
+                loop.take(control, state: &state)
+                // Nothing is waiting to be heard: every key pressed so far lies in what was heard.
+                try loop.pressKeys(upTo: road.hearing.framesQueued == 0 ? .max : state.framesHeard, message: &message, state: &state)
+                if state.machine.isStopped { break reading }
+                let chunks = road.hearing.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
+                if chunks.isEmpty, road.hearing.isClosedAndEmpty { break }
                 for chunk in chunks {
                     // A key acts before the audio that came after it is heard.
-                    for trigger in control.take() {
-                        try loop.press(trigger, message: &message, state: &state)
+                    loop.take(control, state: &state)
+                    try loop.pressKeys(upTo: chunk.startFrame, message: &message, state: &state)
+                    if state.machine.isStopped { break reading }
+                    if chunk.startFrame > state.framesHeard {
+                        try loop.skipAhead(to: chunk.startFrame, message: &message, state: &state)
                         if state.machine.isStopped { break reading }
                     }
-                    state.framesFed += Int64(chunk.samples.count)
-                    state.recent.append(chunk.samples, endingAt: state.framesFed)
-                    for segment in try message.writer.append(chunk.samples) { submit(segment, to: &message) }
-                    sinceLevel += chunk.samples.count
-                    if sinceLevel >= 4_800 {
-                        sinceLevel = 0
-                        onEvent(.level(elapsed: Double(state.framesFed) / 48_000, dBFS: Self.loudness(chunk.samples)))
-                    }
-                    for update in try transcriber.feed(chunk.samples) {
+                    state.framesHeard = chunk.startFrame + Int64(chunk.samples.count)
+                    state.recent.append(chunk.samples, endingAt: state.framesHeard)
+                    for update in try loop.heard(transcriber.feed(chunk.samples), state: state) {
                         try loop.handle(update, message: &message, state: &state)
                         if state.machine.isStopped { break reading }
                     }
@@ -170,7 +182,12 @@ public final class DictationSession: Sendable {
                 }
                 try loop.settle(message: &message, state: &state, waiting: false)
                 if state.machine.isStopped { break reading }
+                submitHeard(&message, state: state)
             }
+            if let failure = road.failure, !state.machine.isStopped { throw failure }
+            // Keys pressed as the input ended act on it, after whatever is still being checked.
+            loop.take(control, state: &state)
+            if !state.machine.isStopped { try loop.pressKeys(upTo: .max, message: &message, state: &state) }
             // Whatever is still being checked is decided before the input's end is acted on.
             if !state.machine.isStopped { try loop.settle(message: &message, state: &state, waiting: true) }
             if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
@@ -180,7 +197,7 @@ public final class DictationSession: Sendable {
                 throw DictationError.captureFailed(error, draft: had ? message.id : nil)
             }
             if !state.machine.isStopped {
-                for update in try transcriber.finish() {
+                for update in try loop.heard(transcriber.finish(), state: state) {
                     try loop.handle(update, message: &message, state: &state)
                     if state.machine.isStopped { return }
                 }
@@ -192,20 +209,35 @@ public final class DictationSession: Sendable {
         } catch let error as DictationError {
             throw error
         } catch let error where error is SoundFileError || error is StoreError {
-            throw keepAfterFault(error, message: &message)
+            throw keepAfterFault(error, message: &message, road: road)
+        }
+    }
+
+    /// Hands HQ the segments the recognizer has heard past, so no command can end the message inside them any more
+    /// (none is being held or checked, and the last utterance end it could report lies within `segmentHoldback`).
+    private func submitHeard(_ message: inout Message, state: Hearing) {
+        guard let road = state.road else { return }
+        message.unsubmitted += road.takeClosed()
+        guard state.pending == nil, state.awaiting == nil else { return }
+        let settled = state.framesHeard - Int64(configuration.segmentHoldbackSeconds * 48_000)
+        while let next = message.unsubmitted.first, message.startFrame + next.startFrame + next.frames <= settled {
+            message.unsubmitted.removeFirst()
+            submit(next, to: &message)
+            message.submittedCount += 1
+            message.submittedThrough = message.startFrame + next.startFrame + next.frames
         }
     }
 
     /// Writing failed (a full disk, a read-only or vanished folder): stop, and keep what was said so far — its text
     /// and the audio that reached the disk — as a draft, using the space held back for this.
-    private func keepAfterFault(_ error: Error, message: inout Message) -> DictationError {
+    private func keepAfterFault(_ error: Error, message: inout Message, road: RecordingRoad) -> DictationError {
         let diskFull = (error as? StoreError)?.isDiskFull == true || (error as? SoundFileError)?.isDiskFull == true
         store.releaseReserve()
         // The fault came while starting the next message: the one in hand is already committed and safe.
         guard case .recording? = (try? store.message(message.id))?.state else {
             return .storageFailed(error, draft: nil, diskFull: diskFull)
         }
-        _ = try? message.writer.finish()
+        road.closeAfterFault()
         let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
                                         liveText: VoiceTextResolver(detector: detector).liveText(heard: message.liveText, command: nil,
                                                                                                 typedPrefix: configuration.typedPrefix))
@@ -247,8 +279,8 @@ public final class DictationSession: Sendable {
         for effect in effects {
             switch effect {
             case .deliver(let spoken):
-                // The last segment is uploaded only once the message is committed: nothing reaches the network first.
-                let last = try endAudio(of: &message, state: &state, upload: false)
+                // The last segments are uploaded only once the message is committed: nothing reaches the network first.
+                let rest = try endAudio(of: &message, state: &state)
                 let command = spoken == nil ? nil : message.keyword.map(HeardCommand.init)
                 let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
                                                 liveText: resolver.liveText(heard: message.liveText, command: command,
@@ -258,26 +290,26 @@ public final class DictationSession: Sendable {
                     try store.commitSend(message.id, ending, liveBody: body)
                     announce()
                     onEvent(.committed(messageId: message.id.rawValue))
-                    if let last { submit(last, to: &message) }
+                    for segment in rest { submit(segment, to: &message) }
                     onEvent(.queued(messageId: message.id.rawValue, message: body, text: ending.liveText))
                     worker.deliverNow()
                 } else {
                     try store.commitSend(message.id, ending, liveBody: nil)
                     announce()
                     onEvent(.committed(messageId: message.id.rawValue))
-                    if let last { submit(last, to: &message) }
+                    for segment in rest { submit(segment, to: &message) }
                     message.held.forEach(message.uploader.submit)
                     finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) { worker.deliverNow() }
                 }
             case .discard:
                 let hadContent = hasContent(message)
-                _ = try? endAudio(of: &message, state: &state, upload: false)  // dropped: never uploaded
+                _ = try? endAudio(of: &message, state: &state)  // dropped: never uploaded
                 try store.discard(message.id)
                 announce()
                 if hadContent { onEvent(.discarded) }
             case .keepDraft:
                 // A draft's HQ runs when it is sent.
-                try endAudio(of: &message, state: &state, upload: false)
+                try endAudio(of: &message, state: &state)
                 // A mic-off's words (and anything after them) never reach the message.
                 let command = message.keyword.map(HeardCommand.init)
                 let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
@@ -295,20 +327,15 @@ public final class DictationSession: Sendable {
         announce()
     }
 
-    /// Closes the message's recording where its last utterance ended; what came after is kept for the next message.
-    /// - Parameter upload: false for audio about to be dropped: nothing of it goes to HQ.
-    /// - Returns: the last segment when it was not uploaded.
+    /// Closes the message's recording where its last utterance ended (the recording has run on past it); what came
+    /// after is held for the next message.
+    /// - Returns: the segments not handed to HQ yet, for the caller to upload once the message is committed (or drop).
     @discardableResult
-    private func endAudio(of message: inout Message, state: inout Hearing, upload: Bool = true) throws -> ClosedSegment? {
-        let end = message.endFrame.map { $0 - message.startFrame } ?? .max
-        let (last, tail) = try message.writer.finish(atFrame: end)
-        state.carried = tail
-        guard let last else { return nil }
-        if upload {
-            submit(last, to: &message)
-            return nil
-        }
-        return last
+    private func endAudio(of message: inout Message, state: inout Hearing) throws -> [ClosedSegment] {
+        guard let road = state.road else { return [] }
+        let cut = try road.cut(at: message.endFrame, notBefore: message.submittedThrough)
+        message.unsubmitted = []
+        return Array(cut.segments.dropFirst(message.submittedCount))
     }
 
     /// Before returning, messages held for the run's new conversation get a while for the box to name it; after
@@ -323,19 +350,14 @@ public final class DictationSession: Sendable {
         worker.waitUntilIdle()
     }
 
-    /// Starts the next message: its row and folder first, so its very first sample belongs to a message.
+    /// Starts the next message: its row and folder first, so its very first sample belongs to a message (the audio
+    /// after the last one's end, held meanwhile, opens it).
     private func begin(_ state: inout Hearing) throws -> Message {
         let recording = try store.beginRecording(box: configuration.box, session: configuration.session,
                                                  sessionFromDefault: configuration.sessionFromDefault, run: state.run)
         let uploader = finisher.uploader(for: recording.id, session: configuration.session)
-        let tail = state.carried
-        state.carried = []
-        var message = Message(recording: recording, writer: SegmentWriter(directory: recording.folder, policy: configuration.segmentPolicy),
-                              uploader: uploader, startFrame: state.framesFed - Int64(tail.count))
-        if !tail.isEmpty {
-            for segment in try message.writer.append(tail) { submit(segment, to: &message) }
-        }
-        return message
+        let start = try state.road?.attach(directory: recording.folder, policy: configuration.segmentPolicy) ?? 0
+        return Message(recording: recording, uploader: uploader, startFrame: start, submittedThrough: start)
     }
 
     private func submit(_ segment: ClosedSegment, to message: inout Message) {
@@ -353,14 +375,5 @@ public final class DictationSession: Sendable {
         case .storeFailed: .failed(messageId: "", reason: report.summary)
         case .held(let id): .heldForSession(messageId: id.rawValue)
         }
-    }
-
-    /// RMS level in dB relative to full scale (-120 for digital silence).
-    static func loudness(_ samples: [Float]) -> Double {
-        guard !samples.isEmpty else { return -120 }
-        var sum: Double = 0
-        for sample in samples { sum += Double(sample) * Double(sample) }
-        let mean = sum / Double(samples.count)
-        return mean > 1e-12 ? max(-120, 10 * log10(mean)) : -120
     }
 }

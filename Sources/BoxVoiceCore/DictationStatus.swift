@@ -19,6 +19,8 @@ public struct DictationStatus: Sendable {
     public private(set) var uploadFormat: String?
     /// Spoken commands to remind the user of, as the vocabulary spells them.
     public let hints: [String]
+    /// Seconds of this run the live recognizer skipped because it fell behind (marked in the first line).
+    public private(set) var notHeardLive: Double = 0
 
     /// Show messages with their speech framing (`--raw`) rather than as said.
     public var raw = false
@@ -122,6 +124,11 @@ public struct DictationStatus: Sendable {
         case .discarded:
             newMessage()
             return ["discarded"]
+        case .notHeardLive(let seconds, let at):
+            notHeardLive += seconds
+            return ["[\(Self.clock(at))] the machine is busy: \(Self.seconds(seconds)) not heard live (recorded, and HQ hears it)"]
+        case .captureLost(let frames, let overruns):
+            return ["audio lost before it was recorded: \(Self.seconds(Double(frames) / 48_000)) in all\(overruns > 0 ? ", \(overruns) device overrun(s)" : "")"]
         }
         return []
     }
@@ -136,6 +143,7 @@ public struct DictationStatus: Sendable {
     public func render(width: Int, color: Bool) -> [String] {
         let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
         var first = "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
+        if notHeardLive > 0 { first += "  live: \(Self.seconds(notHeardLive)) not heard" }
         if !hq.isEmpty {
             first += "  HQ" + (uploadFormat.map { "(\($0))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
         }
@@ -166,6 +174,11 @@ public struct DictationStatus: Sendable {
             let visible = index == 0 && color ? line.count - 9 : line.count
             return visible <= width ? line : String(line.prefix(width - 1 + (line.count - visible))) + "…"
         }
+    }
+
+    /// A duration in words: tenths under ten seconds, whole seconds above.
+    static func seconds(_ value: Double) -> String {
+        value < 10 ? String(format: "%.1f s", value) : "\(Int(value.rounded())) s"
     }
 
     /// mm:ss of audio.

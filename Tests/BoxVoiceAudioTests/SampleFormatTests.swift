@@ -9,10 +9,15 @@ import Testing
         return out
     }
 
-    @Test func floatSamplesPassThroughBitExact() {
-        let samples: [Float] = [0, -0.0, 1, -1, 0.123456789, -0.999999, .leastNonzeroMagnitude, 3.5]
+    @Test func floatSamplesInRangePassThroughBitExact() {
+        let samples: [Float] = [0, -0.0, 1, -1, 0.123456789, -0.999999, .leastNonzeroMagnitude]
         let back = roundTrip(.float32LE, samples)
         #expect(back.map(\.bitPattern) == samples.map(\.bitPattern))
+    }
+
+    /// Where captured audio enters, a float beyond full scale is clipped (it once passed through as it was).
+    @Test func floatSamplesBeyondFullScaleAreClipped() {
+        #expect(roundTrip(.float32LE, [3.5, -2, 0.5]) == [1, -1, 0.5])
     }
 
     @Test func s16ConvertsByDividingBy32768() {
