@@ -51,6 +51,35 @@ import Testing
         #expect(closed.allSatisfy { $0.startFrame + $0.frames <= Int64(end) })
     }
 
+    /// The recognizer decides where a message ends while the recording runs ahead: the end can lie behind a segment
+    /// that closed meanwhile. Everything after it comes back, sample for sample, and no file holds any of it.
+    @Test(arguments: [
+        (Int64(10_000), Int64(0)), (Int64(40_000), Int64(0)), (Int64(52_000), Int64(0)), (Int64(90_000), Int64(0)),
+        (Int64(30_000), Int64(43_000)), (Int64(0), Int64(0)),
+    ] as [(Int64, Int64)])
+    func finishingInsideAClosedSegmentHandsBackEverythingAfterIt(end: Int64, earliest: Int64) throws {
+        let dir = TemporaryDirectory("writer-back")
+        let policy = SegmentPolicy(sampleRate: 48_000, maxSeconds: 1, searchSeconds: 0.25, windowMilliseconds: 20)
+        let input = (0..<130_000).map { Float(($0 % 4_801)) / 4_801 - 0.5 }
+        let writer = SegmentWriter(directory: dir.path, policy: policy)
+        for start in stride(from: 0, to: input.count, by: 960) {
+            _ = try writer.append(Array(input[start..<min(start + 960, input.count)]))
+        }
+        #expect(writer.closedSegments.count >= 2, "segments closed before the end is known")
+        let (segments, tail) = try writer.finish(atFrame: end, notBefore: earliest)
+        let kept = Int(max(end, earliest))
+        var joined: [Float] = []
+        for segment in segments { joined += try WAV.samples(segment.path) }
+        #expect(joined.count == kept)
+        #expect(firstDifference(joined, Array(input[..<kept])) == nil)
+        #expect(firstDifference(tail, Array(input[kept...])) == nil)
+        #expect(segments.map(\.index) == (0..<segments.count).map { $0 + 1 })
+        #expect(segments.allSatisfy { $0.frames > 0 })
+        // No file is left beyond the kept segments (the open one and any later closed one are gone).
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(files == segments.map { ($0.path as NSString).lastPathComponent })
+    }
+
     @Test func finishingBeforeTheOpenSegmentLeavesNoEmptyFileAndReturnsAllOfIt() throws {
         let dir = TemporaryDirectory("writer")
         let policy = SegmentPolicy(maxFrames: 1_000, searchFrames: 100, windowFrames: 10)

@@ -83,6 +83,34 @@ final class DictationRun: @unchecked Sendable {
         #expect(a.count > first - 48_000 && a.count <= first + 24_000, "first message holds \(a.count) frames; its clip has \(first)")
     }
 
+    /// A busy machine (spinning threads at twice the cores) and a recognizer that loads and hears slowly: before,
+    /// captured audio waited for the recognizer in one queue and was dropped from the recording when it filled.
+    /// Now the recording has its own road and the recognizer skips ahead: not one frame is missing.
+    @Test func aBusyMachineNeverCostsTheRecordingAFrame() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        try run.store.setRetentionFormat(.wav)  // kept as recorded: compared sample for sample below
+        let hogs = CPUHogs()
+        let frames = try run.run(["none-weather.wav", "checkpoint-report.wav", "none-weather.wav", "send-buy-milk.wav"], gap: 1,
+                                 paced: true) { configuration in
+            // A queue from the microphone far shorter than the recognizer takes to load: only a recording that
+            // never waits for it keeps every frame.
+            configuration.captureQueueSeconds = 0.25
+            configuration.hearingLagSeconds = 1
+        }
+        hogs.stop()
+        let input = try WAV.samples(run.data.file("input.wav"))
+        let messages = run.delivered
+        try #require(!messages.isEmpty)
+        // The messages' recordings, one after another, are the input sample for sample: a frame lost anywhere would
+        // shift everything after it. Only the pause after the last command is not in a message (nothing was said).
+        let recorded = try messages.flatMap { try run.retainedAudio($0.messageId) }
+        #expect(recorded.count <= frames && recorded.count > frames - 48_000, "recorded \(recorded.count) of \(frames) frames")
+        #expect(firstDifference(recorded, Array(input.prefix(recorded.count))) == nil)
+        #expect(!run.events.contains { if case .captureLost = $0 { true } else { false } })
+        let skipped = run.events.compactMap { if case .notHeardLive(let seconds, _) = $0 { seconds } else { nil } }
+        print("busy machine: \(messages.count) message(s), \(skipped.count) skip(s) of \(skipped.reduce(0, +)) s not heard live")
+    }
+
     @Test func eraseDropsTheMessageAndItsAudioAndKeepsListening() throws {
         let run = try DictationRun(box: SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" })
         let total = try run.run(["erase-start-over.wav", "send-buy-milk.wav"])
