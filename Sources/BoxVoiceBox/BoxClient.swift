@@ -14,6 +14,13 @@ public struct BoxClient: Sendable {
     /// HQ requests wait for the box's own 120 s provider timeout plus the upload.
     public static let transcribeTimeout: TimeInterval = 150
     public static let callTimeout: TimeInterval = 30
+    /// The box waits at most 30 s for a retranscription answer (contract §7.1): an answer still uploading after a
+    /// minute serves nobody.
+    public static let answerTimeout: TimeInterval = 60
+    /// The largest answer read from a JSON call: every answer the contract defines is a few hundred bytes.
+    public static let maxCallAnswerBytes = 1 << 20
+    /// The largest HQ answer read: the text of at most two minutes of speech, with room to spare.
+    public static let maxTranscriptionBytes = 4 << 20
 
     public init(baseURL: String, token: String?, verifyTLS: Bool = true) {
         var base = baseURL
@@ -78,7 +85,7 @@ public struct BoxClient: Sendable {
             .file(name: "file", path: audioPath, filename: format.filename, contentType: format.contentType),
         ]
         let response = try exchange("transcribe audio", .post, "/api/chat/transcribe-audio", body: .multipart(parts),
-                                    timeout: Self.transcribeTimeout, progress: progress)
+                                    timeout: Self.transcribeTimeout, maxAnswerBytes: Self.maxTranscriptionBytes, progress: progress)
         if let failure = BoxFailure.classify(operation: "transcribe audio", status: response.status, body: response.body, hq: true,
                                              location: response.header("location")) {
             throw failure
@@ -119,7 +126,7 @@ public struct BoxClient: Sendable {
             throw .definitive(operation: operation, status: 0, message: "the request id is not one the box mints (a UUID), so no answer was sent", code: nil)
         }
         let path = "/api/chat/last-audio/" + requestId
-        let response = try exchange(operation, .post, path, body: body, timeout: Self.transcribeTimeout)
+        let response = try exchange(operation, .post, path, body: body, timeout: Self.answerTimeout)
         if response.status == 404, Wire.errorMessage(Data(response.body))?.message == "unknown-request" { return .unknownRequest }
         try Self.requireSuccess(response, operation)
         return try decode(operation, response, Wire.lastAudioAnswerOutcome)
@@ -144,10 +151,12 @@ public struct BoxClient: Sendable {
 
     private func exchange(_ operation: String, _ method: HTTPRequest.Method, _ path: String, body: HTTPRequest.Body = .none,
                           authenticated: Bool = true, timeout: TimeInterval = BoxClient.callTimeout,
+                          maxAnswerBytes: Int = BoxClient.maxCallAnswerBytes,
                           progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("User-Agent", Self.userAgent), ("Accept", "application/json")]
         if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
-        let request = HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body, timeout: timeout, verifyTLS: verifyTLS)
+        let request = HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body, timeout: timeout, verifyTLS: verifyTLS,
+                                  maxResponseBytes: maxAnswerBytes)
         do {
             return try HTTPTransfer.perform(request, progress: progress)
         } catch {

@@ -181,6 +181,9 @@ private final class Connection {
         var unauthorized: Bool
     }
 
+    /// Every frame the contract defines is small; an event's data a few kilobytes at most.
+    static let maxMessageBytes = 1 << 20
+
     unowned let stream: EventStream
     let authorization: String
     let lastEventId: String?
@@ -217,6 +220,11 @@ private final class Connection {
             queue(EventFrames.subscribe(lastEventId: lastEventId), wsi)
         case LWS_CALLBACK_CLIENT_RECEIVE:
             lws_set_timer_usecs(wsi, lws_usec_t(stream.idleMicroseconds))
+            guard incoming.count + length <= Self.maxMessageBytes else {
+                // A message that never ends (or is absurdly long) would grow without bound: the connection is closed.
+                outcome.reason = "the box sent a message over \(Self.maxMessageBytes) bytes; the connection was closed"
+                return -1
+            }
             if let input, length > 0 { incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length)) }
             if lws_is_final_fragment(wsi) != 0 {
                 let text = String(decoding: incoming, as: UTF8.self)

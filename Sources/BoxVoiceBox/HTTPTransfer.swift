@@ -23,9 +23,15 @@ public struct HTTPRequest: Sendable {
     public var timeout: TimeInterval
     /// Off only for a box the user explicitly marked insecure.
     public var verifyTLS: Bool
+    /// The most body bytes read from the answer: past it the transfer stops (`TransportError.Kind.tooLarge`), so a
+    /// box that answers without end costs at most this much memory.
+    public var maxResponseBytes: Int
+    /// A transfer that moves nothing for this long is abandoned, whatever `timeout` allows (a peer that stalls).
+    public var stallSeconds: Int
 
     public init(method: Method, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
-                connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30, verifyTLS: Bool = true) {
+                connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30, verifyTLS: Bool = true,
+                maxResponseBytes: Int = 1 << 20, stallSeconds: Int = 30) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -33,6 +39,8 @@ public struct HTTPRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.verifyTLS = verifyTLS
+        self.maxResponseBytes = maxResponseBytes
+        self.stallSeconds = stallSeconds
     }
 }
 
@@ -56,7 +64,11 @@ public struct HTTPResponse: Sendable {
 
 /// A failure below HTTP: no connection, a timeout, TLS, a file that could not be read for upload.
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable { case connect, timeout, tls, localFile, other }
+    public enum Kind: Sendable, Equatable {
+        case connect, timeout, tls, localFile, other
+        /// The answer (body or headers) was larger than the request allows; reading stopped there.
+        case tooLarge
+    }
     public let kind: Kind
     /// libcurl's code and message (`curl_easy_strerror` plus its error buffer).
     public let code: Int32
@@ -78,7 +90,7 @@ public enum HTTPTransfer {
             throw TransportError(kind: .other, code: -1, message: "libcurl could not create a transfer")
         }
         defer { curl_easy_cleanup(handle) }
-        let state = TransferState(progress: progress)
+        let state = TransferState(progress: progress, maxBodyBytes: request.maxResponseBytes)
         let context = Unmanaged.passUnretained(state).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
         var mime: OpaquePointer?
@@ -100,13 +112,25 @@ public enum HTTPTransfer {
         check(boxvoice_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeout * 1000)))
         check(boxvoice_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, request.verifyTLS ? 1 : 0))
         check(boxvoice_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0))
+        check(boxvoice_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+        check(boxvoice_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, request.stallSeconds))
+        // Returning less than was handed over stops the transfer (CURLE_WRITE_ERROR): that is how the caps act.
         check(boxvoice_curl_set_write_callback(handle, { data, size, count, context in
             let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
+            guard state.body.count + size * count <= state.maxBodyBytes else {
+                state.overflowed = true
+                return 0
+            }
             state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }, context))
         check(boxvoice_curl_set_header_callback(handle, { data, size, count, context in
             let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
+            state.headerBytes += size * count
+            guard state.headerBytes <= TransferState.maxHeaderBytes else {
+                state.overflowed = true
+                return 0
+            }
             state.addHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
             return size * count
         }, context))
@@ -162,6 +186,10 @@ public enum HTTPTransfer {
             }
         } ?? curl_easy_perform(handle)
         guard result == CURLE_OK else {
+            if state.overflowed {
+                throw TransportError(kind: .tooLarge, code: Int32(result.rawValue),
+                                     message: "the answer was larger than boxvoice reads from this call (\(request.maxResponseBytes) bytes), so reading stopped")
+            }
             let detail = String(cString: errorBuffer)
             let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
             throw TransportError(kind: kind(of: result), code: Int32(result.rawValue), message: message)
@@ -184,12 +212,20 @@ public enum HTTPTransfer {
 
 /// What the C callbacks fill in during one transfer (touched only by the thread running it).
 private final class TransferState {
+    /// Far more than any box's headers; a server that sends headers without end is cut off here.
+    static let maxHeaderBytes = 64 * 1024
+
     var body: [UInt8] = []
     var headers: [(name: String, value: String)] = []
+    var headerBytes = 0
+    let maxBodyBytes: Int
+    /// A cap stopped the transfer.
+    var overflowed = false
     let progress: (@Sendable (Int64, Int64) -> Void)?
 
-    init(progress: (@Sendable (Int64, Int64) -> Void)?) {
+    init(progress: (@Sendable (Int64, Int64) -> Void)?, maxBodyBytes: Int) {
         self.progress = progress
+        self.maxBodyBytes = maxBodyBytes
     }
 
     func addHeaderLine(_ bytes: UnsafeRawBufferPointer) {

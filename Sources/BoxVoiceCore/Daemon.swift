@@ -118,6 +118,9 @@ public final class Daemon: Sendable {
     private let held = Mutex<PreRollMicrophone?>(nil)
     /// Said once until it works again: a microphone that cannot stay open is not logged every second.
     private let holdFailureSaid = Atomic<Bool>(false)
+    /// Retranscription answers for every box: a burst of requests costs two threads and at most two answer files at
+    /// once; the box waits at most 30 s, so a deeper queue would only answer requests nobody waits for any more.
+    private let answers = BoundedWork("boxvoice.last-audio", workers: 2, queueLimit: 16)
 
     public init(configuration: Configuration, log: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
@@ -310,6 +313,7 @@ public final class Daemon: Sendable {
         let log = self.log
         let debug = configuration.debug
         let name = box.name
+        let answers = self.answers
         let store = configuration.store
         let assignments = SessionAssignments(store: configuration.store) { _, session in log("\(name): a turn's new conversation is \(session)") }
         return EventStream(baseURL: box.baseURL, token: box.token, verifyTLS: box.verifyTLS) { update in
@@ -326,7 +330,10 @@ public final class Daemon: Sendable {
                 try? store.recordContact(box: name, .refused)
             case .lastAudioRequest(let request):
                 // Answer off the event thread: a large upload must not hold back keep-alive replies.
-                BlockingWork.start("boxvoice.last-audio") { Self.answer(request, with: responder, box: name, debug: debug, log: log) }
+                let queued = answers.submit { Self.answer(request, with: responder, box: name, debug: debug, log: log) }
+                if !queued {
+                    log("\(name): too many retranscription requests at once (\(answers.queueLimit) waiting); \(request.requestId) is not answered")
+                }
             case .event, .answeredPing:
                 break
             }

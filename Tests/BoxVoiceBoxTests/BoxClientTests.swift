@@ -112,6 +112,32 @@ import Testing
         #expect(redirecting.requests.first?.hasPrefix("GET /main/test1/api/chat/default ") == true)
     }
 
+    /// A box that answers without end costs at most the call's cap in memory, and the call ends at once with a
+    /// clear reason instead of growing until the timeout.
+    @Test func anAnswerThatNeverEndsIsCutOffAtTheCap() throws {
+        let server = try HostileServer(serve: HostileServer.endlessHTTPAnswer)
+        defer { server.stop() }
+        let client = BoxClient(baseURL: server.baseURL, token: "token-that-must-stay-home")
+        let started = Date()
+        #expect {
+            _ = try client.defaultSession()
+        } throws: { error in
+            guard case BoxFailure.uncertain(_, let reason) = error else { return false }
+            return reason.contains("larger than") && reason.contains("\(BoxClient.maxCallAnswerBytes)")
+        }
+        #expect(Date().timeIntervalSince(started) < 5, "stopped at the cap, long before the 30 s timeout")
+    }
+
+    @Test func aTransferCutAtItsCapSaysSoByKind() throws {
+        let server = try HostileServer(serve: HostileServer.endlessHTTPAnswer)
+        defer { server.stop() }
+        #expect {
+            _ = try HTTPTransfer.perform(HTTPRequest(method: .get, url: server.baseURL, maxResponseBytes: 100_000))
+        } throws: { error in
+            (error as? TransportError)?.kind == .tooLarge
+        }
+    }
+
     @Test func busySessionQueues() throws {
         let box = try SimulatedBox { $0.defaultSession = "s1"; $0.turnSeconds = 30 }
         let (client, _) = try paired(box)

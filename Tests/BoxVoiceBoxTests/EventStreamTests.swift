@@ -126,6 +126,19 @@ import Testing
         #expect(redirecting.requests.first?.contains("Authorization: Bearer token-that-must-stay-home") == true)
     }
 
+    /// A message that never ends grew the stream's buffer until memory ran out: it is cut off at its cap, the
+    /// connection closed with the reason, and the stream reconnects as after any drop.
+    @Test func aWebSocketMessageThatNeverEndsClosesTheConnectionAtItsCap() throws {
+        let server = try HostileServer(serve: HostileServer.endlessWebSocketMessage)
+        defer { server.stop() }
+        let log = UpdateLog()
+        let events = EventStream(baseURL: server.baseURL, token: "token", backoff: [5]) { log.add($0) }
+        events.start()
+        defer { events.stop() }
+        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains("over 1048576 bytes") } else { return false } },
+                         timeout: 10))
+    }
+
     @Test func trackedEventsArriveInOrderAndReplayAfterLastEventId() throws {
         let box = try SimulatedBox()
         let token = try pairedToken(box)
