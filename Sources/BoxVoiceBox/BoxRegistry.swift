@@ -20,7 +20,23 @@ public struct PairedBox: Codable, Sendable, Equatable {
 /// The paired boxes (`boxes.json`) and their device tokens (`credentials.json`, mode 0600) under XDG config.
 public struct BoxRegistry: Sendable {
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public enum Code: Sendable, Equatable {
+            /// `boxes.json` or `credentials.json` exists but cannot be read: what is paired is unknown.
+            case unreadable
+            /// It was read but is not what boxvoice writes.
+            case damaged
+            /// A paired box carries the embedded box's name.
+            case reservedName
+            case other
+        }
+
+        public let code: Code
         public let description: String
+
+        public init(description: String, code: Code = .other) {
+            self.code = code
+            self.description = description
+        }
     }
 
     private struct BoxesFile: Codable {
@@ -33,6 +49,10 @@ public struct BoxRegistry: Sendable {
         /// Pairing tickets already redeemed (dead once used), so a link delivered twice redeems once.
         var redeemedTickets: [String] = []
     }
+
+    /// The embedded local box's name in the store and every listing. No paired box may take it: its messages,
+    /// drafts and recordings are filed under it, and a paired box of the same name would receive them.
+    public static let embeddedBoxName = "local"
 
     public let directory: String
     public var boxesPath: String { directory + "/boxes.json" }
@@ -87,7 +107,7 @@ public struct BoxRegistry: Sendable {
         let stem = Self.slug(preferredName ?? label)
         var name = stem
         var suffix = 2
-        while boxes.boxes.contains(where: { $0.name == name }) {
+        while name == Self.embeddedBoxName || boxes.boxes.contains(where: { $0.name == name }) {
             name = "\(stem)-\(suffix)"
             suffix += 1
         }
@@ -132,28 +152,63 @@ public struct BoxRegistry: Sendable {
 
     // MARK: files
 
+    /// Only a file that does not exist means "nothing paired". One that cannot be read or decoded stops every box
+    /// command instead (and is never written over): taken for "none", it sent dictation to the embedded box and let
+    /// `pair` replace the user's list.
     private func loadBoxes() throws(Failure) -> BoxesFile {
-        guard let data = FileManager.default.contents(atPath: boxesPath) else { return BoxesFile(selected: nil, boxes: []) }
+        guard let data = try Self.contents(boxesPath, holding: "the paired boxes") else { return BoxesFile(selected: nil, boxes: []) }
+        let file: BoxesFile
         do {
-            return try Self.decoder.decode(BoxesFile.self, from: data)
+            file = try Self.decoder.decode(BoxesFile.self, from: data)
         } catch {
-            throw Failure(description: "\(boxesPath) is damaged (\(error.localizedDescription)); fix or remove it, then pair again")
+            throw Failure(description: "\(boxesPath) is damaged (\(error.localizedDescription)), so no box command can run; it was left as it "
+                + "is. Fix it, or move it aside and pair again", code: .damaged)
+        }
+        if file.boxes.contains(where: { $0.name == Self.embeddedBoxName }) {
+            throw Failure(description: "\(boxesPath) names a paired box '\(Self.embeddedBoxName)', the embedded local box's own name, so "
+                + "messages could reach the wrong box; rename it there (and in credentials.json), or unpair it by editing both files",
+                          code: .reservedName)
+        }
+        return file
+    }
+
+    /// The file's bytes; nil only when it does not exist. `what` names what it holds, for the error.
+    private static func contents(_ path: String, holding what: String) throws(Failure) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Failure(description: "\(path) cannot be read (\(String(cString: strerror(errno)))), so \(what) are unknown and no box "
+                + "command can run; it was left as it is. Make it readable (`ls -l \(path)`) and try again", code: .unreadable)
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(description: "\(path) cannot be read (\(String(cString: strerror(errno)))), so \(what) are unknown and no box "
+                    + "command can run; it was left as it is", code: .unreadable)
+            }
+            data.append(contentsOf: buffer[0..<count])
         }
     }
 
     private func loadCredentials() throws(Failure) -> CredentialsFile {
         var info = stat()
-        guard stat(credentialsPath, &info) == 0 else { return CredentialsFile() }
+        guard stat(credentialsPath, &info) == 0 else {
+            if errno == ENOENT { return CredentialsFile() }
+            throw Failure(description: "\(credentialsPath) cannot be checked (\(String(cString: strerror(errno)))); it holds device tokens and was left as it is", code: .unreadable)
+        }
         if info.st_mode & 0o077 != 0 {
             throw Failure(description: "\(credentialsPath) can be read by other users (mode \(String(info.st_mode & 0o777, radix: 8))); it holds device tokens. Run `chmod 600 \(credentialsPath)` and try again")
         }
-        guard let data = FileManager.default.contents(atPath: credentialsPath) else {
-            throw Failure(description: "\(credentialsPath) cannot be read")
-        }
+        guard let data = try Self.contents(credentialsPath, holding: "the device tokens") else { return CredentialsFile() }
         do {
             return try Self.decoder.decode(CredentialsFile.self, from: data)
         } catch {
-            throw Failure(description: "\(credentialsPath) is damaged; remove it and pair again")
+            throw Failure(description: "\(credentialsPath) is damaged, so no box command can run; it was left as it is. Move it aside and pair again", code: .damaged)
         }
     }
 

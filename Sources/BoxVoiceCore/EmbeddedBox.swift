@@ -5,8 +5,8 @@ import Foundation
 
 /// The local box `dictate` uses when none is paired: boxsim in-process (pocketsphinx HQ), paired on the spot.
 public enum EmbeddedBox {
-    /// Its name in the store and in every listing: the one spelling of it.
-    public static let name = "local"
+    /// Its name in the store and in every listing: the one spelling of it, which no paired box may take.
+    public static let name = BoxRegistry.embeddedBoxName
 
     /// Starts it with its data under `dataDirectory`; stop the server when done.
     public static func start(dataDirectory: String) throws -> (server: BoxSimServer, client: BoxClient) {

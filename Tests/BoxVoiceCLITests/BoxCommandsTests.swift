@@ -106,6 +106,25 @@ import Testing
         #expect(desk.box.server.transcriptions.isEmpty)
     }
 
+    /// An unreadable list of paired boxes once read as "none paired": dictation went to the embedded box and `pair`
+    /// replaced the list. Now every box command stops, says why, and leaves the file alone.
+    @Test func anUnreadableBoxListStopsDictationAndPairingAndIsKept() throws {
+        let desk = try Desk()
+        try desk.pair()
+        let list = desk.home.file("config/boxvoice/boxes.json")
+        try FileManager.default.removeItem(atPath: list)
+        try FileManager.default.createDirectory(atPath: list, withIntermediateDirectories: false)  // unreadable as a file
+        let dictated = try desk.run("dictate", "--input", Checkout.sample("send-buy-milk.wav"))
+        #expect(dictated.status == 1)
+        #expect(dictated.stderr.contains("cannot be read"), "\(dictated.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: desk.home.file("data/boxvoice/local-box/messages.json")), "nothing went to the embedded box")
+        #expect(desk.box.server.messages.isEmpty)
+        let paired = try desk.pair()
+        #expect(paired.status == 1)
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: list, isDirectory: &isFolder) && isFolder.boolValue, "the list was not written over")
+    }
+
     @Test func boxesListSelectAndUnpair() throws {
         let desk = try Desk()
         let other = try SimulatedBox()
