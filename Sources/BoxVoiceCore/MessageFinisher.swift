@@ -63,14 +63,15 @@ public final class MessageFinisher: Sendable {
         queue.async { [self] in
             finishNow(id, uploads: uploads, lease: lease)
             then()
-            // Its audio no longer changes: kept compressed from now on (after the POST was started, never before).
-            compress(id)
+            // Its audio no longer changes: kept compressed from now on (after the POST was started, never before),
+            // under the lease still held, so no other process compresses it at the same time.
+            compress(id, holding: lease)
         }
     }
 
-    private func compress(_ id: MessageID) {
+    private func compress(_ id: MessageID, holding lease: RecordingLease?) {
         do {
-            try store.compressRecording(id)
+            try store.compressRecording(id, holding: lease)
         } catch {
             onEvent(.failed(messageId: id.rawValue, reason: "its recording could not be compressed (\(error)); it is kept as recorded"))
         }
@@ -93,7 +94,7 @@ public final class MessageFinisher: Sendable {
         do {
             for (message, lease) in try store.claimAwaitingHQ(box: box) {
                 finishNow(message.id, uploads: nil, lease: lease)
-                compress(message.id)
+                compress(message.id, holding: lease)
             }
         } catch {
             onEvent(.failed(messageId: "", reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))

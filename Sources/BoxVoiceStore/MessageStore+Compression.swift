@@ -45,12 +45,22 @@ extension MessageStore {
 
     /// Compresses the recording of a committed message (its HQ done: pending or later) into one file in the
     /// retention format; its segment WAVs are removed once that file is whole on disk. Returns nil when there is
-    /// nothing to do (not committed yet, no audio, already compressed, kept as WAV).
+    /// nothing to do (not committed yet, no audio, already compressed, kept as WAV) or when another process holds the
+    /// message's lease: two compressions of one recording once wrote over each other and kept a fraction of it.
+    /// - Parameter lease: the message's lease when the caller holds it (the run that recorded it); else it is taken here.
     @discardableResult
-    public func compressRecording(_ id: MessageID) throws -> Compressed? {
-        guard let codec = try retentionFormat().codec, let message = try message(id), message.hasAudio,
-              Self.settled.contains(message.state) else { return nil }
-        let folder = folder(of: message)
+    public func compressRecording(_ id: MessageID, holding lease: RecordingLease? = nil) throws -> Compressed? {
+        guard let codec = try retentionFormat().codec, let candidate = try message(id), candidate.hasAudio,
+              Self.settled.contains(candidate.state) else { return nil }
+        let folder = folder(of: candidate)
+        var taken: RecordingLease?
+        if lease?.id != id {
+            guard case .taken(let mine) = RecordingLease.take(id: id, folder: folder) else { return nil }
+            taken = mine
+        }
+        defer { withExtendedLifetime(taken) {} }
+        // Read again under the lease: discarded or evicted meanwhile, there is nothing to keep.
+        guard let message = try message(id), message.hasAudio, Self.settled.contains(message.state) else { return nil }
         let segments = segmentFiles(of: message)
         guard !segments.isEmpty, !segments.contains(where: { RetentionFormat.compressedNames.contains(($0 as NSString).lastPathComponent) }) else {
             removeStraySegments(in: folder)

@@ -39,6 +39,29 @@ import Testing
         #expect(try store.compressRecording(id) == nil, "already compressed")
     }
 
+    /// The daemon's pass and `dictate`'s own compression once ran on one recording at once, both writing the same
+    /// partial file: 58 s of 150 s were kept and the segments deleted. The lease lets only its holder compress.
+    @Test func aRecordingLeasedByAnotherRunIsLeftToItAndItsHolderCompressesItWhole() throws {
+        let store = try fixture.open()
+        let recording = try store.beginRecording(box: "home", session: "s1")
+        let clips = ["none-weather.wav", "none-budget.wav"]
+        for (index, clip) in clips.enumerated() {
+            try WAV.write(try WAV.samples(Checkout.sample(clip)), to: recording.folder + String(format: "/seg-%04d.wav", index + 1))
+        }
+        try store.commitSend(recording.id, fixture.ending("hello"), liveBody: nil)
+        try store.frame(recording.id, body: "<speech stt=\"live\">hello</speech>", text: "hello")
+        let expected = try clips.reduce(0) { $0 + (try WAV.samples(Checkout.sample($1))).count }
+        // The run that recorded it still holds its lease: another pass leaves it alone.
+        #expect(store.compressRetained(box: "home").isEmpty)
+        #expect(try store.compressRecording(recording.id) == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: recording.folder).sorted() == ["seg-0001.wav", "seg-0002.wav"])
+        // Its holder compresses it, whole.
+        #expect(try store.compressRecording(recording.id, holding: recording.lease) != nil)
+        let kept = try #require(try store.retainedRecording(box: "home", messageId: recording.id.rawValue))
+        #expect(kept.segments.count == 1 && kept.segments[0].hasSuffix("/audio.ogg"))
+        #expect(abs(try SoundFile.open(path: kept.segments[0]).readAll().count - expected) <= 960)
+    }
+
     @Test func flacIsKeptWhenConfiguredAndWAVLeavesTheSegmentsAlone() throws {
         let store = try fixture.open()
         try store.setRetentionFormat(.flac)
@@ -90,7 +113,7 @@ import Testing
             }
             try store.commitSend(recording.id, fixture.ending("ten minutes"), liveBody: nil)
             try store.frame(recording.id, body: "<speech stt=\"live\">ten minutes</speech>", text: "ten minutes")
-            total += try #require(try store.compressRecording(recording.id)).bytesAfter
+            total += try #require(try store.compressRecording(recording.id, holding: recording.lease)).bytesAfter
         }
         #expect(try store.retainedRecordings(box: "home").count == 5)
         #expect(total <= 25_000_000, "\(total) bytes for five ten-minute recordings")
