@@ -11,6 +11,8 @@ enum MessageSchema {
 
     static func prepare(_ db: SQLiteDatabase, recordingsRoot: String) throws {
         let current = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
+        // A newer boxvoice's layout is not this one's to read or write: used anyway, its rows would be misread.
+        if current > version { throw StoreError.newerSchema(found: current, understood: version) }
         guard current < version else { return }
         try db.transaction {
             try db.execute("""

@@ -85,7 +85,10 @@ extension MessageStore {
                 }
                 let (repaired, frames) = Self.repair(folder)
                 report.repairedFiles += repaired
-                guard frames > 0 else {
+                // A whole compressed recording with no row (the database was emptied or replaced) is someone's
+                // kept message: adopted like segments, never removed.
+                let compressed = RetentionFormat.compressedNames.contains { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+                guard frames > 0 || compressed else {
                     removeFolders([folder])
                     report.removedFolders += 1
                     continue

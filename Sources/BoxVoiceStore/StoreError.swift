@@ -16,6 +16,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidBoxName(String)
     /// No run has this id.
     case unknownRun(SessionRun.ID)
+    /// The database was written by a newer boxvoice (its layout version is past what this one knows).
+    case newerSchema(found: Int64, understood: Int64)
 
     /// The disk (or quota) is full: the caller keeps what it has and says so.
     public var isDiskFull: Bool {
@@ -36,6 +38,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "message \(id) is \(state.rawValue); \(transition.userWords) does not apply to it"
         case .invalidBoxName(let name): "'\(name)' cannot name a box's folder"
         case .unknownRun(let id): "no dictation run \(id.rawValue) is in the outbox"
+        case .newerSchema(let found, let understood):
+            "the message store was written by a newer boxvoice (layout \(found); this one knows up to \(understood)), so it was "
+                + "left as it is: nothing was read or changed. Run the newer boxvoice again, or move the store aside to start afresh"
         }
     }
 }

@@ -111,6 +111,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: fixture.data + "/recordings/local/2026-12-01T10-00-00"))
     }
 
+    /// An emptied (or replaced) database once made the next run delete every compressed recording: a folder with
+    /// only `audio.ogg` held no segments, so it counted as empty.
+    @Test func aCompressedRecordingWithNoRowIsAdoptedNotRemoved() throws {
+        let first = try fixture.open()
+        let id = try fixture.pending(first)
+        try #require(try first.compressRecording(id) != nil)
+        let folder = fixture.data + "/recordings/home/" + id.rawValue
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.data + "/boxvoice.sqlite" + suffix) }
+        let emptied = try fixture.open()
+        #expect(try emptied.recover().adoptedDrafts == [id])
+        #expect(FileManager.default.fileExists(atPath: folder + "/audio.ogg"))
+        #expect(try emptied.retainedRecordings(box: "home").map(\.messageId) == [id])
+        withExtendedLifetime(first) {}
+    }
+
     @Test func aFolderADiscardLeftBehindIsRemoved() throws {
         let store = try fixture.open()
         let recording = try store.beginRecording(box: "home", session: nil)

@@ -75,6 +75,24 @@ import Testing
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
 
+    /// A database a newer boxvoice wrote was once used without a word.
+    @Test func aDatabaseFromANewerVersionIsRefusedAndLeftAsItIs() throws {
+        do { _ = try fixture.open() }
+        let path = fixture.data + "/boxvoice.sqlite"
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        try #require(bytes.count >= 100 && bytes.prefix(15) == Data("SQLite format 3".utf8))
+        // The header's user_version (offset 60, big-endian): the layout version boxvoice keeps there.
+        bytes.replaceSubrange(60..<64, with: [0, 0, 0, 99])
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try fixture.open()
+        } throws: { error in
+            guard case StoreError.newerSchema(99, _) = error else { return false }
+            return "\(error)".contains("newer boxvoice")
+        }
+        #expect(FileManager.default.contents(atPath: path) == bytes)
+    }
+
     @Test func foldersAre0700AndTheDatabaseItsLogAndEveryRecording0600() throws {
         let store = try fixture.open()
         let recording = try store.beginRecording(box: "home", session: nil)
