@@ -6,8 +6,23 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Int32
     public let message: String
     public let path: String
+    /// The operating system's error behind it (`sqlite3_system_errno`), 0 when none: with a few kilobytes left SQLite
+    /// says only "disk I/O error", and ENOSPC here is what tells a full disk.
+    public let systemErrno: Int32
 
-    public var description: String { "database \(path): \(message) (SQLite \(code))" }
+    public init(code: Int32, message: String, path: String, systemErrno: Int32 = 0) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.systemErrno = systemErrno
+    }
+
+    /// SQLITE_FULL, or an I/O error the system gave as "no space" (or quota).
+    public var isDiskFull: Bool { code & 0xFF == 13 || systemErrno == ENOSPC || systemErrno == EDQUOT }
+
+    public var description: String {
+        isDiskFull ? "database \(path): the disk is full (\(message), SQLite \(code))" : "database \(path): \(message) (SQLite \(code))"
+    }
 }
 
 /// A value bound into or read from a statement.
@@ -54,7 +69,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     deinit { sqlite3_close(handle) }
 
     private func failure(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path)
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path, systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs statements that return no rows.

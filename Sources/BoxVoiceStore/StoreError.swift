@@ -22,7 +22,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The disk (or quota) is full: the caller keeps what it has and says so.
     public var isDiskFull: Bool {
         switch self {
-        case .database(let error): error.code == 13  // SQLITE_FULL
+        case .database(let error): error.isDiskFull
         case .io(_, let code, _): code == ENOSPC || code == EDQUOT
         default: false
         }

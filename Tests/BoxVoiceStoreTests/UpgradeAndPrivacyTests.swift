@@ -139,6 +139,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: first.path))
     }
 
+    /// With a few kilobytes left SQLite fails to open a store as "disk I/O error" rather than "full" (measured here:
+    /// 8 to 24 KB left): the store still knows it for a full disk (the system said ENOSPC), so the user is told to free
+    /// space instead of suspecting a broken disk.
+    @Test(arguments: [0, 8, 16, 24])
+    func aNearlyFullDiskIsToldAsFullWhateverSQLiteCallsIt(leftKilobytes: Int) throws {
+        let disk = fixture.dir.file("nearly-full-\(leftKilobytes)")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mounted = try Run.process("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", disk])
+        try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
+        defer { _ = try? Run.process("/bin/umount", [disk]) }
+        let filler = disk + "/filler"
+        FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: filler))
+        var full = false
+        while !full {
+            do { try handle.write(contentsOf: Data(count: 4_096)) } catch { full = true }
+        }
+        try handle.truncate(atOffset: max(0, try handle.offset() - UInt64(leftKilobytes * 1_024)))
+        try? handle.close()
+        #expect {
+            _ = try MessageStore(directory: disk + "/data")
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.isDiskFull && "\(error)".contains("the disk is full")
+        }
+    }
+
     @Test func aFullDiskFailsACommitLoudlyAndTheReserveMakesRoomForTheDraft() throws {
         let disk = fixture.dir.file("tiny")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
