@@ -142,6 +142,19 @@ public final class MessageFinisher: Sendable {
         }
         let resolved = VoiceTextResolver(detector: detector).resolve(heard: message.heardText, command: message.command,
                                                                     typedPrefix: message.typedPrefix, hqText: hq?.text)
+        if resolved.text.allSatisfy(\.isWhitespace) {
+            // An empty message is never sent: the box would show a blank turn. Only a draft gets here (a dictation
+            // commits nothing without words).
+            do {
+                try store.returnUnheardToDraft(id)
+                onEvent(.failed(messageId: id.rawValue, reason: "not a word was heard in it (live or by HQ), so nothing was sent; it is "
+                                + "kept as a draft: `boxvoice outbox discard \(id)` drops it"))
+            } catch {
+                onEvent(.failed(messageId: id.rawValue, reason: "not a word was heard in it, so nothing was sent (\(error))"))
+            }
+            withExtendedLifetime(lease) {}
+            return
+        }
         let origin: SpeechFraming.Origin = resolved.source == .hq ? .hq(service: hq?.service, diarized: hq?.diarized ?? false) : .live
         let body = Self.frame(resolved.text, origin: origin, id: id, at: message.commandAt ?? Date())
         do {

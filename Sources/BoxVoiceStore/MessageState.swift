@@ -34,6 +34,8 @@ public enum MessageTransition: String, Sendable, CaseIterable {
     case keptAsDraft
     /// The user sends a draft: HQ runs on its audio first.
     case sendDraft
+    /// Neither the live pass nor HQ heard a word: an empty message is never sent, and it goes back to being a draft.
+    case nothingHeard
     /// The box accepted it.
     case accepted
     /// No usable answer: tried again later with the same id.
@@ -58,6 +60,7 @@ extension MessageState {
         case (.recording, .keptAsDraft): .draft
         case (.recording, .discard): .discarded
         case (.awaitingHQ, .framed): .pending
+        case (.awaitingHQ, .nothingHeard): .draft
         case (.draft, .sendDraft): .awaitingHQ
         case (.draft, .discard): .discarded
         case (.pending, .accepted): .delivered

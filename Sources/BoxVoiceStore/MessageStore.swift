@@ -134,6 +134,11 @@ public final class MessageStore: Sendable {
         removeFolders(evicted)
     }
 
+    /// Not a word was heard in it, live or by HQ: it is not sent, and goes back to the drafts with its audio.
+    public func returnUnheardToDraft(_ id: MessageID) throws {
+        try write { db in _ = try change(id, .nothingHeard, [], in: db) }
+    }
+
     /// The message's text is final: framed `body`, with `text` (HQ, or live when HQ failed) as its committed text.
     public func frame(_ id: MessageID, body: String, text: String, now: Date = Date()) throws {
         let evicted = try write { db -> [String] in

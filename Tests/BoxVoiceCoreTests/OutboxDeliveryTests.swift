@@ -1,6 +1,8 @@
 import BoxSim
+import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
+import BoxVoiceKeywords
 import BoxVoiceCore
 import BoxVoiceStore
 import BoxVoiceTestSupport
@@ -24,6 +26,27 @@ import Testing
         let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "delivery")
         Secrets.register(token)
         return token
+    }
+
+    /// A draft nobody said a word in (its audio silence, and HQ hears nothing either) was sent as an empty message.
+    @Test func aDraftWithNoWordsIsNotSentAndStaysADraft() throws {
+        let box = try SimulatedBox { $0.hq = .fixed(""); $0.defaultSession = "s1" }
+        let store = try outbox()
+        // The run that recorded it is over (its lease let go when `recording` went out of scope).
+        let id: MessageID = try {
+            let recording = try store.beginRecording(box: "home", session: "s1")
+            try WAV.write([Float](repeating: 0, count: 48_000), to: recording.folder + "/seg-0001.wav")
+            try store.keepDraft(recording.id, MessageStore.Ending(heardText: "", command: nil, liveText: ""))
+            return recording.id
+        }()
+        _ = try store.requestSend(id)
+        let events = EventLog()
+        let courier = BoxCourier(store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: try token(for: box.server)),
+                                 detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary)) { events.add($0) }
+        _ = courier.run(everything: true)
+        #expect(box.server.messages.isEmpty)
+        #expect(try store.message(id)?.state == .draft)
+        #expect(events.all.contains { if case .failed(id.rawValue, let reason) = $0 { reason.contains("not a word was heard") } else { false } })
     }
 
     @Test func aMessageCommittedWhileTheBoxIsDownIsDeliveredOnceWhenItComesBack() throws {
@@ -160,4 +183,13 @@ import Testing
         #expect(reports.first?.summary.contains("boxvoice pair") == true)
         #expect(try box.message(id)?.failure == .unauthorized)
     }
+}
+
+/// Events a courier or session reported, from any thread.
+final class EventLog: @unchecked Sendable {
+    // Guarded by `lock`: appended from the reporting threads, read by the test.
+    private let lock = NSLock()
+    private var events: [DictationSession.Event] = []
+    func add(_ event: DictationSession.Event) { lock.withLock { events.append(event) } }
+    var all: [DictationSession.Event] { lock.withLock { events } }
 }

@@ -6,7 +6,7 @@ import Testing
     /// here must be refused.
     static let allowed: [MessageState: [MessageTransition: MessageState]] = [
         .recording: [.commandAwaitingHQ: .awaitingHQ, .commandLiveOnly: .pending, .keptAsDraft: .draft, .discard: .discarded],
-        .awaitingHQ: [.framed: .pending],
+        .awaitingHQ: [.framed: .pending, .nothingHeard: .draft],
         .pending: [.accepted: .delivered, .uncertain: .pending, .refused: .failed, .refusedAfterUncertain: .possiblyDelivered,
                    .retry: .pending, .discard: .discarded],
         .delivered: [:],
@@ -30,9 +30,11 @@ import Testing
         }
     }
 
-    @Test func nothingLeavesAwaitingHQButItsFraming() {
-        // A committed send can never be dropped or turned into a draft: it will reach the box.
-        #expect(MessageTransition.allCases.filter { MessageState.awaitingHQ.after($0) != nil } == [.framed])
+    @Test func nothingLeavesAwaitingHQButItsFramingOrAnEmptyOnesReturnToDraft() {
+        // A committed send can never be dropped: it reaches the box, unless not a word was heard in it (an empty
+        // message is never sent; it goes back to the drafts, where it came from).
+        #expect(MessageTransition.allCases.filter { MessageState.awaitingHQ.after($0) != nil } == [.framed, .nothingHeard])
+        #expect(MessageState.awaitingHQ.after(.discard) == nil)
     }
 
     @Test func stateSpellingsAreTheSchemas() {
