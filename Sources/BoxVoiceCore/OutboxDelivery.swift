@@ -28,7 +28,7 @@ public struct OutboxDelivery: Sendable {
                 state == .possiblyDelivered
                     ? "\(id) may already have reached the box (an earlier attempt's answer was lost; a retry was told: \(failure)); its text is kept — check the conversation, and if it is not there, `boxvoice outbox resend \(id)` sends it again as a new message"
                     : "\(id) was not delivered and is kept with its text: \(failure)"
-            case .storeFailed(let error): "the outbox could not be read (\(error)); pending messages stay there"
+            case .storeFailed(let error): "the outbox could not be read or written (\(error)); pending messages stay there"
             case .held(let id): "\(id) waits for the box to name the new conversation its run opened, to go into the same one"
             }
         }
@@ -68,25 +68,34 @@ public struct OutboxDelivery: Sendable {
                     message.session = session
                     return try client.send(message: body, messageId: message.id.rawValue, session: session)
                 }
-                switch sent {
-                case .success(nil):
-                    if let run = message.run { held.insert(run) }
-                    reports.append(.held(message.id))
-                case .success(let acceptance?):
-                    try store.recordAccepted(message.id, outcome: Self.describe(acceptance))
-                    if let run = message.run {
-                        try store.recordRunAccepted(run, message: message.id, sentTo: message.session ?? "new")
+                do {
+                    switch sent {
+                    case .success(nil):
+                        if let run = message.run { held.insert(run) }
+                        reports.append(.held(message.id))
+                    case .success(let acceptance?):
+                        try store.recordAccepted(message.id, outcome: Self.describe(acceptance))
+                        if let run = message.run {
+                            try store.recordRunAccepted(run, message: message.id, sentTo: message.session ?? "new")
+                        }
+                        reports.append(.delivered(message.id, acceptance: acceptance))
+                    case .failure(let failure) where failure.isRetryable:
+                        try store.recordUncertain(message.id, reason: failure.description, now: now)
+                        reports.append(.postponed(message.id, failure: failure, retryAt: try store.message(message.id)?.nextAttemptAt))
+                        return reports
+                    case .failure(let failure):
+                        let kind: DeliveryFailureKind = if case .unauthorized = failure { .unauthorized } else { .refused }
+                        let state = try store.recordRefused(message.id, kind: kind, reason: failure.description,
+                                                            afterUncertainAttempt: message.failure == .uncertain)
+                        reports.append(.refused(message.id, failure: failure, now: state))
                     }
-                    reports.append(.delivered(message.id, acceptance: acceptance))
-                case .failure(let failure) where failure.isRetryable:
-                    try store.recordUncertain(message.id, reason: failure.description, now: now)
-                    reports.append(.postponed(message.id, failure: failure, retryAt: try store.message(message.id)?.nextAttemptAt))
-                    return reports
-                case .failure(let failure):
-                    let kind: DeliveryFailureKind = if case .unauthorized = failure { .unauthorized } else { .refused }
-                    let state = try store.recordRefused(message.id, kind: kind, reason: failure.description,
-                                                        afterUncertainAttempt: message.failure == .uncertain)
-                    reports.append(.refused(message.id, failure: failure, now: state))
+                } catch StoreError.notAllowed(let id, let state, _) where id == message.id {
+                    // Another process (the daemon, another command) delivered this message at the same moment: the
+                    // box deduplicates by id, and the store already says what became of it.
+                    if state == .delivered {
+                        let acceptance: Wire.SendAcceptance = if case .success(let accepted?) = sent { accepted } else { .deduplicated }
+                        reports.append(.delivered(id, acceptance: acceptance))
+                    }
                 }
             }
         } catch let error as StoreError {

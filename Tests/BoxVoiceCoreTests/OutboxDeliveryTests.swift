@@ -49,6 +49,24 @@ import Testing
         #expect(events.all.contains { if case .failed(id.rawValue, let reason) = $0 { reason.contains("not a word was heard") } else { false } })
     }
 
+    /// Two couriers (the daemon and a command) post one message at the same moment: the box deduplicates it, and
+    /// the one that records second finds it delivered. That once came back as "the outbox could not be read".
+    @Test func aMessageAnotherProcessDeliveredMeanwhileIsReportedDelivered() throws {
+        let store = try outbox()
+        let id = try commit(store, session: "s1") { "<speech stt=\"live\" message-id=\"\($0)\">x</speech>" }
+        let box = try HostileServer { request, send in
+            // The other courier's answer is recorded while this one's request is in flight.
+            guard request.contains(id.rawValue) else { return }
+            try? store.recordAccepted(id, outcome: "started:other")
+            let body = #"{"turnId":"t1"}"#
+            _ = send(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8))
+        }
+        defer { box.stop() }
+        let reports = OutboxDelivery(store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: "t")).deliverDue(everything: true)
+        #expect(reports == [.delivered(id, acceptance: .started(turnId: "t1"))])
+        #expect(try store.message(id)?.state == .delivered)
+    }
+
     @Test func aMessageCommittedWhileTheBoxIsDownIsDeliveredOnceWhenItComesBack() throws {
         let data = TemporaryDirectory("delivery-box")
         let configuration = BoxSimConfiguration(dataDirectory: data.path, hq: .describe, defaultSession: "s1")
