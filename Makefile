@@ -34,8 +34,9 @@ build: setup
 demo: build
 	@scripts/demo.sh "$(BIN_DEBUG)"
 
-## test: build everything and run every test target
+## test: build everything and run every test target (with a real PipeWire sound server: scripts/sound-server-packages.sh)
 test: setup
+	@scripts/sound-server-packages.sh
 	swift build --build-tests $(SWIFT_BUILD_FLAGS) $(BUILD_INFO)
 	swift test --skip-build
 

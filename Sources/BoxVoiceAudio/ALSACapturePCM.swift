@@ -14,6 +14,9 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
     public let periodFrames: Int
     public let bufferFrames: Int
     public let hasDeviceClock: Bool
+    /// A running device that delivers nothing for this long has stalled (the capture watchdog). A sound server whose
+    /// source is removed stops feeding the stream without any error; a real device delivers a period every 20 ms.
+    public var stallSeconds: Double = 1.5
     private var handle: OpaquePointer?
 
     /// Opens `name` for capture.
@@ -60,6 +63,20 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
 
     public func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws -> PCMReadOutcome {
         guard let handle else { throw Self.error(.io, name, "snd_pcm_readi", -EBADFD) }
+        if hasDeviceClock, snd_pcm_state(handle) == SND_PCM_STATE_RUNNING {
+            // The watchdog: wait for data with a deadline instead of blocking in the read forever.
+            let ready = snd_pcm_wait(handle, Int32(stallSeconds * 1_000))
+            switch ready {
+            case 0:
+                throw ALSAError(kind: .stalled, device: name, operation: "snd_pcm_wait", code: -ETIMEDOUT,
+                                libraryMessage: "no audio for \(stallSeconds) s")
+            case -EPIPE: return .overrun
+            case -ESTRPIPE: return .suspended
+            case -EINTR, -EAGAIN: return .frames(0)
+            case ..<0: throw Self.error(.io, name, "snd_pcm_wait", ready)
+            default: break
+            }
+        }
         let got = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
         if got >= 0 { return .frames(Int(got)) }
         switch Int32(got) {

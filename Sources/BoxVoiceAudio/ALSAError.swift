@@ -11,6 +11,8 @@ public struct ALSAError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// An ALSA configuration file could not be loaded.
         case configuration
+        /// The device stopped delivering audio without an error (a sound server whose source went away does this).
+        case stalled
     }
 
     public let kind: Kind
@@ -42,6 +44,9 @@ public struct ALSAError: Error, Sendable, Equatable, CustomStringConvertible {
             "reading from capture device '\(device)' failed in \(operation) (ALSA: \(libraryMessage)). Segments already closed are kept."
         case .configuration:
             "the ALSA configuration '\(device)' could not be loaded (ALSA: \(libraryMessage))."
+        case .stalled:
+            "capture device '\(device)' stopped delivering audio (\(libraryMessage)): it was unplugged, or the sound server removed it. "
+                + "Everything recorded up to then is kept. Check the microphone, or pick another device from `boxvoice devices`."
         }
     }
 }

@@ -222,7 +222,7 @@ private final class Connection {
             lws_set_timer_usecs(wsi, lws_usec_t(stream.idleMicroseconds))
             guard incoming.count + length <= Self.maxMessageBytes else {
                 // A message that never ends (or is absurdly long) would grow without bound: the connection is closed.
-                outcome.reason = "the box sent a message over \(Self.maxMessageBytes) bytes; the connection was closed"
+                outcome.reason = "a frame from the box ran over \(Self.maxMessageBytes) bytes; the connection was closed"
                 return -1
             }
             if let input, length > 0 { incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length)) }

@@ -29,6 +29,10 @@ public struct HTTPRequest: Sendable {
     /// A transfer that moves nothing for this long is abandoned, whatever `timeout` allows (a peer that stalls).
     public var stallSeconds: Int
 
+    /// For an answer that is a recording (a retranscription requester's): the box takes a file part of at most
+    /// 50 MiB (contract §1), so nothing larger is ever a recording.
+    public static let recordingAnswerBytes = 64 << 20
+
     public init(method: Method, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
                 connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30, verifyTLS: Bool = true,
                 maxResponseBytes: Int = 1 << 20, stallSeconds: Int = 30) {

@@ -147,7 +147,8 @@ func main() {
         let (base, host, port) = running()
         let body = try! JSONSerialization.data(withJSONObject: ["messageId": message, "timeoutMs": timeout])
         let request = HTTPRequest(method: .post, url: "http://\(host):\(port)/boxsim/retranscribe",
-                                  body: .bytes(body, contentType: "application/json"), timeout: 70)
+                                  body: .bytes(body, contentType: "application/json"), timeout: 70,
+                                  maxResponseBytes: HTTPRequest.recordingAnswerBytes)
         let response: HTTPResponse
         do { response = try HTTPTransfer.perform(request) } catch { fail("cannot reach boxsim at \(base): \(error)") }
         say("HTTP \(response.status)")

@@ -139,7 +139,8 @@ private func ask(_ box: BoxSimServer, messageId: String, emitted: EmitTimes, ans
     let before = emitted.last
     let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":10000}"#.utf8)
     let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(box.port)/boxsim/retranscribe",
-                              body: .bytes(body, contentType: "application/json"), timeout: 30)
+                              body: .bytes(body, contentType: "application/json"), timeout: 30,
+                                  maxResponseBytes: HTTPRequest.recordingAnswerBytes)
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: (Int, Double) = (0, 0)
     Thread {

@@ -135,7 +135,7 @@ import Testing
         let events = EventStream(baseURL: server.baseURL, token: "token", backoff: [5]) { log.add($0) }
         events.start()
         defer { events.stop() }
-        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains("over 1048576 bytes") } else { return false } },
+        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains("ran over 1048576 bytes") } else { return false } },
                          timeout: 10))
     }
 

@@ -90,14 +90,20 @@ public final class Spawned: @unchecked Sendable {
         // The readers hold only the output (not `self`), so a test that ends early — a failed `#require` — still
         // releases this value, whose deinit kills the process instead of leaving it running.
         let output = output
+        let group = group
         for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
-            DispatchQueue.global().async(group: group) {
+            // A thread of its own, not Dispatch's pool: a long-lived child (a daemon, a sound server) would hold a pool
+            // thread in this blocking read for the whole test, and on two cores the pool then starts other work
+            // (every `Run.process`) seconds late.
+            group.enter()
+            Thread {
                 while true {
                     let chunk = pipe.fileHandleForReading.availableData
-                    if chunk.isEmpty { return }
+                    if chunk.isEmpty { break }
                     output.append(chunk, toOut: isOut)
                 }
-            }
+                group.leave()
+            }.start()
         }
     }
 
