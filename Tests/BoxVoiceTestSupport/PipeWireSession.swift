@@ -14,7 +14,8 @@ public final class PipeWireSession: @unchecked Sendable {
     private var daemons: [Spawned] = []
     private let lock = NSLock()
     private var sources: [String: Spawned] = [:]
-    private var players: [Spawned] = []
+    /// What is being played into each source (ended with it: wireplumber would link it to the next source).
+    private var players: [String: [Spawned]] = [:]
     private let environment: [String: String]
 
     public struct Unavailable: Error, CustomStringConvertible {
@@ -73,14 +74,18 @@ public final class PipeWireSession: @unchecked Sendable {
     /// Plays `wav` into the source `name` (at the pace of the server's clock), as a person speaking into it.
     public func play(_ wav: String, into name: String) throws {
         let player = try Spawned("/usr/bin/pw-cat", ["--playback", "--target", "\(name)-feed", wav], environment: environment)
-        lock.withLock { players.append(player) }
+        lock.withLock { players[name, default: []].append(player) }
     }
 
     /// Removes the source `name`, as unplugging a microphone does: a stream reading it stops getting audio.
     public func removeSource(_ name: String) {
-        guard let loop = lock.withLock({ sources.removeValue(forKey: name) }) else { return }
-        loop.signal(SIGTERM)
-        loop.wait(timeout: 2)
+        let (loop, playing) = lock.withLock { (sources.removeValue(forKey: name), players.removeValue(forKey: name) ?? []) }
+        loop?.signal(SIGTERM)
+        loop?.wait(timeout: 2)
+        for player in playing {
+            player.signal(SIGTERM)
+            player.wait(timeout: 2)
+        }
     }
 
     /// An ALSA configuration defining `pcm.NAME` for each source name given: a capture PCM reading that source.
@@ -123,7 +128,7 @@ public final class PipeWireSession: @unchecked Sendable {
     }
 
     deinit {
-        let (loops, playing) = lock.withLock { (Array(sources.values), players) }
+        let (loops, playing) = lock.withLock { (Array(sources.values), players.values.flatMap { $0 }) }
         // All are asked at once; what has not ended a second later is killed.
         let all = playing + loops + daemons.reversed()
         all.forEach { $0.signal(SIGTERM) }
