@@ -59,7 +59,7 @@ if [ -x "$bin_dir/boxsim" ]; then
 fi
 
 # --- Dictation: latency of the send (pipelined HQ vs all HQ at the send), peak memory, retranscription answer ----
-dictation_table=""; memory_table=""; retranscribe_table=""; durability_table=""; codec_table=""; preroll_table=""
+dictation_table=""; memory_table=""; retranscribe_table=""; faults_table=""; durability_table=""; codec_table=""; preroll_table=""
 if [ -x "$bin_dir/boxvoice-bench" ]; then
     dictation_table=$("$bin_dir/boxvoice-bench" dictation --models "$root/Models" --samples "$root/Samples" --lengths "${BENCH_DICTATION_SECONDS:-20,180,600}")
     memory_table=$("$bin_dir/boxvoice-bench" memory --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --minutes "${BENCH_MEMORY_MINUTES:-1,10,60}")
@@ -67,6 +67,9 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
     preroll_table=$("$bin_dir/boxvoice-bench" preroll --trials 10)
     codec_table=$("$bin_dir/boxvoice-bench" codec --models "$root/Models" --samples "$root/Samples" --minutes "${BENCH_CODEC_MINUTES:-10}")
     retranscribe_table=$("$bin_dir/boxvoice-bench" retranscribe --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --runs "$runs")
+    "$root/scripts/sound-server-packages.sh"
+    faults_table=$("$bin_dir/boxvoice-bench" faults --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --samples "$root/Samples" \
+        --busy-minutes "${BENCH_BUSY_MINUTES:-10}" --watchdog-trials "${BENCH_WATCHDOG_TRIALS:-10}")
 fi
 
 # --- Spoken commands on real recorded speech and degraded clips (fetched now, never committed) -------------------
@@ -171,6 +174,10 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$durability_table" ]; then
         echo
         echo "$durability_table"
+    fi
+    if [ -n "$faults_table" ]; then
+        echo
+        echo "$faults_table"
     fi
 } >"$root/BENCHMARKS.md"
 cat "$root/BENCHMARKS.md"

@@ -177,6 +177,15 @@ public final class BoxSimServer: @unchecked Sendable {
             // Simulator feature: every event subscription ends with an error frame (its connection stays open).
             events?.failSubscriptions(message: "subscription failed (boxsim /boxsim/fail-subscriptions)")
             return .json(200, ["ok": true])
+        case ("POST", "/boxsim/burst-last-audio"):
+            // Simulator feature (fault injection): `count` retranscription requests for `message` at once, as a
+            // misbehaving agent or a hostile box would send them; nobody waits for the answers (they get 404).
+            let count = min(max(Int(parameter("count") ?? "") ?? 0, 0), 100_000)
+            guard count > 0, let message = parameter("message"), !message.isEmpty else { return .json(400, ["error": "give count=N and message=ID"]) }
+            for _ in 0..<count {
+                events?.emitTransient("chat-last-audio-request", dataJSON: Self.json(["requestId": UUID().uuidString.lowercased(), "messageId": message]))
+            }
+            return .json(200, ["ok": true, "sent": count])
         case ("POST", "/boxsim/default"):
             // Simulator feature: another client moves the default session (empty: none).
             let session = parameter("session").flatMap { $0.isEmpty ? nil : $0 }

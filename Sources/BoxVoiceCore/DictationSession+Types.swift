@@ -135,6 +135,9 @@ extension DictationSession {
         case awaitingPause(action: KeywordAction, phrase: String)
         /// The speaker went on talking right after a command only the spotter heard: its words stay text.
         case speechWentOn(action: KeywordAction)
+        /// The live recognizer is this far behind the recording (said about once a second while it is a second or more
+        /// behind, and once more when it has caught up: 0).
+        case hearingBehind(seconds: Double)
         /// The live recognizer fell behind (a busy machine) and skipped `seconds` of audio from `at`: recorded and sent
         /// to HQ all the same, but no command in it is heard live.
         case notHeardLive(seconds: Double, at: Double)

@@ -148,6 +148,7 @@ public final class DictationSession: Sendable {
             throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
         }
         var captureStopped = false
+        var toldLag = (at: Date.distantPast, seconds: 0.0)
         do {
             reading: while !state.machine.isStopped {
                 if stop.isRequested, !captureStopped {
@@ -183,6 +184,7 @@ public final class DictationSession: Sendable {
                 try loop.settle(message: &message, state: &state, waiting: false)
                 if state.machine.isStopped { break reading }
                 submitHeard(&message, state: state)
+                tellLag(road: road, state: state, told: &toldLag)
             }
             if let failure = road.failure, !state.machine.isStopped { throw failure }
             // Keys pressed as the input ended act on it, after whatever is still being checked.
@@ -210,6 +212,20 @@ public final class DictationSession: Sendable {
             throw error
         } catch let error where error is SoundFileError || error is StoreError {
             throw keepAfterFault(error, message: &message, road: road)
+        }
+    }
+
+    /// Says how far hearing is behind the recording, about once a second while it is a second or more, and once when
+    /// it has caught up.
+    private func tellLag(road: RecordingRoad, state: Hearing, told: inout (at: Date, seconds: Double)) {
+        let behind = Double(max(0, road.framesReceived - state.framesHeard)) / 48_000
+        let now = Date()
+        if behind >= 1, now.timeIntervalSince(told.at) >= 1 || told.seconds < 1 {
+            onEvent(.hearingBehind(seconds: behind))
+            told = (now, behind)
+        } else if behind < 1, told.seconds >= 1 {
+            onEvent(.hearingBehind(seconds: 0))
+            told = (now, 0)
         }
     }
 

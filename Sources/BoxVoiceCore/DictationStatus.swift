@@ -21,6 +21,8 @@ public struct DictationStatus: Sendable {
     public let hints: [String]
     /// Seconds of this run the live recognizer skipped because it fell behind (marked in the first line).
     public private(set) var notHeardLive: Double = 0
+    /// How far the live transcript is behind the recording now (a busy machine).
+    public private(set) var behind: Double = 0
 
     /// Show messages with their speech framing (`--raw`) rather than as said.
     public var raw = false
@@ -124,6 +126,8 @@ public struct DictationStatus: Sendable {
         case .discarded:
             newMessage()
             return ["discarded"]
+        case .hearingBehind(let seconds):
+            behind = seconds
         case .notHeardLive(let seconds, let at):
             notHeardLive += seconds
             return ["[\(Self.clock(at))] the machine is busy: \(Self.seconds(seconds)) not heard live (recorded, and HQ hears it)"]
@@ -143,6 +147,7 @@ public struct DictationStatus: Sendable {
     public func render(width: Int, color: Bool) -> [String] {
         let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
         var first = "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
+        if behind >= 1 { first += "  live \(Self.seconds(behind)) behind" }
         if notHeardLive > 0 { first += "  live: \(Self.seconds(notHeardLive)) not heard" }
         if !hq.isEmpty {
             first += "  HQ" + (uploadFormat.map { "(\($0))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")

@@ -32,6 +32,12 @@ do {
     case "retranscribe"?:
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "retranscribe needs --boxvoice PATH --samples DIR") }
         try benchRetranscribe(boxvoice: boxvoice, samples: samples, runs: Int(value("--runs") ?? "10") ?? 10)
+    case "faults"?:
+        guard let boxvoice = value("--boxvoice"), let models = value("--models"), let samples = value("--samples") else {
+            throw BenchFailure(message: "faults needs --boxvoice PATH --models DIR --samples DIR")
+        }
+        try benchFaults(boxvoice: boxvoice, models: models, samples: samples, busyMinutes: value("--busy-minutes").flatMap(Double.init) ?? 10,
+                        watchdogTrials: value("--watchdog-trials").flatMap(Int.init) ?? 10)
     case "memory"?:
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR") }
         try benchMemory(boxvoice: boxvoice, samples: samples,

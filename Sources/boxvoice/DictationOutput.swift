@@ -116,7 +116,7 @@ final class DictationOutput: @unchecked Sendable {
 
     private func plain(_ event: DictationSession.Event) {
         switch event {
-        case .level, .partial, .segment: break
+        case .level, .partial, .segment, .hearingBehind: break
         case .uploadCodec(let format, let reason): Console.err("HQ uploads go as \(format == "opus" ? "Opus" : "WAV"): \(reason)")
         case .final(let text): Console.out("… \(text)")
         case .keyword(let action, let phrase, let at): Console.out("[\(at.formatted(2)) s] \(DictationStatus.name(of: action)) (\"\(phrase)\")")
