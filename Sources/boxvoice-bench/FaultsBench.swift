@@ -247,16 +247,17 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
         let (behind, skipped, skips) = lags.summary
         rows.append("| \(loaded ? "\(2 * ProcessInfo.processInfo.activeProcessorCount) CPU hogs (2× the cores)" : "idle machine (baseline)") "
                     + "| \(String(format: "%.1f", Double(input.count) / 48_000)) s | \(String(format: "%.1f", Double(recorded) / 48_000)) s, \(matches ? "sample-exact" : "NOT the input") "
-                    + "| \(input.count - recorded) | \(String(format: "%.1f", behind)) s | \(String(format: "%.1f", skipped)) s in \(skips) skip(s) | \(String(format: "%.0f", wall)) s |")
+                    + "| \(input.count - recorded) frames | \(String(format: "%.1f", behind)) s | \(String(format: "%.1f", skipped)) s in \(skips) skip(s) | \(String(format: "%.0f", wall)) s |")
     }
     print("### A busy machine: \(String(format: "%g", minutes)) minutes dictated at real-time pace")
     print()
     print("Keyword-free sample speech played at real-time pace (`PacedCapturePCM`) through `DictationSession` with the default")
     print("settings (30 s capture queue, the recognizer skipping ahead past 8 s behind), into boxsim; recordings kept as WAV and")
-    print("compared with the input sample for sample. Frames missing counts the input not in any message (the last one's pause")
-    print("after its words excepted: the end of input sends it whole here). The baseline is the same run on an idle machine.")
+    print("compared with the input sample for sample: the messages' recordings, one after another, are the input's first frames")
+    print("exactly, so no frame is missing or moved. What follows is the pause after the final spoken send, in no message since")
+    print("nothing was said in it. The baseline is the same run on an idle machine; the hogs are threads of the same process.")
     print()
-    print("| machine | input | in the messages' recordings | frames missing | most the live transcript fell behind | not heard live | wall |")
+    print("| machine | input | in the messages' recordings | after the last command (a pause) | most the live transcript fell behind | not heard live | wall |")
     print("|---|---|---|---|---|---|---|")
     rows.forEach { print($0) }
     print()
@@ -291,27 +292,10 @@ private func benchWatchdog(samples: String, trials: Int) throws {
     var detections: [Double] = []
     var kept: [Double] = []
     for _ in 0..<trials {
-        let server = try PipeWireSession()
-        try server.addSource("mic")
-        let folder = TemporaryDirectory("watchdog-bench")
-        let config = try server.alsaConfig(for: ["mic"], in: folder)
-        try server.play(samples + "/long-meeting-notes.wav", into: "mic")
-        let pcm = try ALSACapturePCM(name: "mic", configFile: config)
-        let capture = AudioCapture(pcm: pcm)
-        let recorder = Recorder(capture: capture, writer: SegmentWriter(directory: folder.file("out")), maxFrames: 60 * 48_000)
-        let removedAt = ReasonBox()
-        Thread {
-            let deadline = Date().addingTimeInterval(20)
-            while capture.statistics.framesCaptured < 48_000, Date() < deadline { usleep(10_000) }
-            removedAt.set(String(Date().timeIntervalSince1970))
-            server.removeSource("mic")
-        }.start()
-        let summary = try recorder.run(stop: StopSignal())
-        let detected = Date().timeIntervalSince1970
-        pcm.close()
-        guard case .deviceFailed = summary.end, let removed = Double(removedAt.value) else { continue }
-        detections.append(detected - removed)
-        kept.append(Double(summary.frames) / 48_000)
+        let outcome = try UnpluggedRecording.run(samples + "/long-meeting-notes.wav", folder: TemporaryDirectory("watchdog-bench"))
+        guard case .deviceFailed = outcome.summary.end, outcome.detectedAfter.isFinite else { continue }
+        detections.append(outcome.detectedAfter)
+        kept.append(Double(outcome.summary.frames) / 48_000)
     }
     let sorted = detections.sorted()
     print("### A microphone removed under PipeWire: the capture watchdog")

@@ -1,3 +1,4 @@
+import BoxVoiceAudio
 import Foundation
 import Glibc
 
@@ -135,4 +136,45 @@ public final class PipeWireSession: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(1)
         for spawned in all { spawned.wait(timeout: max(0, deadline.timeIntervalSinceNow)) }
     }
+}
+
+/// One unplugging: a second of `wav` is recorded from a PipeWire source, then the source is removed while the
+/// recording goes on. Shared by the capture test and the bench.
+public enum UnpluggedRecording {
+    public struct Outcome {
+        public let summary: RecordingSummary
+        /// From the removal to the recording's end.
+        public let detectedAfter: Double
+    }
+
+    public static func run(_ wav: String, folder: TemporaryDirectory) throws -> Outcome {
+        let server = try PipeWireSession()
+        try server.addSource("mic")
+        let config = try server.alsaConfig(for: ["mic"], in: folder)
+        try server.play(wav, into: "mic")
+        let pcm = try ALSACapturePCM(name: "mic", configFile: config)
+        defer { pcm.close() }
+        let capture = AudioCapture(pcm: pcm)
+        let recorder = Recorder(capture: capture, writer: SegmentWriter(directory: folder.file("out")), maxFrames: 60 * 48_000)
+        let removed = Moment()
+        Thread {
+            let deadline = Date().addingTimeInterval(20)
+            while capture.statistics.framesCaptured < 48_000, Date() < deadline { usleep(10_000) }
+            removed.mark()
+            server.removeSource("mic")
+        }.start()
+        let summary = try recorder.run(stop: StopSignal())
+        let ended = Date()
+        return Outcome(summary: summary, detectedAfter: removed.at.map { ended.timeIntervalSince($0) } ?? .infinity)
+    }
+}
+
+/// A moment set on one thread and read on another.
+public final class Moment: @unchecked Sendable {
+    // @unchecked: `moment` is touched under `lock` only.
+    private let lock = NSLock()
+    private var moment: Date?
+    public init() {}
+    public func mark() { lock.withLock { if moment == nil { moment = Date() } } }
+    public var at: Date? { lock.withLock { moment } }
 }
