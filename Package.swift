@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // Durable state on disk: the outbox and the retention index (SQLite).
-        .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio"]),
+        .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio", "BoxVoiceContract"]),
         // Local speech recognition (pocketsphinx with Debian's en-us model).
         .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
@@ -68,9 +68,9 @@ let package = Package(
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),
-        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

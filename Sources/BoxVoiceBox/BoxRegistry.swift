@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 import Glibc
 
@@ -15,6 +16,9 @@ public struct PairedBox: Codable, Sendable, Equatable {
     public var pairedAt: Date
     /// What HQ uploads go as: `wav`, `opus` or `auto` (nil: `auto`).
     public var uploadCodec: String?
+
+    /// How the store knows it: a paired box, which the registry never lets take the embedded box's name.
+    public var reference: BoxReference { .paired(name) }
 }
 
 /// The paired boxes (`boxes.json`) and their device tokens (`credentials.json`, mode 0600) under XDG config.
@@ -52,7 +56,7 @@ public struct BoxRegistry: Sendable {
 
     /// The embedded local box's name in the store and every listing. No paired box may take it: its messages,
     /// drafts and recordings are filed under it, and a paired box of the same name would receive them.
-    public static let embeddedBoxName = "local"
+    public static let embeddedBoxName = BoxReference.embeddedName
 
     public let directory: String
     public var boxesPath: String { directory + "/boxes.json" }

@@ -30,6 +30,9 @@ public final class Daemon: Sendable {
             self.verifyTLS = verifyTLS
         }
 
+        /// How the store knows it: a paired box, never the embedded one.
+        public var reference: BoxReference { .paired(name) }
+
         /// Whether a connection made for `other` still serves this box (re-pairing changes the token).
         func connectsLike(_ other: Box) -> Bool {
             name == other.name && baseURL == other.baseURL && token == other.token && verifyTLS == other.verifyTLS
@@ -155,7 +158,7 @@ public final class Daemon: Sendable {
             // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
             // turn records at once; a box that is down holds the messages rather than opening a new conversation),
             // the rest follow it (contract §5).
-            var dictation = DictationSession.Configuration(box: target.name, client: target.client, session: nil,
+            var dictation = DictationSession.Configuration(box: target.reference, client: target.client, session: nil,
                                                            spotterPhrases: phrases)
             dictation.sessionFromDefault = true
             // The daemon's own event stream tells the store which session a turn's new conversation got.
@@ -166,7 +169,7 @@ public final class Daemon: Sendable {
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.frontEnd = configuration.frontEnd()
             dictation.workDirectory = configuration.workDirectory
-            dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.name, store: configuration.store)
+            dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.reference, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
                 if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) { configuration.feedback(told) }
                 guard let object = DictationEvents.jsonObject(event) else { return }
@@ -190,7 +193,7 @@ public final class Daemon: Sendable {
             reply.message += target.map { "; serving \(boxes.count) box(es), dictating to '\($0)'" } ?? "; no box is paired (waiting for `boxvoice pair`)"
             for box in boxes {
                 let health: String
-                switch (try? configuration.store.health(box: box.name, pairedAt: box.pairedAt)) ?? .ok {
+                switch (try? configuration.store.health(box: box.reference, pairedAt: box.pairedAt)) ?? .ok {
                 case .ok: health = "ok"
                 case .needsRePair: health = "needs re-pair (pair it again with a new link)"
                 case .unreachable(let since): health = "unreachable since \(ISO8601DateFormatter().string(from: since)) (messages wait in the outbox)"
@@ -298,21 +301,22 @@ public final class Daemon: Sendable {
         }
         for box in served.withLock({ $0.pairing.boxes }) {
             let log = self.log
-            let courier = BoxCourier(store: configuration.store, box: box.name, client: box.client, detector: configuration.detector) { event in
+            let courier = BoxCourier(store: configuration.store, box: box.reference, client: box.client, detector: configuration.detector) { event in
                 if case .queued(let id, _, _) = event { log("\(box.name): finished \(id), left awaiting HQ by an interrupted run") }
             }
             for report in courier.run(everything: false) { log("\(box.name): outbox: \(report.summary)") }
-            for done in configuration.store.compressRetained(box: box.name) {
+            for done in configuration.store.compressRetained(box: box.reference) {
                 log("\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → \(done.bytesAfter) bytes)")
             }
         }
     }
 
     private func stream(for box: Box) -> EventStream {
-        let responder = LastAudioResponder(box: box.name, client: box.client, store: configuration.store, workDirectory: configuration.workDirectory)
+        let responder = LastAudioResponder(box: box.reference, client: box.client, store: configuration.store, workDirectory: configuration.workDirectory)
         let log = self.log
         let debug = configuration.debug
         let name = box.name
+        let reference = box.reference
         let answers = self.answers
         let store = configuration.store
         let assignments = SessionAssignments(store: configuration.store) { _, session in log("\(name): a turn's new conversation is \(session)") }
@@ -321,13 +325,13 @@ public final class Daemon: Sendable {
             switch update {
             case .subscribed:
                 log("\(name): connected")
-                try? store.recordContact(box: name, .reached)
+                try? store.recordContact(box: reference, .reached)
             case .disconnected(let reason, let retryIn):
                 log("\(name): disconnected (\(reason)); retrying in \(Int(retryIn)) s")
-                try? store.recordContact(box: name, .unreachable)
+                try? store.recordContact(box: reference, .unreachable)
             case .unauthorized:
                 log("\(name): needs re-pair — the box refused this device (401); no more attempts")
-                try? store.recordContact(box: name, .refused)
+                try? store.recordContact(box: reference, .refused)
             case .lastAudioRequest(let request):
                 // Answer off the event thread: a large upload must not hold back keep-alive replies.
                 let queued = answers.submit { Self.answer(request, with: responder, box: name, debug: debug, log: log) }

@@ -9,7 +9,7 @@ import Foundation
 /// What a dictation is configured with, what it reports, and how it fails.
 extension DictationSession {
     public struct Configuration: Sendable {
-        public var box: String
+        public var box: BoxReference
         public var client: BoxClient
         /// The session dictated into; nil means "new".
         public var session: String?
@@ -61,7 +61,7 @@ extension DictationSession {
         /// What the run asks for: nil for the box's default, `"new"`, or a session id.
         var requestedSession: String? { sessionFromDefault ? nil : session ?? "new" }
 
-        public init(box: String, client: BoxClient, session: String?, spotterPhrases: String?) {
+        public init(box: BoxReference, client: BoxClient, session: String?, spotterPhrases: String?) {
             self.box = box
             self.client = client
             self.session = session

@@ -11,13 +11,13 @@ import Foundation
 public struct LastAudioResponder: Sendable {
     public static let maxAnswerBytes = 45_000_000
 
-    public let box: String
+    public let box: BoxReference
     public let client: BoxClient
     public let store: MessageStore
     /// Where joined answer files are written (and removed after the answer): a private folder of the caller's.
     public let workDirectory: String
 
-    public init(box: String, client: BoxClient, store: MessageStore, workDirectory: String) {
+    public init(box: BoxReference, client: BoxClient, store: MessageStore, workDirectory: String) {
         self.box = box
         self.client = client
         self.store = store

@@ -12,7 +12,7 @@ import Synchronization
 /// hearing the next one; the same code finishes a message a killed run left, from its retained segments.
 public final class MessageFinisher: Sendable {
     public let store: MessageStore
-    public let box: String
+    public let box: BoxReference
     public let client: BoxClient
     public let detector: KeywordDetector
     public let hqRetryDelays: [Double]
@@ -24,7 +24,7 @@ public final class MessageFinisher: Sendable {
     /// A permanent HQ failure is reported once; later messages skip HQ.
     private let unavailable = Mutex<BoxFailure?>(nil)
 
-    public init(store: MessageStore, box: String, client: BoxClient, detector: KeywordDetector, hqRetryDelays: [Double] = [1, 2],
+    public init(store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector, hqRetryDelays: [Double] = [1, 2],
                 uploadCodec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
                 onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
         self.uploadCodec = uploadCodec

@@ -35,13 +35,13 @@ public struct OutboxDelivery: Sendable {
     }
 
     public let store: MessageStore
-    public let box: String
+    public let box: BoxReference
     public let client: BoxClient
     /// How long a run waits for the box's `chat-session-assigned` before it asks the box's default instead (the event
     /// can be missed: no event connection, or a process killed between the send and the event).
     public let assignmentPatience: TimeInterval
 
-    public init(store: MessageStore, box: String, client: BoxClient, assignmentPatience: TimeInterval = 20) {
+    public init(store: MessageStore, box: BoxReference, client: BoxClient, assignmentPatience: TimeInterval = 20) {
         self.store = store
         self.box = box
         self.client = client
@@ -167,7 +167,7 @@ public struct BoxCourier: Sendable {
     public let finisher: MessageFinisher
     public let delivery: OutboxDelivery
 
-    public init(store: MessageStore, box: String, client: BoxClient, detector: KeywordDetector,
+    public init(store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
                 onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
         finisher = MessageFinisher(store: store, box: box, client: client, detector: detector, onEvent: onEvent)
         delivery = OutboxDelivery(store: store, box: box, client: client)

@@ -81,7 +81,7 @@ public final class UploadCodecPolicy: Sendable {
 
     /// The policy for `box`, starting from what earlier uploads to it taught (kept in the store), and keeping what
     /// these teach there.
-    public convenience init(codec: UploadCodec, box: String, store: MessageStore) {
+    public convenience init(codec: UploadCodec, box: BoxReference, store: MessageStore) {
         let known = (try? store.uploadProfile(box: box)) ?? (wavOnly: false, linkBytesPerSecond: nil)
         self.init(codec: codec, profile: Profile(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond)) { profile in
             try? store.recordUploadProfile(box: box, wavOnly: profile.wavOnly, linkBytesPerSecond: profile.linkBytesPerSecond)

@@ -1,4 +1,5 @@
 import BoxVoiceKeywords
+import BoxVoiceContract
 import Foundation
 
 /// A message id in its one canonical spelling: an uppercase UUID, as the iOS app writes it. The box deduplicates
@@ -37,7 +38,7 @@ public enum DeliveryFailureKind: String, Sendable, Equatable, CaseIterable {
 /// One dictated message: its row in the store. A value: reading it never changes it.
 public struct DictatedMessage: Sendable, Equatable {
     public var id: MessageID
-    public var box: String
+    public var box: BoxReference
     /// The session dictated into; nil means "new" (or, while `sessionUnresolved`, not known yet).
     public var session: String?
     public var state: MessageState

@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceContract
 import Foundation
 
 /// How retained recordings are kept once their message is committed (contract §8 keeps five per box; this decides
@@ -74,7 +75,7 @@ extension MessageStore {
     }
 
     /// Compresses every committed recording still kept as segments (what a killed run left before it got to them).
-    public func compressRetained(box: String? = nil) -> [Compressed] {
+    public func compressRetained(box: BoxReference? = nil) -> [Compressed] {
         let candidates = ((try? messages(box: box)) ?? []).filter { $0.hasAudio && Self.settled.contains($0.state) }
         return candidates.compactMap { try? compressRecording($0.id) }
     }

@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 extension MessageStore {
@@ -6,7 +7,7 @@ extension MessageStore {
 
     /// Pending messages whose next attempt is due, oldest first; `ignoringBackoff` takes every pending one (the user
     /// asked now, or a new command started: the box may be back).
-    public func due(box: String? = nil, now: Date = Date(), ignoringBackoff: Bool = false) throws -> [DictatedMessage] {
+    public func due(box: BoxReference? = nil, now: Date = Date(), ignoringBackoff: Bool = false) throws -> [DictatedMessage] {
         try read { db in
             var clause = "WHERE state = 'pending'"
             var values: [SQLiteValue] = []
@@ -16,17 +17,17 @@ extension MessageStore {
             }
             if let box {
                 clause += " AND box = ?"
-                values.append(.text(box))
+                values.append(.text(box.storeKey))
             }
             return try select(clause + " ORDER BY command_at, recorded_at, id", values, in: db)
         }
     }
 
     /// Boxes that have messages pending or awaiting HQ (what `outbox retry` must visit).
-    public func boxesWithWork() throws -> [String] {
+    public func boxesWithWork() throws -> [BoxReference] {
         try read { db in
             try db.query("SELECT DISTINCT box FROM messages WHERE state IN ('pending', 'awaiting-hq') ORDER BY box").compactMap { $0[0].text }
-        }
+        }.map(BoxReference.init(storeKey:))
     }
 
     /// The box accepted it.
@@ -62,9 +63,9 @@ extension MessageStore {
     /// The box was paired again: messages it refused only because the device token was no longer valid (401) are
     /// pending again, to go out with the new token. Returns them.
     @discardableResult
-    public func requeueRefusedForAuthorization(box: String, now: Date = Date()) throws -> [MessageID] {
+    public func requeueRefusedForAuthorization(box: BoxReference, now: Date = Date()) throws -> [MessageID] {
         try write { db in
-            let refused = try select("WHERE box = ? AND state = 'failed' AND failure = 'unauthorized'", [.text(box)], in: db)
+            let refused = try select("WHERE box = ? AND state = 'failed' AND failure = 'unauthorized'", [.text(box.storeKey)], in: db)
             for message in refused {
                 try change(message.id, .retry, [("next_attempt_at", .real(now.timeIntervalSince1970)), ("failure", .null)], in: db)
             }
@@ -98,35 +99,35 @@ public enum BoxContact: Sendable {
 
 extension MessageStore {
     /// What uploads to `box` have taught: it refuses Opus (WAV only), and the link's measured speed.
-    public func uploadProfile(box: String) throws -> (wavOnly: Bool, linkBytesPerSecond: Double?) {
+    public func uploadProfile(box: BoxReference) throws -> (wavOnly: Bool, linkBytesPerSecond: Double?) {
         try read { db in
-            guard let row = try db.query("SELECT wav_only, link_bytes_per_second FROM box_contact WHERE box = ?", [.text(box)]).first else {
+            guard let row = try db.query("SELECT wav_only, link_bytes_per_second FROM box_contact WHERE box = ?", [.text(box.storeKey)]).first else {
                 return (false, nil)
             }
             return ((row[0].integer ?? 0) != 0, row[1].real)
         }
     }
 
-    public func recordUploadProfile(box: String, wavOnly: Bool, linkBytesPerSecond: Double?) throws {
+    public func recordUploadProfile(box: BoxReference, wavOnly: Bool, linkBytesPerSecond: Double?) throws {
         try write { db in
-            try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box)])
+            try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box.storeKey)])
             try db.execute("UPDATE box_contact SET wav_only = ?, link_bytes_per_second = ? WHERE box = ?",
-                           [.integer(wavOnly ? 1 : 0), linkBytesPerSecond.map { .real($0) } ?? .null, .text(box)])
+                           [.integer(wavOnly ? 1 : 0), linkBytesPerSecond.map { .real($0) } ?? .null, .text(box.storeKey)])
         }
     }
 
     /// Notes what a connection to `box` found, for `health`.
-    public func recordContact(box: String, _ contact: BoxContact, at date: Date = Date()) throws {
+    public func recordContact(box: BoxReference, _ contact: BoxContact, at date: Date = Date()) throws {
         let now = SQLiteValue.real(date.timeIntervalSince1970)
         try write { db in
-            try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box)])
+            try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box.storeKey)])
             switch contact {
             case .reached:
-                try db.execute("UPDATE box_contact SET reached_at = ?, unreachable_since = NULL, refused_at = NULL WHERE box = ?", [now, .text(box)])
+                try db.execute("UPDATE box_contact SET reached_at = ?, unreachable_since = NULL, refused_at = NULL WHERE box = ?", [now, .text(box.storeKey)])
             case .unreachable:
-                try db.execute("UPDATE box_contact SET unreachable_since = COALESCE(unreachable_since, ?) WHERE box = ?", [now, .text(box)])
+                try db.execute("UPDATE box_contact SET unreachable_since = COALESCE(unreachable_since, ?) WHERE box = ?", [now, .text(box.storeKey)])
             case .refused:
-                try db.execute("UPDATE box_contact SET refused_at = ?, unreachable_since = NULL WHERE box = ?", [now, .text(box)])
+                try db.execute("UPDATE box_contact SET refused_at = ?, unreachable_since = NULL WHERE box = ?", [now, .text(box.storeKey)])
             }
         }
     }
@@ -134,15 +135,15 @@ extension MessageStore {
     /// The box's health from its messages and the last connection to it: a 401 since it was last paired means it
     /// needs re-pairing; messages postponed for want of an answer, or a connection that fails, mean it is
     /// unreachable since the earliest of them; else it is fine.
-    public func health(box: String, pairedAt: Date) throws -> BoxHealth {
+    public func health(box: BoxReference, pairedAt: Date) throws -> BoxHealth {
         try read { db in
-            let contact = try db.query("SELECT refused_at, unreachable_since FROM box_contact WHERE box = ?", [.text(box)]).first
+            let contact = try db.query("SELECT refused_at, unreachable_since FROM box_contact WHERE box = ?", [.text(box.storeKey)]).first
             let refusedMessage = try db.query("SELECT MAX(updated_at) FROM messages WHERE box = ? AND failure = 'unauthorized' AND state = 'failed'",
-                                              [.text(box)]).first?.first?.real
+                                              [.text(box.storeKey)]).first?.first?.real
             let refused = [refusedMessage, contact?[0].real].compactMap { $0 }.max()
             if let refused, refused > pairedAt.timeIntervalSince1970 { return .needsRePair }
             let waiting = try db.query("SELECT MIN(command_at) FROM messages WHERE box = ? AND state = 'pending' AND failure = 'uncertain'",
-                                       [.text(box)]).first?.first?.real
+                                       [.text(box.storeKey)]).first?.first?.real
             if let since = [waiting, contact?[1].real].compactMap({ $0 }).min() { return .unreachable(since: Date(timeIntervalSince1970: since)) }
             return .ok
         }

@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceContract
 import Foundation
 
 /// What `recover()` found a killed or older run had left, reported once.
@@ -98,7 +99,7 @@ extension MessageStore {
                     try db.execute("""
                         INSERT INTO messages (id, box, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, 'draft', ?, 1, '', ?)
                         """, [.text(id.rawValue), .text(box), .real(made.timeIntervalSince1970), .real(Date().timeIntervalSince1970)])
-                    _ = try evictBeyondLimit(box: box, in: db)
+                    _ = try evictBeyondLimit(box: BoxReference(storeKey: box), in: db)
                 }
                 report.adoptedDrafts.append(id)
                 withExtendedLifetime(lease) {}
@@ -109,9 +110,9 @@ extension MessageStore {
 
     /// Messages of `box` awaiting HQ that no live process is finishing, each with the lease that makes this process
     /// the one to finish it (nil for a message without audio: nothing to upload, and framing it twice is refused).
-    public func claimAwaitingHQ(box: String) throws -> [(message: DictatedMessage, lease: RecordingLease?)] {
+    public func claimAwaitingHQ(box: BoxReference) throws -> [(message: DictatedMessage, lease: RecordingLease?)] {
         var claimed: [(DictatedMessage, RecordingLease?)] = []
-        for message in try read({ db in try select("WHERE state = 'awaiting-hq' AND box = ? ORDER BY command_at, id", [.text(box)], in: db) }) {
+        for message in try read({ db in try select("WHERE state = 'awaiting-hq' AND box = ? ORDER BY command_at, id", [.text(box.storeKey)], in: db) }) {
             switch RecordingLease.take(id: message.id, folder: folder(of: message)) {
             case .busy: continue
             case .taken(let lease): claimed.append((message, lease))

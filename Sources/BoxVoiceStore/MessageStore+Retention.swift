@@ -1,8 +1,9 @@
+import BoxVoiceContract
 import Foundation
 
 /// A recording the box may ask for again (contract §8): its segments and what it was sent as.
 public struct RetainedRecording: Sendable, Equatable {
-    public var box: String
+    public var box: BoxReference
     public var messageId: MessageID
     public var recordedAt: Date
     /// The committed text: live at the command, replaced by the HQ text when it came.
@@ -15,21 +16,21 @@ public struct RetainedRecording: Sendable, Equatable {
 
 extension MessageStore {
     /// The recording behind a box's request: the id must match byte for byte (the box compares it so).
-    public func retainedRecording(box: String, messageId: String) throws -> RetainedRecording? {
+    public func retainedRecording(box: BoxReference, messageId: String) throws -> RetainedRecording? {
         guard let id = MessageID(exactly: messageId), let message = try message(id), message.box == box else { return nil }
         return retained(message)
     }
 
     /// The recordings kept for `box`, newest first.
-    public func retainedRecordings(box: String) throws -> [RetainedRecording] {
+    public func retainedRecordings(box: BoxReference) throws -> [RetainedRecording] {
         try read { db in
             try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'discarded') ORDER BY recorded_at DESC, id DESC",
-                       [.text(box)], in: db)
+                       [.text(box.storeKey)], in: db)
         }.compactMap(retained)
     }
 
     /// Drops one recording's audio (the user asked); the message's row and text stay.
-    public func forgetRecording(box: String, id: MessageID) throws {
+    public func forgetRecording(box: BoxReference, id: MessageID) throws {
         let folder = try write { db -> String? in
             guard let message = try fetch(id, in: db), message.box == box, message.hasAudio, !message.state.needsAudio else { return nil }
             try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(id.rawValue)])
@@ -41,9 +42,9 @@ extension MessageStore {
     /// Drops every recording of a box (unpair). The messages' rows and texts stay: a pending one still shows in the
     /// outbox. Returns how many recordings went.
     @discardableResult
-    public func forgetBox(_ box: String) throws -> Int {
+    public func forgetBox(_ box: BoxReference) throws -> Int {
         let folders = try write { db -> [String] in
-            let held = try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq')", [.text(box)], in: db)
+            let held = try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq')", [.text(box.storeKey)], in: db)
             for message in held { try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(message.id.rawValue)]) }
             return held.map(folder(of:))
         }
@@ -59,9 +60,9 @@ extension MessageStore {
 
     /// Keeps the audio of the newest `retentionLimit` finished messages of `box`; returns the folders to remove once
     /// the transaction is committed. Messages still recording or awaiting HQ are never evicted: their audio is needed.
-    func evictBeyondLimit(box: String, in db: SQLiteDatabase) throws -> [String] {
+    func evictBeyondLimit(box: BoxReference, in db: SQLiteDatabase) throws -> [String] {
         let kept = try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq', 'discarded') ORDER BY recorded_at ASC, id ASC",
-                              [.text(box)], in: db)
+                              [.text(box.storeKey)], in: db)
         let excess = kept.dropLast(retentionLimit)
         for old in excess { try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(old.id.rawValue)]) }
         return excess.map(folder(of:))

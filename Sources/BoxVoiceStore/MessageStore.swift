@@ -1,4 +1,5 @@
 import BoxVoiceKeywords
+import BoxVoiceContract
 import Foundation
 import Synchronization
 
@@ -62,7 +63,7 @@ public final class MessageStore: Sendable {
     ///   - run: the run it belongs to; its session is the run's (known now, or learnt when the run's first message is
     ///     sent). Without a run, `session` is used as given.
     ///   - sessionFromDefault: without a run, the box's default session is asked for at delivery (`session` ignored).
-    public func beginRecording(box: String, session: String?, sessionFromDefault: Bool = false, run: SessionRun.ID? = nil,
+    public func beginRecording(box: BoxReference, session: String?, sessionFromDefault: Bool = false, run: SessionRun.ID? = nil,
                                at date: Date = Date()) throws -> Recording {
         let id = MessageID.new()
         let (folder, lease) = try makeLeasedFolder(box: box, id: id)
@@ -77,7 +78,7 @@ public final class MessageStore: Sendable {
             try db.execute("""
                 INSERT INTO messages (id, box, session, session_unresolved, state, recorded_at, has_audio, updated_at, run)
                 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
-                """, [.text(id.rawValue), .text(box), known.map { .text($0) } ?? .null, .integer(unresolved ? 1 : 0),
+                """, [.text(id.rawValue), .text(box.storeKey), known.map { .text($0) } ?? .null, .integer(unresolved ? 1 : 0),
                       .text(MessageState.recording.rawValue), .real(date.timeIntervalSince1970), .real(Date().timeIntervalSince1970),
                       run.map { .text($0.rawValue) } ?? .null])
         }
@@ -187,10 +188,10 @@ public final class MessageStore: Sendable {
     }
 
     /// Every message that is not discarded, oldest first.
-    public func messages(box: String? = nil) throws -> [DictatedMessage] {
+    public func messages(box: BoxReference? = nil) throws -> [DictatedMessage] {
         try read { db in
             try select("WHERE state != 'discarded'" + (box == nil ? "" : " AND box = ?") + " ORDER BY recorded_at, id",
-                       box.map { [.text($0)] } ?? [], in: db)
+                       box.map { [.text($0.storeKey)] } ?? [], in: db)
         }
     }
 
@@ -214,11 +215,12 @@ public final class MessageStore: Sendable {
 
     func folder(of message: DictatedMessage) -> String { folder(box: message.box, id: message.id) }
 
-    func folder(box: String, id: MessageID) -> String { recordingsRoot + "/" + box + "/" + id.rawValue }
+    func folder(box: BoxReference, id: MessageID) -> String { recordingsRoot + "/" + box.storeKey + "/" + id.rawValue }
 
     /// Made under a name recovery ignores, leased, then renamed into place: `recover()` in another process can only
     /// ever see it leased.
-    func makeLeasedFolder(box: String, id: MessageID) throws -> (String, RecordingLease) {
+    func makeLeasedFolder(box reference: BoxReference, id: MessageID) throws -> (String, RecordingLease) {
+        let box = reference.storeKey
         guard !box.isEmpty, !box.contains("/"), box != ".", box != "..", !box.hasPrefix(".") else { throw StoreError.invalidBoxName(box) }
         let parent = recordingsRoot + "/" + box
         try PrivateFiles.directory(parent)
@@ -227,7 +229,7 @@ public final class MessageStore: Sendable {
         guard case .taken(let lease) = RecordingLease.take(id: id, folder: staging) else {
             throw StoreError.io(path: staging, errno: EWOULDBLOCK, doing: "lease the new recording folder")
         }
-        let folder = folder(box: box, id: id)
+        let folder = folder(box: reference, id: id)
         guard rename(staging, folder) == 0 else { throw StoreError.io(path: folder, errno: errno, doing: "create the recording folder") }
         return (folder, lease)
     }
@@ -288,7 +290,7 @@ public final class MessageStore: Sendable {
             return nil
         }
         let command = row[6].text.flatMap(KeywordAction.init(rawValue:)).map { HeardCommand(action: $0, matchedPhrase: row[7].text ?? "") }
-        return DictatedMessage(id: id, box: row[1].text ?? "", session: row[2].text, state: state, heardText: row[4].text ?? "",
+        return DictatedMessage(id: id, box: BoxReference(storeKey: row[1].text ?? ""), session: row[2].text, state: state, heardText: row[4].text ?? "",
                                typedPrefix: row[5].text ?? "", command: command, commandAt: row[8].real.map(Date.init(timeIntervalSince1970:)),
                                body: row[9].text, text: row[10].text, recordedAt: Date(timeIntervalSince1970: row[11].real ?? 0),
                                hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),

@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// A run of dictated messages — one `dictate`, one hotkey turn — that belong in one conversation (contract §5): the
@@ -20,7 +21,7 @@ public struct SessionRun: Sendable, Equatable {
     }
 
     public let id: ID
-    public let box: String
+    public let box: BoxReference
     /// What the user asked for: a session id, `"new"`, or nil for the box's default.
     public let requested: String?
     public var state: State
@@ -44,12 +45,12 @@ public struct SessionRun: Sendable, Equatable {
 /// What the MessageStore keeps about runs.
 extension MessageStore {
     /// Starts a run. A named session (not `"new"`) is known at once.
-    public func beginRun(box: String, requested: String?, now: Date = Date()) throws -> SessionRun.ID {
+    public func beginRun(box: BoxReference, requested: String?, now: Date = Date()) throws -> SessionRun.ID {
         let id = SessionRun.ID.new()
         let known = requested.flatMap { $0 == "new" ? nil : $0 }
         try write { db in
             try db.execute("INSERT INTO runs (id, box, requested, session, state, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           [.text(id.rawValue), .text(box), requested.map { .text($0) } ?? .null, known.map { .text($0) } ?? .null,
+                           [.text(id.rawValue), .text(box.storeKey), requested.map { .text($0) } ?? .null, known.map { .text($0) } ?? .null,
                             .text((known == nil ? SessionRun.State.open : .known).rawValue), .real(now.timeIntervalSince1970)])
         }
         return id
@@ -105,7 +106,7 @@ extension MessageStore {
         guard let row = try db.query("SELECT id, box, requested, state, session, first_message, updated_at FROM runs WHERE id = ?",
                                      [.text(id.rawValue)]).first,
               let state = row[3].text.flatMap(SessionRun.State.init(rawValue:)) else { return nil }
-        return SessionRun(id: id, box: row[1].text ?? "", requested: row[2].text, state: state, session: row[4].text,
+        return SessionRun(id: id, box: BoxReference(storeKey: row[1].text ?? ""), requested: row[2].text, state: state, session: row[4].text,
                           firstMessage: row[5].text.flatMap(MessageID.init(exactly:)),
                           updatedAt: Date(timeIntervalSince1970: row[6].real ?? 0))
     }

@@ -32,7 +32,7 @@ enum AnswerCommand: Command {
         let (box, client) = try SelectedBox.client(named: boxName)
         let work = try ScratchDirectory(purpose: "answer", fallback: Paths.cacheDirectory)
         defer { work.remove() }
-        let responder = LastAudioResponder(box: box.name, client: client, store: try LocalStore.open(), workDirectory: work.path)
+        let responder = LastAudioResponder(box: box.reference, client: client, store: try LocalStore.open(), workDirectory: work.path)
         var failed = false
         for line in lines {
             do {

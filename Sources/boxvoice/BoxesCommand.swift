@@ -3,6 +3,7 @@ import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
 import CommandGrammar
+import BoxVoiceContract
 import Foundation
 
 /// `boxvoice boxes`: list, select and unpair boxes.
@@ -29,7 +30,7 @@ enum BoxesCommand: Command {
             let selected = try registry.selectedName()
             let store = LocalStore.exists ? try LocalStore.open() : nil
             func health(_ box: PairedBox) throws -> (word: String, text: String) {
-                switch try store?.health(box: box.name, pairedAt: box.pairedAt) ?? .ok {
+                switch try store?.health(box: box.reference, pairedAt: box.pairedAt) ?? .ok {
                 case .ok: return ("ok", "ok")
                 case .needsRePair: return ("needs-re-pair", "needs re-pair: the box refused this device; pair it again with a new link")
                 case .unreachable(let since):
@@ -61,7 +62,7 @@ enum BoxesCommand: Command {
             try registry.remove(name)
             // Its retained recordings go too (contract §8: unpairing deletes them at once).
             var dropped = 0
-            if LocalStore.exists { dropped = try LocalStore.open().forgetBox(name) }
+            if LocalStore.exists { dropped = try LocalStore.open().forgetBox(.paired(name)) }
             Console.out("forgot '\(name)', its device token and \(dropped) retained recording(s); revoke the device on the box too")
         default:
             preconditionFailure("a verb the spec declares is handled")
@@ -85,7 +86,7 @@ enum SelectedBox {
             throw CLIError.failed("no device token is stored for '\(box.name)'; pair it again")
         }
         let client = BoxClient(baseURL: box.baseURL, token: token, verifyTLS: !box.insecure)
-        if deliverPending { PendingMessages.deliver(box: box.name, client: client) }
+        if deliverPending { PendingMessages.deliver(box: box.reference, client: client) }
         return (box, client)
     }
 }
@@ -95,7 +96,7 @@ enum PendingMessages {
     /// Puts right what a killed run left (drafts adopted, messages awaiting HQ finished) and tries every pending
     /// message of `box` once, now; says what happened on stderr. Never fails the command that asked: the messages
     /// stay in the store either way.
-    static func deliver(box: String, client: BoxClient) {
+    static func deliver(box: BoxReference, client: BoxClient) {
         guard LocalStore.exists else { return }
         do {
             let store = try LocalStore.open()

@@ -62,18 +62,20 @@ enum DictateCommand: Command {
         // The box: a paired one, or the embedded local box.
         var embedded: BoxSimServer?
         defer { embedded?.stop() }
-        let boxLabel: String
+        let box: BoxReference
+        var configuredCodec: String?
         let client: BoxClient
         let registry = BoxRegistry(directory: Paths.configDirectory)
         if !local, let paired = try registry.box(named: boxName) {
             (_, client) = try SelectedBox.client(named: paired.name, deliverPending: false)
-            boxLabel = paired.name
+            box = paired.reference
+            configuredCodec = paired.uploadCodec
         } else {
             if let boxName { throw CLIError.failed("no paired box is named '\(boxName)'; `boxvoice boxes` lists them") }
             let started = try EmbeddedBox.start(dataDirectory: Paths.embeddedBoxDirectory)
             embedded = started.server
             client = started.client
-            boxLabel = EmbeddedBox.name
+            box = .embedded
             output.notice("No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`.",
                           json: "local-box")
         }
@@ -82,7 +84,7 @@ enum DictateCommand: Command {
         let session = sessionOption.flatMap { $0 == "new" ? nil : $0 }
 
         let pcm = try CaptureSource.open(invocation, settings: settings).pcm
-        var configuration = DictationSession.Configuration(box: boxLabel, client: client, session: session,
+        var configuration = DictationSession.Configuration(box: box, client: client, session: session,
                                                            spotterPhrases: try ModelsDirectory.spotterPhrases())
         configuration.sessionFromDefault = sessionOption == nil
         configuration.once = once
@@ -97,18 +99,18 @@ enum DictateCommand: Command {
         configuration.workDirectory = scratch.path
         // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
         let store = try LocalStore.open()
-        configuration.uploadCodec = try UploadCodecs.policy(for: boxLabel, configured: try registry.box(named: boxLabel)?.uploadCodec,
+        configuration.uploadCodec = try UploadCodecs.policy(for: box, configured: configuredCodec,
                                                             override: codecOption, store: store)
         let dictation = DictationSession(configuration: configuration, detector: detector, store: store) { output.handle($0) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let control = DictationControl()
-        output.show(box: boxLabel)
+        output.show(box: box.description)
         let keys = TerminalKeys(control: control) { output.acknowledge($0) }
         if !noKeys { keys.start() }
         defer { keys.restore() }
-        if json { Console.json(["event": "listening", "box": boxLabel]) } else if output.mode == .plain { Console.err("Listening (box '\(boxLabel)') …") }
+        if json { Console.json(["event": "listening", "box": box.description]) } else if output.mode == .plain { Console.err("Listening (box '\(box)') …") }
         do {
             try dictation.run(pcm: pcm, stop: stop, control: control)
         } catch {

@@ -71,7 +71,7 @@ enum OutboxCommand: Command {
             defer { embedded?.stop() }
             return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true)) ? ExitStatus.success : ExitStatus.refused
         case "send", "retry":
-            var boxes: [String]
+            var boxes: [BoxReference]
             if verb == "send" {
                 let text = invocation.argument("ID")!
                 let id = try LocalStore.id(text)
@@ -131,13 +131,16 @@ enum OutboxCommand: Command {
         return fine
     }
 
-    /// The client for a box named in the outbox: a paired box, or the embedded local one.
-    static func clientFor(box: String) throws -> (BoxClient, BoxSimServer?) {
-        if box == EmbeddedBox.name, try BoxRegistry(directory: Paths.configDirectory).box(named: box) == nil {
+    /// The client for a box of the outbox: the embedded local one, or a paired box (by type: a paired box can never be
+    /// mistaken for the embedded one).
+    static func clientFor(box: BoxReference) throws -> (BoxClient, BoxSimServer?) {
+        switch box {
+        case .embedded:
             let embedded = try EmbeddedBox.start(dataDirectory: Paths.embeddedBoxDirectory)
             return (embedded.client, embedded.server)
+        case .paired(let name):
+            return (try SelectedBox.client(named: name, deliverPending: false).1, nil)
         }
-        return (try SelectedBox.client(named: box, deliverPending: false).1, nil)
     }
 }
 
@@ -160,7 +163,9 @@ enum RecordingsCommand: Command {
         let json = verb == "list" && invocation.flag("--json")
         let boxOption = verb == "keep-as" ? nil : invocation.string("--box")
         let store = try LocalStore.open()
-        let box = try boxOption ?? BoxRegistry(directory: Paths.configDirectory).selectedName() ?? EmbeddedBox.name
+        // `--box` names a box as listings show it (the embedded one as `local`); else the selected paired box, else the embedded one.
+        let box: BoxReference = try boxOption.map { BoxReference(storeKey: $0) }
+            ?? BoxRegistry(directory: Paths.configDirectory).box(named: nil)?.reference ?? .embedded
         switch verb {
         case "list":
             let held = try store.retainedRecordings(box: box)

@@ -60,7 +60,7 @@ enum PairCommand: Command {
         report("paired with '\(box.label)' at \(box.baseURL) as '\(box.name)' (selected)", box: box, json: json)
         // Messages the box refused only for the old token go out with the new one.
         if LocalStore.exists {
-            let requeued = try LocalStore.open().requeueRefusedForAuthorization(box: box.name)
+            let requeued = try LocalStore.open().requeueRefusedForAuthorization(box: box.reference)
             if !requeued.isEmpty {
                 Console.err("\(requeued.count) message(s) refused for the old device token are pending again; they go out with the next command (`boxvoice outbox retry`)")
             }

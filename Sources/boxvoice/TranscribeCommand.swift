@@ -34,7 +34,7 @@ enum TranscribeCommand: Command {
         defer { scratch.remove() }
         let work = scratch.path
         var transcription = FileTranscription(client: client, session: session)
-        transcription.codec = try UploadCodecs.policy(for: box.name, configured: box.uploadCodec, override: codecOption)
+        transcription.codec = try UploadCodecs.policy(for: box.reference, configured: box.uploadCodec, override: codecOption)
         let result: FileTranscription.Result
         do {
             result = try transcription.run(file: file, workDirectory: work) { event in

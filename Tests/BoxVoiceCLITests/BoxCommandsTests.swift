@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceContract
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
@@ -125,6 +126,25 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: list, isDirectory: &isFolder) && isFolder.boolValue, "the list was not written over")
     }
 
+    /// A box paired with the label "Local" once took the embedded box's name, and `outbox send` delivered a draft
+    /// dictated to the embedded box to it. The outbox now knows the two apart by type, and the name is not given.
+    @Test func aDraftForTheEmbeddedBoxNeverGoesToABoxLabelledLocal() throws {
+        let desk = try Desk()
+        try desk.pair(link: desk.box.server.mintPairingLink(label: "Local"))
+        let dictated = try desk.run("dictate", "--local", "--on-eof", "draft", "--input", Checkout.sample("none-weather.wav"))
+        #expect(dictated.status == 0, "\(dictated.stderr)")
+        let store = try MessageStore(directory: desk.home.file("data/boxvoice"))
+        let draft = try #require(try store.messages().first { $0.state == .draft })
+        #expect(draft.box == .embedded)
+        let sent = try desk.run("outbox", "send", draft.id.rawValue)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(desk.box.server.messages.isEmpty, "the paired box labelled Local received nothing")
+        let received = try String(contentsOfFile: desk.home.file("data/boxvoice/local-box/messages.json"), encoding: .utf8)
+        #expect(received.contains(draft.id.rawValue), "the embedded box received the draft")
+        let listed = try desk.run("boxes")
+        #expect(listed.stdout.contains("local-2"), "\(listed.stdout)")
+    }
+
     @Test func boxesListSelectAndUnpair() throws {
         let desk = try Desk()
         let other = try SimulatedBox()
@@ -154,7 +174,7 @@ import Testing
         var folders: [String: String] = [:]
         var ids: [String: MessageID] = [:]
         for (box, name) in [("work", "W1"), ("work", "W2"), ("home", "H1")] {
-            let recording = try store.beginRecording(box: box, session: nil)
+            let recording = try store.beginRecording(box: .paired(box), session: nil)
             try WAV.write([0.1, 0.2], to: recording.folder + "/seg-0001.wav")
             try store.commitSend(recording.id, MessageStore.Ending(heardText: "t", command: nil, liveText: "t"), liveBody: "<speech>t</speech>")
             folders[name] = recording.folder

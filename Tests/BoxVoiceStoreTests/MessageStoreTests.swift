@@ -1,4 +1,5 @@
 import BoxVoiceKeywords
+import BoxVoiceContract
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
@@ -13,7 +14,7 @@ struct StoreFixture {
 
     /// A message recorded with one second of tone, committed by a spoken send and framed: pending.
     @discardableResult
-    func pending(_ store: MessageStore, box: String = "home", at seconds: Double = 0, text: String = "hello") throws -> MessageID {
+    func pending(_ store: MessageStore, box: BoxReference = "home", at seconds: Double = 0, text: String = "hello") throws -> MessageID {
         let recording = try store.beginRecording(box: box, session: "s1", at: Date(timeIntervalSince1970: 1_000 + seconds))
         try WAV.write(Signal.toneWithGaps(frames: 48_000, gaps: []), to: recording.folder + "/seg-0001.wav")
         try store.commitSend(recording.id, ending(text), liveBody: nil)
@@ -139,19 +140,19 @@ struct StoreFixture {
                 do {
                     switch step % 5 {
                     case 0:
-                        let recording = try store.beginRecording(box: "box\(thread)", session: nil)
+                        let recording = try store.beginRecording(box: .paired("box\(thread)"), session: nil)
                         try store.noteHeard(recording.id, text: "words \(step)")
                         try store.commitSend(recording.id, fixture.ending("t\(step)"), liveBody: nil)
                         try store.frame(recording.id, body: "b", text: "t")
                     case 1:
-                        if let due = try store.due(box: "box\(thread)").first { try store.recordUncertain(due.id, reason: "x") }
+                        if let due = try store.due(box: .paired("box\(thread)")).first { try store.recordUncertain(due.id, reason: "x") }
                     case 2:
-                        if let due = try store.due(box: "box\(thread)", ignoringBackoff: true).first { try store.recordAccepted(due.id, outcome: "queued") }
+                        if let due = try store.due(box: .paired("box\(thread)"), ignoringBackoff: true).first { try store.recordAccepted(due.id, outcome: "queued") }
                     case 3:
-                        let recording = try store.beginRecording(box: "box\(thread)", session: nil)
+                        let recording = try store.beginRecording(box: .paired("box\(thread)"), session: nil)
                         try store.keepDraft(recording.id, fixture.ending("d", command: nil))
                     default:
-                        _ = try store.retainedRecordings(box: "box\(thread)")
+                        _ = try store.retainedRecordings(box: .paired("box\(thread)"))
                         _ = try store.recover()
                     }
                 } catch {
