@@ -135,6 +135,9 @@ public final class DictationSession: Sendable {
         let events = learns ? configuration.client.eventStream { assignments.handle($0) } : nil
         events?.start()
         defer {
+            // The microphone closes once hearing is over, not after HQ and delivery: what it would take meanwhile
+            // belongs to no message.
+            road.stop()
             finisher.waitUntilIdle()
             if let run = state.run { awaitSession(of: run, worker: worker) }
             worker.finish()

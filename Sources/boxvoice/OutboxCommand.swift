@@ -47,7 +47,7 @@ enum OutboxCommand: Command {
             if messages.isEmpty && !json { Console.out("The outbox is empty.") }
             for message in messages {
                 if json {
-                    Console.json(["messageId": message.id.rawValue, "box": message.box, "state": message.state.rawValue,
+                    Console.json(["messageId": message.id.rawValue, "box": message.box.storeKey, "state": message.state.rawValue,
                                   "attempts": message.attempts, "lastError": message.lastError ?? NSNull(),
                                   "message": message.body ?? NSNull(), "text": message.text ?? NSNull(), "audio": message.hasAudio])
                 } else {
@@ -173,7 +173,7 @@ enum RecordingsCommand: Command {
             let formatter = ISO8601DateFormatter()
             for recording in held {
                 if json {
-                    Console.json(["messageId": recording.messageId.rawValue, "box": recording.box, "recordedAt": formatter.string(from: recording.recordedAt),
+                    Console.json(["messageId": recording.messageId.rawValue, "box": recording.box.storeKey, "recordedAt": formatter.string(from: recording.recordedAt),
                                   "text": recording.text, "session": recording.session ?? NSNull(), "segments": recording.segments])
                 } else {
                     Console.out("\(recording.messageId)  \(formatter.string(from: recording.recordedAt))  \(recording.text.prefix(60))")
