@@ -150,7 +150,7 @@ import Testing
         try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
         defer { _ = try? Run.process("/bin/umount", [disk]) }
         let filler = disk + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: filler))
         var full = false
         while !full {
