@@ -50,7 +50,6 @@ public final class RecordingRoad: Sendable {
     private let onLevel: @Sendable (_ elapsed: Double, _ dBFS: Double) -> Void
     private let onCaptureLoss: @Sendable (AudioCapture.Statistics) -> Void
     private let state = Mutex(State())
-    private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
 
@@ -89,7 +88,6 @@ public final class RecordingRoad: Sendable {
 
     /// Stops the capture and this road once what was captured is written; the hearing queue is then closed too.
     public func stop() {
-        stopped.store(true, ordering: .relaxed)
         capture.stop()
         hearing.close()
         if running.exchange(false, ordering: .relaxed) { finished.wait() }
@@ -157,6 +155,12 @@ public final class RecordingRoad: Sendable {
         var sinceLevel = 0
         var told = AudioCapture.Statistics()
         var lastLossCheck = Date()
+        func tellLoss() {
+            let now = capture.statistics
+            guard now.framesDropped != told.framesDropped || now.overruns != told.overruns else { return }
+            told = now
+            onCaptureLoss(now)
+        }
         while true {
             let chunks = capture.queue.takeAll(minFrames: sampleRate / 10, limitFrames: sampleRate, timeout: 0.1)
             if chunks.isEmpty {
@@ -173,22 +177,17 @@ public final class RecordingRoad: Sendable {
                 if skipsAhead {
                     let dropped = hearing.push(chunk, keepingAtMost: hearingLimitFrames, dropTo: hearingLimitFrames / 2)
                     if dropped > 0 { state.withLock { $0.statistics.framesNotHeard += Int64(dropped) } }
-                } else if !hearing.put(chunk) {
-                    // The loop stopped listening (the dictation ended): the rest is only recorded.
-                    continue
+                } else {
+                    // False once the loop stopped listening (the dictation ended): the rest is only recorded.
+                    _ = hearing.put(chunk)
                 }
             }
             if Date().timeIntervalSince(lastLossCheck) >= 1 {
                 lastLossCheck = Date()
-                let now = capture.statistics
-                if now.framesDropped != told.framesDropped || now.overruns != told.overruns {
-                    told = now
-                    onCaptureLoss(now)
-                }
+                tellLoss()
             }
         }
-        let now = capture.statistics
-        if now.framesDropped != told.framesDropped || now.overruns != told.overruns { onCaptureLoss(now) }
+        tellLoss()
         hearing.close()
     }
 
