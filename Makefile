@@ -38,7 +38,9 @@ demo: build
 test: setup
 	@scripts/sound-server-packages.sh
 	swift build --build-tests $(SWIFT_BUILD_FLAGS) $(BUILD_INFO)
-	swift test --skip-build
+	@# The test binary runs directly: `swift test` relays its output through a pipe and was seen to drop the last
+	@# lines of a long run (the summary among them). Every test is swift-testing; there is no XCTest pass to miss.
+	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/boxvoicePackageTests.xctest" --testing-library swift-testing
 
 ## bench: measure against the named baselines and write BENCHMARKS.md (release build, Swift runtime linked
 ## statically as a shipped binary would be: it starts in ~5 ms instead of ~15 ms)
