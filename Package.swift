@@ -32,14 +32,18 @@ let package = Package(
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
+        // MARK: C libraries built by `make setup` from PyPI archives (scripts/hearing-parts.sh, into .build/hearing)
+        .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
+        .systemLibrary(name: "CDeepFilter", pkgConfig: "deepfilter"),
 
         // MARK: Swift modules
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // Durable state on disk: the outbox and the retention index (SQLite).
         .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio", "BoxVoiceContract"]),
-        // Local speech recognition (pocketsphinx with Debian's en-us model).
-        .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP"]),
+        // Local speech recognition: pocketsphinx (Debian's en-us model) for words while speaking and the command
+        // spotter; Silero VAD, Whisper and DeepFilterNet3 for each utterance once it ends.
+        .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP", "CWhisper", "CDeepFilter"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
         // Both programs' command lines as data: one parser, --help, man pages and completions (pure Swift).

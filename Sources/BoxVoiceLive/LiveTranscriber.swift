@@ -34,14 +34,18 @@ public struct LiveUtterance: Sendable, Equatable {
     public var narrowband: Bool
     /// The speaker went on talking right after the command only the spotter heard, so it was refused (`CommandHold`).
     public var speechWentOn: Bool
+    /// Whose text this is.
+    public var heardBy: HeardBy
 
-    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false, speechWentOn: Bool = false) {
+    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false, speechWentOn: Bool = false,
+                heardBy: HeardBy = .pocketsphinx) {
         self.text = text
         self.recognized = recognized
         self.spots = spots
         self.end = end
         self.narrowband = narrowband
         self.speechWentOn = speechWentOn
+        self.heardBy = heardBy
     }
 
     /// The phrases the spotter fired on.
@@ -120,8 +124,34 @@ public final class LiveTranscriber {
         /// afresh each time, a fraction of a second).
         public var dictionaryCache: String?
 
+        /// The utterance-end road (`UtteranceEnds`): Silero VAD cuts utterances and Whisper's text of each replaces
+        /// pocketsphinx's; pocketsphinx still gives the words while speaking, and its text stands in for an
+        /// utterance Whisper misses. nil: pocketsphinx's utterances as they are.
+        public var whisper: WhisperHearing?
+
         public init(spotterPhrases: String?) {
             self.spotterPhrases = spotterPhrases
+        }
+    }
+
+    /// How the utterance-end road hears.
+    public struct WhisperHearing: Sendable {
+        public var models: HearingModels
+        /// Text Whisper takes as what came before each utterance: the command phrases, spelled as the keyword
+        /// detector expects them.
+        public var prompt: String?
+        /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text is used instead.
+        public var deadline = 1.5
+        /// DeepFilterNet3 cleans what the recognizers hear (BENCHMARKS.md, "Hearing", says why it is always on).
+        public var cleans = true
+        public var cutting = UtteranceCutter.Rule.measured
+        public var threads = 2
+        /// Whisper's own no-speech estimate over which an utterance is taken for noise.
+        public var noSpeechCeiling: Float = 0.6
+
+        public init(models: HearingModels, prompt: String?) {
+            self.models = models
+            self.prompt = prompt
         }
     }
 
@@ -153,6 +183,10 @@ public final class LiveTranscriber {
     private var priming: [Int16]? = []
     /// An utterance held until the speaker has paused after its command (`Options.spottedCommandHold`).
     private var held: CommandHold?
+    /// The utterance-end road (`Options.whisper`).
+    private let ends: UtteranceEnds?
+    /// pocketsphinx's utterances since the last utterance end the VAD cut: what stands in if Whisper misses it.
+    private var standIns: [LiveUtterance] = []
 
     public init(options: Options) throws {
         self.options = options
@@ -165,8 +199,14 @@ public final class LiveTranscriber {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
-        frontEnd = try options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
-        room = options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
+        ends = try options.whisper.map { whisper in
+            try UtteranceEnds(settings: .init(models: whisper.models, prompt: whisper.prompt, deadline: whisper.deadline, cleans: whisper.cleans,
+                                              rule: whisper.cutting, threads: whisper.threads, noSpeechCeiling: whisper.noSpeechCeiling))
+        }
+        // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
+        if options.whisper?.cleans == true { self.options.frontEnd = nil }
+        frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
+        room = self.options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
         spotterHasNarrowband = try options.spotterPhrases.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } } ?? false
         band = options.followsInputBand ? InputBand() : nil
     }
@@ -182,15 +222,55 @@ public final class LiveTranscriber {
 
     /// Feeds 48 kHz mono Float32.
     public func feed(_ samples: [Float]) throws -> [LiveUpdate] {
-        try feed16k(try resampler.process(samples))
+        guard let ends else { return try feed16k(try resampler.process(samples)) }
+        let heard = try resampler.process(ends.clean(samples))
+        return try feed16k(heard) + hearEnds(heard)
     }
 
     /// Ends the stream: flushes the resampler and closes the utterance in progress.
     public func finish() throws -> [LiveUpdate] {
         options.primeSeconds = 0  // whatever was held back for priming is decoded now
-        let updates = try feed16k(try resampler.flush())
-        // The stream ended after the command: nothing went on.
-        return updates + release() + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? []) + release()
+        guard let ends else {
+            let updates = try feed16k(try resampler.flush())
+            // The stream ended after the command: nothing went on.
+            return updates + release() + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? []) + release()
+        }
+        let tail = try resampler.process(ends.flushClean()) + resampler.flush()
+        var updates = try feed16k(tail) + hearEnds(tail)
+        updates += closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
+        if let cut = ends.finish() { updates += decide(cut) }
+        // Words pocketsphinx made of what the VAD never took for speech are noise.
+        standIns = []
+        return updates
+    }
+
+    /// Hears 16 kHz audio on the utterance-end road: each utterance the VAD ends is decided now.
+    private func hearEnds(_ pcm: [Float]) throws -> [LiveUpdate] {
+        var updates: [LiveUpdate] = []
+        for cut in ends!.hear(pcm) {
+            // pocketsphinx closes its utterance where the VAD did: its text is what stands in if Whisper misses.
+            if priming == nil { updates += try closing(heard: language?.endUtterance() ?? []) }
+            updates += decide(cut)
+        }
+        return updates
+    }
+
+    /// One ended utterance: Whisper's text if it comes within the deadline, else pocketsphinx's, saying why.
+    private func decide(_ cut: UtteranceCutter.Cut) -> [LiveUpdate] {
+        defer { standIns = [] }
+        switch ends!.transcribe(cut) {
+        case .success(let text):
+            guard !text.isEmpty else { return [] }
+            // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
+            let spots = standIns.flatMap(\.spots).map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore) }
+            return [.utterance(LiveUtterance(text: text, recognized: text, spots: spots, end: cut.end, narrowband: hearsNarrowband, heardBy: .whisper))]
+        case .failure(let error):
+            return standIns.map { utterance in
+                var standIn = utterance
+                standIn.heardBy = .pocketsphinxInstead(error.code)
+                return .utterance(standIn)
+            }
+        }
     }
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.
@@ -204,7 +284,12 @@ public final class LiveTranscriber {
             options.primeSeconds = wanted
         }
         // The user ended the utterance: a command held for the pause after it counts now.
-        return updates + release() + closing(heard: try language?.endUtterance() ?? []) + release()
+        updates += release() + closing(heard: try language?.endUtterance() ?? []) + release()
+        guard let ends else { return updates }
+        if let cut = ends.finish() { return updates + decide(cut) }
+        // The user ended words the VAD did not take for speech: pocketsphinx's text is all there is of them.
+        defer { standIns = [] }
+        return updates + standIns.map { .utterance($0) }
     }
 
     private func feed16k(_ samples: [Float]) throws -> [LiveUpdate] {
@@ -283,6 +368,11 @@ public final class LiveTranscriber {
 
     /// Gives an utterance the language model closed, or holds it while its command waits for the speaker's pause.
     private func deliver(_ utterance: LiveUtterance) -> [LiveUpdate] {
+        if ends != nil {
+            // The utterance-end road decides what is said; pocketsphinx's utterance waits as its stand-in.
+            standIns.append(utterance)
+            return []
+        }
         // Another utterance closing while one is held: the earlier one is given first, its command standing (the
         // pause detector heard no speech going on).
         var updates = release()

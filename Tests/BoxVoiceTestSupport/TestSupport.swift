@@ -312,3 +312,21 @@ public struct DaemonUnderTest {
         public var description: String { "\(what) did not start in time: \(log)" }
     }
 }
+
+/// The neural hearing parts `make setup` builds (scripts/hearing-parts.sh) and the clips' known transcripts.
+public enum HearingParts {
+    public static var folder: String { Checkout.root + "/.build/hearing/models" }
+    public static var prompt: String { Checkout.root + "/Models/whisper-prompt.en.txt" }
+
+    /// One committed clip and what it says (Samples/transcripts.json).
+    public struct Clip: Decodable, Sendable {
+        public let file: String
+        public let text: String
+        public let voice: String
+        public let expectedAction: String?
+    }
+
+    public static func clips() throws -> [Clip] {
+        try JSONDecoder().decode([Clip].self, from: Data(contentsOf: URL(fileURLWithPath: Checkout.root + "/Samples/transcripts.json")))
+    }
+}

@@ -1,0 +1,104 @@
+/// Cuts a stream into utterances from the VAD's per-window speech probability. Pure: windows of audio and their
+/// probabilities in, finished utterances out.
+///
+/// Speech starts where `onset` is reached for `minimumSpeech`; it ends after `endSilence` under `offset` (two
+/// thresholds, so a word that dips does not end it). An utterance keeps `lead` of audio from before its start
+/// (the first consonant is often judged silence) and is cut at `longest` even mid-speech: Whisper hears 30 s at most.
+public struct UtteranceCutter: Sendable {
+    public struct Rule: Sendable, Equatable {
+        public var onset: Float = 0.5
+        public var offset: Float = 0.35
+        public var minimumSpeech = 0.1
+        public var endSilence = 0.4
+        public var lead = 0.3
+        public var longest = 28.0
+        public init() {}
+        /// The rule measured in BENCHMARKS.md ("Hearing").
+        public static let measured = Rule()
+    }
+
+    /// One utterance the stream held.
+    public struct Cut: Sendable, Equatable {
+        /// Its audio, `lead` included.
+        public var samples: [Float]
+        /// Where its speech starts and ends in the stream, in seconds.
+        public var start: Double
+        public var end: Double
+        /// Cut at `longest` while speech went on.
+        public var forced: Bool
+    }
+
+    public let rule: Rule
+    public let sampleRate: Double
+    /// Audio before speech, `lead` long at most.
+    private var before: [Float] = []
+    /// The utterance being heard (nil between utterances).
+    private var current: [Float]?
+    private var currentStart = 0.0
+    /// Windows over `onset` in a row, before an utterance starts.
+    private var loudRun = 0
+    /// Windows under `offset` in a row, inside an utterance.
+    private var quietRun = 0
+    private var position = 0
+    private var lastSpeechEnd = 0.0
+
+    public init(rule: Rule = .measured, sampleRate: Double = 16_000) {
+        self.rule = rule
+        self.sampleRate = sampleRate
+    }
+
+    /// Seconds heard so far.
+    public var seconds: Double { Double(position) / sampleRate }
+
+    /// Whether speech is going on (an utterance has started and not ended).
+    public var inUtterance: Bool { current != nil }
+
+    /// Hears one window; returns the utterance it ends, if any.
+    public mutating func add(window: ArraySlice<Float>, probability: Float) -> Cut? {
+        let windowSeconds = Double(window.count) / sampleRate
+        position += window.count
+        guard current != nil else {
+            before.append(contentsOf: window)
+            loudRun = probability >= rule.onset ? loudRun + 1 : 0
+            if Double(loudRun) * windowSeconds >= rule.minimumSpeech {
+                // Speech began `loudRun` windows ago; the utterance keeps `lead` before that.
+                let speechSamples = loudRun * window.count
+                let keep = min(before.count, speechSamples + Int(rule.lead * sampleRate))
+                current = Array(before.suffix(keep))
+                currentStart = seconds - Double(speechSamples) / sampleRate
+                lastSpeechEnd = seconds
+                before = []
+                loudRun = 0
+                quietRun = 0
+            } else if before.count > Int((rule.lead + rule.minimumSpeech) * sampleRate) + window.count {
+                before.removeFirst(before.count - Int((rule.lead + rule.minimumSpeech) * sampleRate))
+            }
+            return nil
+        }
+        current!.append(contentsOf: window)
+        if probability < rule.offset {
+            quietRun += 1
+        } else {
+            quietRun = 0
+            lastSpeechEnd = seconds
+        }
+        if Double(quietRun) * windowSeconds >= rule.endSilence { return end(forced: false) }
+        if seconds - currentStart >= rule.longest { return end(forced: true) }
+        return nil
+    }
+
+    /// Ends the utterance in progress now (the stream ended, or the user pressed Enter).
+    public mutating func finish() -> Cut? {
+        guard current != nil else { return nil }
+        if quietRun == 0 { lastSpeechEnd = seconds }
+        return end(forced: false)
+    }
+
+    private mutating func end(forced: Bool) -> Cut {
+        let cut = Cut(samples: current!, start: currentStart, end: forced ? seconds : lastSpeechEnd, forced: forced)
+        current = nil
+        quietRun = 0
+        before = []
+        return cut
+    }
+}

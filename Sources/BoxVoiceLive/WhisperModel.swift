@@ -1,0 +1,141 @@
+import CWhisper
+import Foundation
+import Synchronization
+
+/// Where the neural hearing parts are: the files `make setup` builds into `.build/hearing/models` and
+/// `make install` copies beside Models.
+public struct HearingModels: Sendable, Equatable {
+    /// Whisper's weights in ggml format (tiny.en, converted by scripts/whisper-ggml.py).
+    public var whisper: String
+    /// Silero VAD v6.2 in ggml format.
+    public var voiceActivity: String
+    /// DeepFilterNet3's model archive.
+    public var noiseFilter: String
+
+    public init(whisper: String, voiceActivity: String, noiseFilter: String) {
+        self.whisper = whisper
+        self.voiceActivity = voiceActivity
+        self.noiseFilter = noiseFilter
+    }
+
+    /// The three files in one folder, under the names `make setup` gives them.
+    public init(folder: String) {
+        self.init(whisper: folder + "/ggml-tiny.en.bin", voiceActivity: folder + "/silero-v6.2.0.bin",
+                  noiseFilter: folder + "/DeepFilterNet3_onnx.tar.gz")
+    }
+
+    /// Whether all three are there.
+    public var arePresent: Bool {
+        [whisper, voiceActivity, noiseFilter].allSatisfy { FileManager.default.isReadableFile(atPath: $0) }
+    }
+}
+
+/// A failure of a neural hearing part (Whisper, the VAD or the noise filter), with a code a caller can switch on.
+public struct HearingError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: Sendable, Equatable {
+        /// The model file is missing or is not a model the library can load.
+        case modelUnusable
+        /// Decoding ran and failed.
+        case decodeFailed
+        /// Decoding was stopped because its deadline passed.
+        case abandoned
+    }
+    public let code: Code
+    public let detail: String
+    public var description: String { "hearing: \(detail)" }
+}
+
+/// whisper.cpp and ggml write their progress to stderr unless given a callback; the live path's own events say
+/// what matters.
+private let quietLog: @convention(c) (ggml_log_level, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = { _, _, _ in }
+
+/// Whisper over 16 kHz mono Float32: one utterance in, its text out. This file is the only place that calls
+/// whisper.cpp's decoder. One decode at a time (the context holds one decoding state); `WhisperWorker` gives it
+/// a thread of its own.
+public final class WhisperModel {
+    public static let sampleRate = 16_000
+    private let context: OpaquePointer
+
+    public init(path: String) throws {
+        whisper_log_set(quietLog, nil)
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw HearingError(code: .modelUnusable, detail: "the Whisper model \(path) is missing; run `make setup` (it builds it)")
+        }
+        var parameters = whisper_context_default_params()
+        parameters.use_gpu = false
+        parameters.flash_attn = false
+        guard let context = whisper_init_from_file_with_params(path, parameters) else {
+            throw HearingError(code: .modelUnusable, detail: "\(path) is not a Whisper model whisper.cpp can load; run `make setup` again")
+        }
+        self.context = context
+    }
+
+    deinit { whisper_free(context) }
+
+    /// What one decode gives.
+    public struct Transcript: Sendable, Equatable {
+        public var text: String
+        /// Whisper's own estimate that the audio held no speech (0...1).
+        public var noSpeechProbability: Float
+    }
+
+    /// Decodes `samples` (at most 30 s) as one segment of English.
+    /// - Parameters:
+    ///   - prompt: text the decoder takes as what came before: the command phrases, so it spells them as the
+    ///     keyword detector expects.
+    ///   - threads: CPU threads for this decode.
+    ///   - shouldStop: polled while decoding; true abandons it (`HearingError.Code.abandoned`).
+    public func transcribe(_ samples: [Float], prompt: String?, threads: Int = 2,
+                           shouldStop: (@Sendable () -> Bool)? = nil) throws -> Transcript {
+        var parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+        parameters.n_threads = Int32(max(1, threads))
+        parameters.print_progress = false
+        parameters.print_realtime = false
+        parameters.print_timestamps = false
+        parameters.print_special = false
+        parameters.no_timestamps = true
+        parameters.single_segment = true
+        parameters.no_context = true
+        parameters.suppress_nst = true
+        // Decoding falls back to sampling at higher temperatures when greedy text looks wrong; for a command that
+        // must come fast, one greedy pass is the answer.
+        parameters.temperature_inc = 0
+        let stopBox = shouldStop.map { StopCheck($0) }
+        let abortCallback: ggml_abort_callback = { data in
+            guard let data else { return false }
+            return Unmanaged<StopCheck>.fromOpaque(data).takeUnretainedValue().check()
+        }
+        if let stopBox {
+            parameters.abort_callback = abortCallback
+            parameters.abort_callback_user_data = Unmanaged.passUnretained(stopBox).toOpaque()
+        }
+        let status = withExtendedLifetime(stopBox) {
+            "en".withCString { language in
+                parameters.language = language
+                return (prompt ?? "").withCString { promptText in
+                    parameters.initial_prompt = prompt == nil ? nil : promptText
+                    return samples.withUnsafeBufferPointer { whisper_full(context, parameters, $0.baseAddress, Int32($0.count)) }
+                }
+            }
+        }
+        if let stopBox, stopBox.check() {
+            throw HearingError(code: .abandoned, detail: "Whisper's decode was abandoned at its deadline")
+        }
+        guard status == 0 else {
+            throw HearingError(code: .decodeFailed, detail: "Whisper could not decode the utterance (whisper_full returned \(status))")
+        }
+        var text = ""
+        var noSpeech: Float = 0
+        for segment in 0..<whisper_full_n_segments(context) {
+            if let piece = whisper_full_get_segment_text(context, segment) { text += String(cString: piece) }
+            noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob(context, segment))
+        }
+        return Transcript(text: text.trimmingCharacters(in: .whitespacesAndNewlines), noSpeechProbability: noSpeech)
+    }
+}
+
+/// The stop predicate handed through whisper.cpp's C callback.
+private final class StopCheck: Sendable {
+    let check: @Sendable () -> Bool
+    init(_ check: @escaping @Sendable () -> Bool) { self.check = check }
+}

@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Whisper on a thread of its own: the live path hands it an ended utterance and waits for the text until a
+/// deadline, never longer. A decode past its deadline is abandoned (whisper.cpp polls the flag between steps), and
+/// the live path falls back to pocketsphinx's text for that utterance.
+public final class WhisperWorker: Sendable {
+    /// One utterance to decode, and where its answer lands.
+    private final class Job: Sendable {
+        let samples: [Float]
+        let prompt: String?
+        let done = DispatchSemaphore(value: 0)
+        let abandoned = Atomic<Bool>(false)
+        let answer = Mutex<Result<WhisperModel.Transcript, HearingError>?>(nil)
+        init(samples: [Float], prompt: String?) {
+            self.samples = samples
+            self.prompt = prompt
+        }
+    }
+
+    /// The jobs waiting, shared by the caller and the thread (the thread must not keep the worker alive).
+    private final class Queue: Sendable {
+        let jobs = Mutex<(waiting: [Job], closed: Bool)>(([], false))
+        let wake = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+
+        /// The next job, or nil once closed.
+        func next() -> Job? {
+            while true {
+                wake.wait()
+                let (job, closed) = jobs.withLock { state in (state.waiting.isEmpty ? nil : state.waiting.removeFirst(), state.closed) }
+                if let job { return job }
+                if closed { return nil }
+            }
+        }
+    }
+
+    /// Set only once the model has loaded: an init that throws before it never runs deinit (nothing to stop).
+    private let queue: Queue
+
+    /// Loads the model here (a missing or unusable model is thrown to the caller), then starts the thread.
+    public init(modelPath: String, threads: Int = 2) throws {
+        // The model is used by the worker thread alone once it starts; nothing else keeps a reference.
+        nonisolated(unsafe) let model = try WhisperModel(path: modelPath)
+        let queue = Queue()
+        self.queue = queue
+        let thread = Thread { [queue] in
+            while let job = queue.next() {
+                let result: Result<WhisperModel.Transcript, HearingError>
+                if job.abandoned.load(ordering: .relaxed) {
+                    result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
+                } else {
+                    do {
+                        result = .success(try model.transcribe(job.samples, prompt: job.prompt, threads: threads,
+                                                               shouldStop: { job.abandoned.load(ordering: .relaxed) }))
+                    } catch let error as HearingError {
+                        result = .failure(error)
+                    } catch {
+                        result = .failure(HearingError(code: .decodeFailed, detail: "\(error)"))
+                    }
+                }
+                job.answer.withLock { $0 = result }
+                job.done.signal()
+            }
+            queue.finished.signal()
+        }
+        thread.name = "boxvoice-whisper"
+        thread.start()
+    }
+
+    deinit {
+        queue.jobs.withLock { $0.closed = true }
+        queue.wake.signal()
+        queue.finished.wait()
+    }
+
+    /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer.
+    public func transcribe(_ samples: [Float], prompt: String?, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
+        let job = Job(samples: samples, prompt: prompt)
+        queue.jobs.withLock { $0.waiting.append(job) }
+        queue.wake.signal()
+        if job.done.wait(timeout: .now() + max(0, deadline)) == .timedOut {
+            job.abandoned.store(true, ordering: .relaxed)
+            return .failure(HearingError(code: .abandoned, detail: "Whisper did not answer within \(deadline) s"))
+        }
+        return job.answer.withLock { $0 } ?? .failure(HearingError(code: .decodeFailed, detail: "no answer"))
+    }
+}
