@@ -1,3 +1,5 @@
+import BoxVoiceLive
+
 /// How a simulated box behaves.
 public struct BoxSimConfiguration: Sendable {
     /// 0 picks a free port.
@@ -51,6 +53,9 @@ public struct BoxSimConfiguration: Sendable {
 public enum HQMode: Sendable, Equatable, CustomStringConvertible {
     /// Decodes the uploaded WAV with Debian's pocketsphinx en-us model; service `pocketsphinx`.
     case pocketsphinx
+    /// Decodes the upload with Whisper tiny.en, the model the live path's utterance ends use (the file `make setup`
+    /// builds); service `whisper`.
+    case whisper(model: String)
     /// Answers with the decoded audio's duration ("boxsim heard 3.52 s of audio"), service `boxsim`.
     case describe
     case fixed(String)
@@ -75,14 +80,21 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
         case ("flaky", let count?) where Int(count).map({ (0...1_000_000).contains($0) }) == true: return .flaky(Int(count)!)
         case ("slow", let seconds?) where Double(seconds).map({ (0...600).contains($0) }) == true: return .slow(Double(seconds)!)
         case ("pocketsphinx", nil): return .pocketsphinx
+        case ("whisper", nil):
+            guard let models = HearingModels.besideThisProgram() else {
+                throw ParseError(description: "HQ mode whisper needs Whisper's model, which is missing (run `make setup`, or choose --hq pocketsphinx)")
+            }
+            return .whisper(model: models.whisper)
+        case ("whisper", let model?) where !model.isEmpty: return .whisper(model: model)
         default:
-            throw ParseError(description: "unknown HQ mode '\(text)' (pocketsphinx, describe, fixed:TEXT, fail:CODE, flaky:N up to 1000000, slow:SECONDS up to 600)")
+            throw ParseError(description: "unknown HQ mode '\(text)' (whisper, whisper:MODEL, pocketsphinx, describe, fixed:TEXT, fail:CODE, flaky:N up to 1000000, slow:SECONDS up to 600)")
         }
     }
 
     public var description: String {
         switch self {
         case .pocketsphinx: "pocketsphinx"
+        case .whisper: "whisper"
         case .describe: "describe"
         case .fixed(let text): "fixed:\(text)"
         case .fail(let code): "fail:\(code)"

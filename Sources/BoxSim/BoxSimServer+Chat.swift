@@ -105,7 +105,8 @@ extension BoxSimServer {
         let ext = (file.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? ""
         record.guessedFormat = ["wav", "webm", "mp3", "m4a", "ogg", "flac"].contains(ext) ? ext : "webm"
         record.bytes = file.body.count
-        let audio = decode(file.body, recognize: configuration.hq == .pocketsphinx)
+        let recognizes = switch configuration.hq { case .pocketsphinx, .whisper: true; default: false }
+        let audio = decode(file.body, recognize: recognizes)
         record.sampleRate = audio?.sampleRate
         record.channels = audio?.channels
         record.float32 = audio?.float32
@@ -150,6 +151,11 @@ extension BoxSimServer {
                 return failure("http_400", "The speech recognizer could not decode the audio")
             }
             return .json(200, ["text": recognized, "diarized": false, "service": "pocketsphinx"])
+        case .whisper:
+            guard let recognized = audio?.recognized else {
+                return failure("http_400", "Whisper could not decode the audio")
+            }
+            return .json(200, ["text": recognized, "diarized": false, "service": "whisper"])
         case .fixed(let text): return success(text)
         case .slow(let seconds):
             Thread.sleep(forTimeInterval: seconds)
@@ -176,7 +182,12 @@ extension BoxSimServer {
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)), let file = try? SoundFile.open(path: path) else { return nil }
         var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames,
                                    container: file.container)
-        if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
+        if recognize, case .whisper(let modelPath) = configuration.hq, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
+            upload.recognized = recognizerLock.withLock { () -> String? in
+                if whisper == nil { whisper = try? WhisperModel(path: modelPath) }
+                return try? whisper?.transcribe(samples.map { Float($0) / 32_768 }, prompt: nil, oneSegment: false).text
+            }
+        } else if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
             upload.recognized = recognizerLock.withLock { () -> String? in
                 if recognizer == nil {
                     let model = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: configuration.dataDirectory + "/cache")

@@ -27,6 +27,8 @@ public final class BoxSimServer: @unchecked Sendable {
     /// One pocketsphinx decoder, loaded on the first HQ call in pocketsphinx mode, used one call at a time.
     let recognizerLock = NSLock()
     var recognizer: PocketSphinxDecoder?
+    /// Whisper, loaded on the first HQ call in whisper mode, used one call at a time (under `recognizerLock`).
+    var whisper: WhisperModel?
 
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration

@@ -84,6 +84,8 @@ public final class Daemon: Sendable {
         public var frontEnd: @Sendable () -> FrontEndUse = { .auto }
         /// Asked at each turn, with `spotterPhrases`: the acoustic model's adaptation to the user's voice (nil: none).
         public var voiceAdaptation: @Sendable () -> String? = { nil }
+        /// The utterance-end road for each turn (read at each turn, like the settings); nil: pocketsphinx alone.
+        public var whisper: @Sendable () -> LiveTranscriber.WhisperHearing? = { nil }
 
         public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
                     spotterPhrases: @escaping @Sendable () throws -> String?,
@@ -168,6 +170,7 @@ public final class Daemon: Sendable {
             dictation.voiceAdaptation = configuration.voiceAdaptation()
             dictation.dictionaryCache = configuration.dictionaryCache
             dictation.frontEnd = configuration.frontEnd()
+            dictation.whisper = configuration.whisper()
             dictation.workDirectory = configuration.workDirectory
             dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.reference, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in

@@ -40,6 +40,8 @@ public enum DictationEvents {
         case .draft(let id): return ["event": "draft", "messageId": id]
         case .discarded: return ["event": "discarded"]
         case .notHeardLive(let seconds, let at): return ["event": "not-heard-live", "seconds": seconds, "at": at]
+        case .whisperMissed(let reason, let at):
+            return ["event": "whisper-missed", "reason": reason == .decodeFailed ? "failed" : "late", "heardBy": "pocketsphinx", "at": at]
         case .hearingBehind(let seconds): return ["event": "behind", "seconds": seconds]
         case .captureLost(let frames, let overruns): return ["event": "capture-lost", "frames": frames, "overruns": overruns]
         }

@@ -84,6 +84,9 @@ extension DictationSession {
                 session.onEvent(.awaitingPause(action: found.action, phrase: found.matchedPhrase))
                 state.awaiting = (found.action, session.askSecondOpinion(found, utterance, state: state))
             case .utterance(let utterance):
+                if case .pocketsphinxInstead(let reason) = utterance.heardBy {
+                    session.onEvent(.whisperMissed(reason: reason, at: utterance.end))
+                }
                 let awaited = state.awaiting
                 state.awaiting = nil
                 if utterance.speechWentOn, state.pending == nil, let awaited {

@@ -50,6 +50,8 @@ extension DictationSession {
         public var frontEnd = FrontEndUse.auto
         /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
         public var dictionaryCache: String?
+        /// The utterance-end road (Whisper, Silero VAD, DeepFilterNet3); nil hears with pocketsphinx alone.
+        public var whisper: LiveTranscriber.WhisperHearing?
         /// Open the box's event stream to learn which session a `"new"` first message opened. Off where someone
         /// else feeds the store those events (the daemon's own stream).
         public var followsSessionEvents = true
@@ -141,6 +143,9 @@ extension DictationSession {
         /// The live recognizer fell behind (a busy machine) and skipped `seconds` of audio from `at`: recorded and sent
         /// to HQ all the same, but no command in it is heard live.
         case notHeardLive(seconds: Double, at: Double)
+        /// Whisper missed the utterance ending here (late on a busy machine, or failed): pocketsphinx's text of it is
+        /// what the next `final` carries.
+        case whisperMissed(reason: HearingError.Code, at: Double)
         /// The microphone's audio was lost before it reached the recording (the device overran, or the queue to the
         /// recording filled): the totals so far. Never expected; said when it happens.
         case captureLost(frames: Int64, overruns: Int)

@@ -109,7 +109,7 @@ public final class DictationSession: Sendable {
         defer { road.stop() }
         var hearing = LiveTranscriber.Options.hearing(detector, spotterPhrases: configuration.spotterPhrases,
                                                       dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
-                                                      adaptation: configuration.voiceAdaptation)
+                                                      adaptation: configuration.voiceAdaptation, whisper: configuration.whisper)
         hearing.spottedCommandHold = configuration.spottedCommandHold
         let transcriber = try LiveTranscriber(options: hearing)
         let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {

@@ -1,6 +1,7 @@
 import BoxSim
 import BoxVoiceBox
 import BoxVoiceContract
+import BoxVoiceLive
 import Foundation
 
 /// The local box `dictate` uses when none is paired: boxsim in-process (pocketsphinx HQ), paired on the spot.
@@ -10,7 +11,10 @@ public enum EmbeddedBox {
 
     /// Starts it with its data under `dataDirectory`; stop the server when done.
     public static func start(dataDirectory: String) throws -> (server: BoxSimServer, client: BoxClient) {
-        let server = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: dataDirectory))
+        var configuration = BoxSimConfiguration(dataDirectory: dataDirectory)
+        // Its HQ is Whisper where the model is there, as a real box's is a real recognizer.
+        if let models = HearingModels.besideThisProgram() { configuration.hq = .whisper(model: models.whisper) }
+        let server = try BoxSimServer(configuration: configuration)
         let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
         let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "boxvoice (embedded)")
         return (server, BoxClient(baseURL: server.baseURL, token: token))

@@ -28,6 +28,9 @@ public struct UserSettings: Sendable, Equatable {
     /// captured): by default only in a noisy room; `boxvoice calibrate` sets on or off by what finds more of the
     /// user's takes in their room.
     public var frontEnd = FrontEndUse.auto
+    /// Whose text each utterance carries: Whisper at the utterance's end (pocketsphinx standing in when it is
+    /// late), or pocketsphinx alone (lighter on an old machine, and what the spotter's tuning was measured with).
+    public var recognizer = RecognizerChoice.whisper
 
     public init() {}
 
@@ -69,6 +72,9 @@ public struct UserSettings: Sendable, Equatable {
         Field(key: "front-end", kind: .choice(FrontEndUse.allCases.map(\.rawValue)),
               help: "when the live recognizer hears the audio noise-suppressed: auto (in a noisy room), on, off; recordings stay raw; calibrate sets it",
               get: { $0.frontEnd.rawValue }, set: { $0.frontEnd = $1.flatMap(FrontEndUse.init(rawValue:)) ?? UserSettings().frontEnd }),
+        Field(key: "recognizer", kind: .choice(RecognizerChoice.allCases.map(\.rawValue)),
+              help: "whose text each utterance carries: whisper (pocketsphinx standing in when it is late) or pocketsphinx alone",
+              get: { $0.recognizer.rawValue }, set: { $0.recognizer = $1.flatMap(RecognizerChoice.init(rawValue:)) ?? UserSettings().recognizer }),
     ]
 
     /// Every key `config set` accepts, with what it takes.

@@ -11,6 +11,7 @@ public final class VoiceActivity {
     private var carry: [Float] = []
 
     public init(path: String) throws {
+        silenceWhisperLogs()
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw HearingError(code: .modelUnusable, detail: "the VAD model \(path) is missing; run `make setup` (it places it)")
         }

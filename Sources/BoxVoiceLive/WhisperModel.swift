@@ -24,6 +24,21 @@ public struct HearingModels: Sendable, Equatable {
                   noiseFilter: folder + "/DeepFilterNet3_onnx.tar.gz")
     }
 
+    /// Where a program finds them: installed beside its binary (`<prefix>/share/boxvoice/Models`, `make install`),
+    /// or in the build folder of the checkout it was built in (`.build/hearing/models`, `make setup`).
+    public static func besideThisProgram() -> HearingModels? {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        let installed = HearingModels(folder: directory.deletingLastPathComponent().appendingPathComponent("share/boxvoice/Models").path)
+        if installed.arePresent { return installed }
+        while directory.path != "/" {
+            let built = HearingModels(folder: directory.appendingPathComponent(".build/hearing/models").path)
+            if built.arePresent { return built }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
     /// Whether all three are there.
     public var arePresent: Bool {
         [whisper, voiceActivity, noiseFilter].allSatisfy { FileManager.default.isReadableFile(atPath: $0) }
@@ -49,6 +64,9 @@ public struct HearingError: Error, Sendable, Equatable, CustomStringConvertible 
 /// what matters.
 private let quietLog: @convention(c) (ggml_log_level, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = { _, _, _ in }
 
+/// Called before any whisper.cpp context is made (the model's, the VAD's).
+func silenceWhisperLogs() { whisper_log_set(quietLog, nil) }
+
 /// Whisper over 16 kHz mono Float32: one utterance in, its text out. This file is the only place that calls
 /// whisper.cpp's decoder. One decode at a time (the context holds one decoding state); `WhisperWorker` gives it
 /// a thread of its own.
@@ -57,7 +75,7 @@ public final class WhisperModel {
     private let context: OpaquePointer
 
     public init(path: String) throws {
-        whisper_log_set(quietLog, nil)
+        silenceWhisperLogs()
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw HearingError(code: .modelUnusable, detail: "the Whisper model \(path) is missing; run `make setup` (it builds it)")
         }
@@ -85,7 +103,9 @@ public final class WhisperModel {
     ///     keyword detector expects.
     ///   - threads: CPU threads for this decode.
     ///   - shouldStop: polled while decoding; true abandons it (`HearingError.Code.abandoned`).
-    public func transcribe(_ samples: [Float], prompt: String?, threads: Int = 2,
+    ///   - oneSegment: an utterance (at most 30 s) as one piece; false for longer recordings (HQ), decoded window
+    ///     by window.
+    public func transcribe(_ samples: [Float], prompt: String?, threads: Int = 2, oneSegment: Bool = true,
                            shouldStop: (@Sendable () -> Bool)? = nil) throws -> Transcript {
         var parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
         parameters.n_threads = Int32(max(1, threads))
@@ -94,7 +114,7 @@ public final class WhisperModel {
         parameters.print_timestamps = false
         parameters.print_special = false
         parameters.no_timestamps = true
-        parameters.single_segment = true
+        parameters.single_segment = oneSegment
         parameters.no_context = true
         parameters.suppress_nst = true
         // Decoding falls back to sampling at higher temperatures when greedy text looks wrong; for a command that

@@ -27,8 +27,9 @@ let program = ProgramSpec("boxsim", summary: "a local stand-in for a box, speaki
         data,
         OptionSpec("--port", .integer(0...65_535, unit: "port"), default: "0", help: "the TCP port (0: any free port)"),
         OptionSpec("--slug", .text, help: "the box's slug"),
-        OptionSpec("--hq", .text, placeholder: "MODE", default: "pocketsphinx", help: """
-        what transcription answers: pocketsphinx (Debian's en-us model decodes the upload), describe (says how much audio \
+        OptionSpec("--hq", .text, placeholder: "MODE", default: "whisper", help: """
+        what transcription answers: whisper (Whisper tiny.en decodes the upload; whisper:MODEL names another ggml file), \
+        pocketsphinx (Debian's en-us model decodes the upload), describe (says how much audio \
         it heard), fixed:TEXT, fail:CODE (500 with that code), flaky:N (the first N calls fail with network_error), slow:SECONDS
         """),
         OptionSpec("--hq-text", .text, help: "the text after flaky/slow calls"),

@@ -81,6 +81,7 @@ enum DaemonCommand: Command {
         configuration.voiceAdaptation = { ModelsDirectory.voiceAdaptation() }
         configuration.preRoll = { settings().preRoll }
         configuration.frontEnd = { settings().frontEnd }
+        configuration.whisper = { ModelsDirectory.whisperHearing(settings().recognizer) }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }

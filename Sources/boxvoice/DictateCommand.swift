@@ -92,6 +92,7 @@ enum DictateCommand: Command {
         configuration.dictionaryCache = Paths.cacheDirectory
         configuration.voiceAdaptation = ModelsDirectory.voiceAdaptation()
         configuration.frontEnd = settings.frontEnd
+        configuration.whisper = ModelsDirectory.whisperHearing(settings.recognizer)
         configuration.uploadWhileRecording = !noPipelining
         // Short files sent for a second opinion on a command only the spotter heard.
         let scratch = try ScratchDirectory(purpose: "dictate", fallback: Paths.cacheDirectory)

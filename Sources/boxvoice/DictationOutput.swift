@@ -141,7 +141,7 @@ final class DictationOutput: @unchecked Sendable {
         case .heldForSession(let id): Console.err("kept in the outbox until the box names this run's new conversation: \(id)")
         case .draft(let id): Console.out("kept as a draft: \(id)")
         case .discarded: Console.out("discarded")
-        case .notHeardLive, .captureLost: status.apply(event).forEach(Console.err)
+        case .notHeardLive, .captureLost, .whisperMissed: status.apply(event).forEach(Console.err)
         }
     }
 }

@@ -32,7 +32,8 @@ enum ListenCommand: Command {
         let (pcm, source) = try CaptureSource.open(invocation, settings: settings)
         var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
                                                       dictionaryCache: Paths.cacheDirectory, frontEnd: settings.frontEnd,
-                                                      adaptation: ModelsDirectory.voiceAdaptation())
+                                                      adaptation: ModelsDirectory.voiceAdaptation(),
+                                                      whisper: ModelsDirectory.whisperHearing(settings.recognizer))
         options.useLanguageModel = !noLanguageModel
         let transcriber: LiveTranscriber
         do {

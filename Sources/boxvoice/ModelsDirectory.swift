@@ -1,4 +1,6 @@
+import BoxVoiceCore
 import BoxVoiceKeywords
+import BoxVoiceLive
 import Foundation
 
 /// Finds `Models/` from any working directory: the installed copy beside the binary (`<prefix>/share/boxvoice/Models`,
@@ -50,6 +52,26 @@ enum ModelsDirectory {
         let calibrated = Paths.calibratedSpotter
         if FileManager.default.fileExists(atPath: calibrated) { return calibrated }
         return try locate() + "/command-spotter.en.txt"
+    }
+
+    /// The neural hearing parts: installed beside Models (`make install`), or in the build folder of the checkout
+    /// the binary was built in (`make setup` puts them in `.build/hearing/models`).
+    static func hearingModels() -> HearingModels? {
+        if let models = try? locate(), HearingModels(folder: models).arePresent { return HearingModels(folder: models) }
+        return HearingModels.besideThisProgram()
+    }
+
+    /// The utterance-end road as the user's setting asks for it; nil hears with pocketsphinx alone. A missing part
+    /// is said once on stderr and dictation goes on with pocketsphinx, rather than not at all.
+    static func whisperHearing(_ choice: RecognizerChoice) -> LiveTranscriber.WhisperHearing? {
+        guard choice == .whisper else { return nil }
+        guard let models = hearingModels() else {
+            Console.err("boxvoice: Whisper's model files are missing, so pocketsphinx alone hears this time (more words wrong). "
+                        + "Run `make setup` in the checkout, or `make install` again.")
+            return nil
+        }
+        let prompt = (try? locate()).flatMap { try? String(contentsOfFile: $0 + "/whisper-prompt.en.txt", encoding: .utf8) }
+        return LiveTranscriber.WhisperHearing(models: models, prompt: prompt?.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The acoustic model's adaptation to the user's voice and microphone (`boxvoice calibrate`), if one was made.
