@@ -9,7 +9,7 @@ DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev 
 SAMPLE_TOOLS := flite sox
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
 # the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new sentences.
-BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k
+BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k espeak-ng
 # Only `make deb` needs these.
 DEB_TOOLS := dpkg-dev lintian binutils
 

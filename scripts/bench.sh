@@ -73,13 +73,17 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
 fi
 
 # --- Spoken commands on real recorded speech and degraded clips (fetched now, never committed) -------------------
-real_table=""; calibration_table=""; second_opinion_table=""
+real_table=""; calibration_table=""; second_opinion_table=""; hearing_table=""
 if [ -x "$bin_dir/boxvoice-bench" ]; then
     "$root/scripts/real-speech.sh" "$work/real"
     mkdir -p "$work/real-work"
     real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work" \
         --landed "$root/scripts/command-spotter.landed.en.txt")
     calibration_table=$("$bin_dir/boxvoice-bench" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" --work "$work/real-work")
+    "$root/scripts/held-out-commands.sh" "$work/held-out" >/dev/null
+    mkdir -p "$work/hearing-work"
+    hearing_table=$("$bin_dir/boxvoice-bench" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
+        --hearing "$root/.build/hearing/models" --held-out "$work/held-out" --boxvoice "$bin_dir/boxvoice")
     second_opinion_table=$("$bin_dir/boxvoice-bench" second-opinion --models "$root/Models" --samples "$root/Samples" --runs "$runs")
 fi
 
@@ -150,6 +154,14 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     if [ -n "$retranscribe_table" ]; then
         echo
         echo "$retranscribe_table"
+    fi
+    if [ -n "$hearing_table" ]; then
+        echo
+        echo "## Hearing: Whisper at utterance ends, DeepFilterNet3, Silero VAD (issue: hearing)"
+        echo
+        cat "$root/docs/hearing-bench.md"
+        echo
+        echo "$hearing_table"
     fi
     if [ -n "$real_table" ]; then
         echo

@@ -26,6 +26,17 @@ Copyright: 2026 the boxvoice developers
 License: all-rights-reserved
  No licence has been chosen for boxvoice yet: the project has not granted one, so none is
  claimed here. Ask the boxvoice developers before redistributing this package.
+
+Files: usr/lib/boxvoice/libwhisper* usr/lib/boxvoice/libggml* usr/share/boxvoice/Models/ggml-tiny.en.bin
+ usr/share/boxvoice/Models/silero-v6.2.0.bin
+Copyright: 2023-2026 The ggml authors; Whisper weights 2022 OpenAI
+License: MIT
+ See usr/share/boxvoice/Models/whisper.cpp.LICENSE.
+
+Files: usr/lib/boxvoice/libdeepfilter.so usr/share/boxvoice/Models/DeepFilterNet3_onnx.tar.gz
+Copyright: Hendrik Schröter and the DeepFilterNet contributors
+License: MIT or Apache-2.0
+ See usr/share/boxvoice/Models/DeepFilterNet.LICENSE.
 COPYRIGHT
 printf 'boxvoice (%s) unstable; urgency=medium\n\n  * Release %s (commit %s).\n\n -- boxvoice developers <dev@boxvoice.invalid>  %s\n' \
     "$version" "$version" "$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" "$(date -R)" | gzip -9n >"$doc/changelog.gz"
@@ -33,7 +44,11 @@ printf 'boxvoice (%s) unstable; urgency=medium\n\n  * Release %s (commit %s).\n\
 shlib=$out/shlibdeps
 mkdir -p "$shlib/debian"
 printf 'Source: boxvoice\n\nPackage: boxvoice\nArchitecture: any\n' >"$shlib/debian/control"
-depends=$(cd "$shlib" && dpkg-shlibdeps -O -e"$stage/usr/bin/boxvoice" -e"$stage/usr/bin/boxsim" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# The hearing libraries ship inside the package (usr/lib/boxvoice): searched there as private, and their own needs
+# (libstdc++, libgomp, …) become Depends like the binaries'.
+private=("$stage"/usr/lib/boxvoice/lib*.so*)
+depends=$(cd "$shlib" && dpkg-shlibdeps -O -l"$stage/usr/lib/boxvoice" -e"$stage/usr/bin/boxvoice" -e"$stage/usr/bin/boxsim" \
+    $(for library in "${private[@]}"; do [ -L "$library" ] || printf -- '-e%s ' "$library"; done) 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "make deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 size=$(du -sk "$stage/usr" | cut -f1)
 cat >"$stage/DEBIAN/control" <<CONTROL

@@ -21,9 +21,13 @@ public struct UtteranceCutter: Sendable {
     public struct Cut: Sendable, Equatable {
         /// Its audio, `lead` included.
         public var samples: [Float]
-        /// Where its speech starts and ends in the stream, in seconds.
+        /// Where its speech starts in the stream, in seconds.
         public var start: Double
+        /// Where it ends: where the cut was decided (the quiet after the speech is its own; a word's fading tail is
+        /// never cut off the message's recording).
         public var end: Double
+        /// Where its last speech window ends.
+        public var speechEnd: Double
         /// Cut at `longest` while speech went on.
         public var forced: Bool
     }
@@ -95,7 +99,7 @@ public struct UtteranceCutter: Sendable {
     }
 
     private mutating func end(forced: Bool) -> Cut {
-        let cut = Cut(samples: current!, start: currentStart, end: forced ? seconds : lastSpeechEnd, forced: forced)
+        let cut = Cut(samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd, forced: forced)
         current = nil
         quietRun = 0
         before = []

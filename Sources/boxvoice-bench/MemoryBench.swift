@@ -57,7 +57,7 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
 /// execs, and the kernel records that memory's high-water mark as the child's own `ru_maxrss`. After the long
 /// recordings this process is ~240 MB, which then showed up as the 60 min "peak" of `boxvoice dictate` (while the
 /// dictation's own VmHWM stayed at ~140 MB). `time` is small, forks the program afresh and reports its peak alone.
-private func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
+func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
     let report = NSTemporaryDirectory() + "boxvoice-bench-peak-\(getpid()).txt"
     defer { try? FileManager.default.removeItem(atPath: report) }
     let (status, _) = try spawn("/usr/bin/time", ["-f", "%M", "-o", report, path] + arguments, environment: environment)

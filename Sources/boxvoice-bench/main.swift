@@ -52,6 +52,14 @@ do {
                             frontEndToo: !arguments.contains("--no-front-end"),
                             conditionNames: list("--conditions", separator: ";"), room: value("--room"),
                             onlyNow: arguments.contains("--only-now"))
+    case "hearing"?:
+        guard let models = value("--models"), let real = value("--real"), let work = value("--work"), let hearing = value("--hearing"),
+              let heldOut = value("--held-out"), let boxvoice = value("--boxvoice") else {
+            throw BenchFailure(message: "hearing needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR --boxvoice PATH")
+        }
+        try benchHearing(models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
+                         conditionNames: list("--conditions", separator: ";"),
+                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"])
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -1,0 +1,78 @@
+import BoxVoiceLive
+import Testing
+
+/// The VAD's per-window probabilities turned into utterances (pure: no model).
+@Suite struct UtteranceCutterTests {
+    /// 32 ms windows at 16 kHz; each window's samples hold its index so a cut's audio can be checked.
+    private static let window = 512
+
+    private func run(_ probabilities: [Float], rule: UtteranceCutter.Rule = .measured, finishing: Bool = true) -> [UtteranceCutter.Cut] {
+        var cutter = UtteranceCutter(rule: rule)
+        var cuts: [UtteranceCutter.Cut] = []
+        for (index, probability) in probabilities.enumerated() {
+            let samples = [Float](repeating: Float(index), count: Self.window)
+            if let cut = cutter.add(window: samples[...], probability: probability) { cuts.append(cut) }
+        }
+        if finishing, let cut = cutter.finish() { cuts.append(cut) }
+        return cuts
+    }
+
+    private static func seconds(_ windows: Int) -> Double { Double(windows * window) / 16_000 }
+
+    @Test func silenceIsNoUtterance() {
+        #expect(run([Float](repeating: 0.1, count: 200)).isEmpty)
+    }
+
+    /// Speech, then quiet as long as `endSilence`: one cut, its speech ending where the speech did, the utterance
+    /// where the quiet decided it, with the lead before it.
+    @Test func speechThenQuietIsOneUtteranceEndingWhereTheQuietDecidedIt() throws {
+        let probabilities = [Float](repeating: 0, count: 40) + [Float](repeating: 0.9, count: 50) + [Float](repeating: 0, count: 40)
+        let cuts = run(probabilities, finishing: false)
+        let cut = try #require(cuts.first)
+        #expect(cuts.count == 1)
+        #expect(abs(cut.start - Self.seconds(40)) < 1e-9)
+        #expect(abs(cut.speechEnd - Self.seconds(90)) < 1e-9)
+        let quietWindows = Int((UtteranceCutter.Rule.measured.endSilence * 16_000 / Double(Self.window)).rounded(.up))
+        #expect(abs(cut.end - Self.seconds(90 + quietWindows)) < 1e-9)
+        #expect(!cut.forced)
+        // Its audio starts `lead` (0.3 s: 9.4 windows, so inside the tenth) before the speech.
+        let leadWindows = Int((UtteranceCutter.Rule.measured.lead * 16_000 / Double(Self.window)).rounded(.up))
+        #expect(Int(cut.samples.first!) == 40 - leadWindows)
+    }
+
+    /// A dip under `offset` shorter than `endSilence` does not end it; between the thresholds counts as speech.
+    @Test func aShortDipOrAMiddlingProbabilityDoesNotEndIt() {
+        let dip = [Float](repeating: 0.9, count: 20) + [Float](repeating: 0.1, count: 10) + [Float](repeating: 0.4, count: 30)
+            + [Float](repeating: 0.9, count: 20) + [Float](repeating: 0, count: 20)
+        #expect(run(dip, finishing: false).count == 1)
+    }
+
+    /// A click (shorter than `minimumSpeech`) starts nothing.
+    @Test func aClickShorterThanMinimumSpeechStartsNothing() {
+        #expect(run([Float](repeating: 0, count: 10) + [0.99, 0.99] + [Float](repeating: 0, count: 30)).isEmpty)
+    }
+
+    /// Two sentences with a pause longer than `endSilence`: two cuts, in order.
+    @Test func twoSentencesApartAreTwoUtterances() {
+        let sentence = [Float](repeating: 0.95, count: 40)
+        let cuts = run(sentence + [Float](repeating: 0, count: 30) + sentence + [Float](repeating: 0, count: 30), finishing: false)
+        #expect(cuts.count == 2)
+        #expect(cuts.count == 2 && cuts[0].end < cuts[1].start)
+    }
+
+    /// Speech longer than `longest` is cut there, marked forced, and the rest is a new utterance.
+    @Test func speechLongerThanTheLongestIsCutAndGoesOn() {
+        var rule = UtteranceCutter.Rule()
+        rule.longest = 2
+        let cuts = run([Float](repeating: 0.9, count: 100), rule: rule)
+        #expect(cuts.count >= 2)
+        #expect(cuts.first?.forced == true)
+        #expect(cuts.first.map { $0.end - $0.start >= 2 && $0.end - $0.start < 2.1 } == true)
+    }
+
+    /// The stream ending mid-speech gives the utterance in progress, ending at the stream's end.
+    @Test func theStreamEndingMidSpeechGivesTheUtteranceInProgress() throws {
+        let cut = try #require(run([Float](repeating: 0, count: 10) + [Float](repeating: 0.9, count: 30)).first)
+        #expect(abs(cut.end - Self.seconds(40)) < 1e-9)
+    }
+}
