@@ -41,7 +41,7 @@ public enum DictationEvents {
         case .discarded: return ["event": "discarded"]
         case .notHeardLive(let seconds, let at): return ["event": "not-heard-live", "seconds": seconds, "at": at]
         case .whisperMissed(let reason, let at):
-            return ["event": "whisper-missed", "reason": reason == .decodeFailed ? "failed" : "late", "heardBy": "pocketsphinx", "at": at]
+            return ["event": "whisper-missed", "reason": reason == .abandoned ? "late" : "failed", "heardBy": "pocketsphinx", "at": at]
         case .hearingBehind(let seconds): return ["event": "behind", "seconds": seconds]
         case .captureLost(let frames, let overruns): return ["event": "capture-lost", "frames": frames, "overruns": overruns]
         }

@@ -132,7 +132,7 @@ public struct DictationStatus: Sendable {
             notHeardLive += seconds
             return ["[\(Self.clock(at))] the machine is busy: \(Self.seconds(seconds)) not heard live (recorded, and HQ hears it)"]
         case .whisperMissed(let reason, let at):
-            return ["[\(Self.clock(at))] Whisper was \(reason == .decodeFailed ? "unable to hear" : "too slow for") this sentence: pocketsphinx's words stand in (HQ hears it again)"]
+            return ["[\(Self.clock(at))] Whisper was \(reason == .abandoned ? "too slow for" : "unable to hear") this sentence: pocketsphinx's words stand in (HQ hears it again)"]
         case .captureLost(let frames, let overruns):
             return ["audio lost before it was recorded: \(Self.seconds(Double(frames) / 48_000)) in all\(overruns > 0 ? ", \(overruns) device overrun(s)" : "")"]
         }

@@ -9,7 +9,7 @@ public struct UtteranceCutter: Sendable {
         public var onset: Float = 0.5
         public var offset: Float = 0.35
         public var minimumSpeech = 0.1
-        public var endSilence = 0.4
+        public var endSilence = 0.3
         public var lead = 0.3
         public var longest = 28.0
         public init() {}

@@ -90,6 +90,16 @@ public final class WhisperModel {
 
     deinit { whisper_free(context) }
 
+    /// The most tokens an utterance this long can be: six a second, and eight more.
+    static func tokenCeiling(seconds: Double) -> Int { Int((seconds * 6).rounded(.up)) + 8 }
+
+    /// Encoder frames (50 a second) for an utterance this long: a second more than it holds, rounded up to 64,
+    /// within Whisper's 1,500.
+    static func audioContext(seconds: Double) -> Int {
+        let frames = Int(((seconds + 1) * 50).rounded(.up))
+        return min(1_500, max(128, (frames + 63) / 64 * 64))
+    }
+
     /// What one decode gives.
     public struct Transcript: Sendable, Equatable {
         public var text: String
@@ -115,11 +125,16 @@ public final class WhisperModel {
         parameters.print_special = false
         parameters.no_timestamps = true
         parameters.single_segment = oneSegment
+        if oneSegment {
+            // The encoder attends over as much audio as the utterance holds (and a second more), not Whisper's whole
+            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing").
+            parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
+            // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second. (A
+            // looping decode also fails whisper.cpp's entropy check and is decoded again warmer, within the deadline.)
+            parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
+        }
         parameters.no_context = true
         parameters.suppress_nst = true
-        // Decoding falls back to sampling at higher temperatures when greedy text looks wrong; for a command that
-        // must come fast, one greedy pass is the answer.
-        parameters.temperature_inc = 0
         let stopBox = shouldStop.map { StopCheck($0) }
         let abortCallback: ggml_abort_callback = { data in
             guard let data else { return false }

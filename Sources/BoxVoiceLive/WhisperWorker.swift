@@ -39,20 +39,27 @@ public final class WhisperWorker: Sendable {
     /// Set only once the model has loaded: an init that throws before it never runs deinit (nothing to stop).
     private let queue: Queue
 
-    /// Loads the model here (a missing or unusable model is thrown to the caller), then starts the thread.
+    /// Starts the thread, which loads the model before its first decode: the live path starts hearing at once (a
+    /// second or more on a loaded machine), and an utterance that ends before the model is ready waits for it
+    /// within its deadline like any other. A missing file is thrown here; one whisper.cpp cannot load fails every
+    /// decode with `modelUnusable`.
     public init(modelPath: String, threads: Int = 2) throws {
-        // The model is used by the worker thread alone once it starts; nothing else keeps a reference.
-        nonisolated(unsafe) let model = try WhisperModel(path: modelPath)
+        guard FileManager.default.isReadableFile(atPath: modelPath) else {
+            throw HearingError(code: .modelUnusable, detail: "the Whisper model \(modelPath) is missing; run `make setup` (it builds it)")
+        }
         let queue = Queue()
         self.queue = queue
         let thread = Thread { [queue] in
+            let model = Result { try WhisperModel(path: modelPath) }
             while let job = queue.next() {
                 let result: Result<WhisperModel.Transcript, HearingError>
-                if job.abandoned.load(ordering: .relaxed) {
+                if case .failure(let error) = model {
+                    result = .failure(error as? HearingError ?? HearingError(code: .modelUnusable, detail: "\(error)"))
+                } else if job.abandoned.load(ordering: .relaxed) {
                     result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
                 } else {
                     do {
-                        result = .success(try model.transcribe(job.samples, prompt: job.prompt, threads: threads,
+                        result = .success(try model.get().transcribe(job.samples, prompt: job.prompt, threads: threads,
                                                                shouldStop: { job.abandoned.load(ordering: .relaxed) }))
                     } catch let error as HearingError {
                         result = .failure(error)

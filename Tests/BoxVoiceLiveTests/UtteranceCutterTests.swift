@@ -42,7 +42,8 @@ import Testing
 
     /// A dip under `offset` shorter than `endSilence` does not end it; between the thresholds counts as speech.
     @Test func aShortDipOrAMiddlingProbabilityDoesNotEndIt() {
-        let dip = [Float](repeating: 0.9, count: 20) + [Float](repeating: 0.1, count: 10) + [Float](repeating: 0.4, count: 30)
+        let shorterThanTheEnd = Int(UtteranceCutter.Rule.measured.endSilence * 16_000 / Double(Self.window)) - 1
+        let dip = [Float](repeating: 0.9, count: 20) + [Float](repeating: 0.1, count: shorterThanTheEnd) + [Float](repeating: 0.4, count: 30)
             + [Float](repeating: 0.9, count: 20) + [Float](repeating: 0, count: 20)
         #expect(run(dip, finishing: false).count == 1)
     }

@@ -1,6 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceKeywords
-import BoxVoiceLive
+@testable import BoxVoiceLive
 import BoxVoiceTestSupport
 import Foundation
 import Testing
@@ -73,6 +73,15 @@ import Testing
         #expect { try LiveTranscriber(options: options) } throws: { error in
             (error as? HearingError)?.code == .modelUnusable && "\(error)".contains("make setup")
         }
+    }
+
+    /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.
+    @Test func theEncodersContextFollowsTheUtterancesLength() {
+        #expect(WhisperModel.audioContext(seconds: 0.2) == 128)
+        #expect(WhisperModel.audioContext(seconds: 4) == 256)
+        #expect(WhisperModel.audioContext(seconds: 4.2) == 320)
+        #expect(WhisperModel.audioContext(seconds: 28) == 1_472)
+        #expect(WhisperModel.audioContext(seconds: 40) == 1_500)
     }
 
     /// The noise filter keeps a clip's length hop for hop and takes noise away: white noise alone comes out quieter.
