@@ -132,6 +132,16 @@ def main(ct2_path, header_model_path, out_path):
             if not ggml.endswith("key"):
                 f32(ggml + ".bias", rows(*bias, index * block, (index + 1) * block))
 
+    def attention(ct2, ggml):
+        norm(ct2 + "/self_attention/layer_norm", ggml + ".attn_ln")
+        split(ct2 + "/self_attention/linear_0", [ggml + ".attn.query", ggml + ".attn.key", ggml + ".attn.value"])
+        linear(ct2 + "/self_attention/linear_1", ggml + ".attn.out")
+
+    def mlp(ct2, ggml):
+        norm(ct2 + "/ffn/layer_norm", ggml + ".mlp_ln")
+        linear(ct2 + "/ffn/linear_0", ggml + ".mlp.0")
+        linear(ct2 + "/ffn/linear_1", ggml + ".mlp.2")
+
     f32("encoder.positional_embedding", tensors["encoder/position_encodings/encodings"])
     for conv in ("conv1", "conv2"):
         f16(f"encoder.{conv}.weight", tensors[f"encoder/{conv}/weight"])
@@ -139,28 +149,19 @@ def main(ct2_path, header_model_path, out_path):
         f32(f"encoder.{conv}.bias", bias, (bias[0][0], 1))
     norm("encoder/layer_norm", "encoder.ln_post")
     for i in range(n_audio_layer):
-        ct2, ggml = f"encoder/layer_{i}", f"encoder.blocks.{i}"
-        norm(ct2 + "/self_attention/layer_norm", ggml + ".attn_ln")
-        split(ct2 + "/self_attention/linear_0", [ggml + ".attn.query", ggml + ".attn.key", ggml + ".attn.value"])
-        linear(ct2 + "/self_attention/linear_1", ggml + ".attn.out")
-        norm(ct2 + "/ffn/layer_norm", ggml + ".mlp_ln")
-        linear(ct2 + "/ffn/linear_0", ggml + ".mlp.0")
-        linear(ct2 + "/ffn/linear_1", ggml + ".mlp.2")
+        attention(f"encoder/layer_{i}", f"encoder.blocks.{i}")
+        mlp(f"encoder/layer_{i}", f"encoder.blocks.{i}")
     f32("decoder.positional_embedding", tensors["decoder/position_encodings/encodings"])
     f16("decoder.token_embedding.weight", tensors["decoder/embeddings/weight"])
     norm("decoder/layer_norm", "decoder.ln")
     for i in range(n_text_layer):
         ct2, ggml = f"decoder/layer_{i}", f"decoder.blocks.{i}"
-        norm(ct2 + "/self_attention/layer_norm", ggml + ".attn_ln")
-        split(ct2 + "/self_attention/linear_0", [ggml + ".attn.query", ggml + ".attn.key", ggml + ".attn.value"])
-        linear(ct2 + "/self_attention/linear_1", ggml + ".attn.out")
+        attention(ct2, ggml)
         norm(ct2 + "/attention/layer_norm", ggml + ".cross_attn_ln")
         linear(ct2 + "/attention/linear_0", ggml + ".cross_attn.query")
         split(ct2 + "/attention/linear_1", [ggml + ".cross_attn.key", ggml + ".cross_attn.value"])
         linear(ct2 + "/attention/linear_2", ggml + ".cross_attn.out")
-        norm(ct2 + "/ffn/layer_norm", ggml + ".mlp_ln")
-        linear(ct2 + "/ffn/linear_0", ggml + ".mlp.0")
-        linear(ct2 + "/ffn/linear_1", ggml + ".mlp.2")
+        mlp(ct2, ggml)
     with open(out_path + ".partial", "wb") as f:
         for piece in out:
             f.write(piece)

@@ -12,7 +12,7 @@ import Foundation
 /// word error on real recorded speech, false commands on every real stream, held-out command clips under every
 /// condition, command latency fed in real time, and the peak memory of `boxvoice dictate`.
 func benchHearing(models: String, real: String, work: String, hearing: String, heldOut: String, boxvoice: String,
-                  conditionNames: [String]?, languages: [String]) throws {
+                  conditionNames: [String]?, languages: [String], timing: Bool = true) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     let before = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
@@ -117,7 +117,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     var lateFallbacks = 0
     var live = now
     live.whisper?.deadline = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: nil).deadline
-    for clip in clips {
+    for clip in clips where timing {
         let (latency, fellBack) = try commandLatency(clip, options: live, detector: detector)
         if let latency { latencies.append(latency) }
         if fellBack { lateFallbacks += 1 }
@@ -126,7 +126,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     var busyLatencies: [Double] = []
     var busyFallbacks = 0
     let hogs = CPUHogs()
-    for clip in clips {
+    for clip in clips where timing {
         let (latency, fellBack) = try commandLatency(clip, options: live, detector: detector)
         if let latency { busyLatencies.append(latency) }
         if fellBack { busyFallbacks += 1 }
@@ -140,7 +140,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     }
 
     // Peak memory of `boxvoice dictate` on one held-out clip, either way.
-    let memory = try dictateMemory(boxvoice: boxvoice, clip: heldOut + "/" + clips[0].name, work: work)
+    let memory = timing ? try dictateMemory(boxvoice: boxvoice, clip: heldOut + "/" + clips[0].name, work: work) : (whisper: 0, pocketsphinx: 1)
 
     print("""
     \(header)

@@ -59,7 +59,8 @@ do {
         }
         try benchHearing(models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
                          conditionNames: list("--conditions", separator: ";"),
-                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"])
+                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
+                         timing: !arguments.contains("--no-timing"))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -18,6 +18,17 @@ import Testing
         #expect(answer.json?["text"] is String && answer.json?["diarized"] as? Bool == false && answer.json?["service"] is String)
     }
 
+    /// In whisper mode the HQ text is Whisper's reading of the upload (a real recognizer, as a box's HQ is).
+    @Test func whisperModeAnswersWithWhatTheRecordingSays() throws {
+        let box = try ConformanceBox { $0.hq = .whisper(model: HearingParts.folder + "/ggml-tiny.en.bin") }
+        let wav = Array(try Data(contentsOf: URL(fileURLWithPath: Checkout.sample("none-weather.wav"))))
+        let answer = try transcribe(box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", wav)]))
+        #expect(answer.status == 200, "\(answer)")
+        #expect(answer.json?["service"] as? String == "whisper")
+        let text = (answer.json?["text"] as? String ?? "").lowercased()
+        #expect(text.contains("weather") && text.contains("sunny") && text.contains("breeze"), "\(text)")
+    }
+
     @Test func aRequestThatIsNotMultipartIs406() throws {
         // §1: 406 {"error":"the request is not multipart"}.
         let box = try ConformanceBox { $0.hq = .describe }
