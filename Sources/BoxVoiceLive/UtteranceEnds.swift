@@ -82,6 +82,27 @@ final class UtteranceEnds {
             default: if depth == 0 { result.append(character) }
             }
         }
-        return result.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        return withoutRepeats(result.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "))
+    }
+
+    /// Whisper sometimes loops, writing one sentence again and again where it was said once; a sentence that only
+    /// repeats the one before it is dropped.
+    static func withoutRepeats(_ text: String) -> String {
+        var sentences: [String] = []
+        var current = ""
+        for character in text {
+            current.append(character)
+            if ".!?".contains(character) {
+                sentences.append(current)
+                current = ""
+            }
+        }
+        if !current.trimmingCharacters(in: .whitespaces).isEmpty { sentences.append(current) }
+        func key(_ sentence: String) -> String { sentence.lowercased().filter { $0.isLetter || $0.isNumber } }
+        var kept: [String] = []
+        for sentence in sentences where kept.last.map({ key($0) != key(sentence) || key(sentence).isEmpty }) ?? true {
+            kept.append(sentence)
+        }
+        return kept.joined().trimmingCharacters(in: .whitespaces)
     }
 }

@@ -75,6 +75,14 @@ import Testing
         }
     }
 
+    /// Whisper's notes about sounds are not words, and a sentence it loops on is kept once.
+    @Test func bracketedNotesAndLoopedSentencesAreNotWords() {
+        #expect(UtteranceEnds.plain("[BLANK_AUDIO]") == "")
+        #expect(UtteranceEnds.plain(" (wind blowing) Buy bread.") == "Buy bread.")
+        #expect(UtteranceEnds.plain("Call Anna. Call Anna. call anna! Then leave.") == "Call Anna. Then leave.")
+        #expect(UtteranceEnds.plain("Go. Stay. Go.") == "Go. Stay. Go.")
+    }
+
     /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.
     @Test func theEncodersContextFollowsTheUtterancesLength() {
         #expect(WhisperModel.audioContext(seconds: 0.2) == 128)
