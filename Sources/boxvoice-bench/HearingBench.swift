@@ -110,6 +110,8 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
             cells.append("\(right)/\(clips.count) (\(Int((100 * Double(right) / Double(clips.count)).rounded())) %)" + (wrong > 0 ? ", \(wrong) wrong" : ""))
         }
         clipRows.append("| \(condition.name) | " + cells.joined(separator: " | ") + " |")
+        // Each row as it is done, for a run cut short.
+        FileHandle.standardError.write(Data("row: \(clipRows.last!)\n".utf8))
     }
 
     // Latency: the clean held-out clips fed at the pace they were spoken, through the road as dictate runs it.
