@@ -142,7 +142,7 @@ public final class LiveTranscriber {
         public var prompt: String?
         /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text is used instead.
         public var deadline = 1.5
-        /// DeepFilterNet3 cleans what the recognizers hear (BENCHMARKS.md, "Hearing", says why it is always on).
+        /// DeepFilterNet3 cleans what the recognizers hear (on: BENCHMARKS.md, "Hearing", has the measurements so far).
         public var cleans = true
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
