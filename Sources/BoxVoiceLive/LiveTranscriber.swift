@@ -199,10 +199,7 @@ public final class LiveTranscriber {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
-        ends = try options.whisper.map { whisper in
-            try UtteranceEnds(settings: .init(models: whisper.models, prompt: whisper.prompt, deadline: whisper.deadline, cleans: whisper.cleans,
-                                              rule: whisper.cutting, threads: whisper.threads, noSpeechCeiling: whisper.noSpeechCeiling))
-        }
+        ends = try options.whisper.map { try UtteranceEnds(settings: $0) }
         // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
         if options.whisper?.cleans == true { self.options.frontEnd = nil }
         frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }

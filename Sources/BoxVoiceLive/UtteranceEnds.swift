@@ -13,29 +13,19 @@ public enum HeardBy: Sendable, Equatable {
 /// The utterance-end road of the live path: DeepFilterNet3 cleans what is heard, Silero VAD cuts utterances, and
 /// Whisper decodes each one as it ends, on its own thread, within a deadline.
 final class UtteranceEnds {
-    struct Settings: Sendable {
-        var models: HearingModels
-        var prompt: String?
-        var deadline: Double
-        var cleans: Bool
-        var rule: UtteranceCutter.Rule
-        var threads: Int
-        var noSpeechCeiling: Float
-    }
-
-    let settings: Settings
+    let settings: LiveTranscriber.WhisperHearing
     private let filter: NoiseFilter?
     private let activity: VoiceActivity
     private let worker: WhisperWorker
     private var cutter: UtteranceCutter
     private var carry: [Float] = []
 
-    init(settings: Settings) throws {
+    init(settings: LiveTranscriber.WhisperHearing) throws {
         self.settings = settings
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
         worker = try WhisperWorker(modelPath: settings.models.whisper, threads: settings.threads)
-        cutter = UtteranceCutter(rule: settings.rule, sampleRate: Double(WhisperModel.sampleRate))
+        cutter = UtteranceCutter(rule: settings.cutting, sampleRate: Double(WhisperModel.sampleRate))
     }
 
     /// 48 kHz audio as the recognizers hear it: cleaned when the filter is on.
@@ -43,8 +33,6 @@ final class UtteranceEnds {
 
     /// What the filter still holds at the end of the stream.
     func flushClean() -> [Float] { filter?.flush() ?? [] }
-
-    var inUtterance: Bool { cutter.inUtterance }
 
     /// Hears 16 kHz audio; returns the utterances it ended.
     func hear(_ samples: [Float]) -> [UtteranceCutter.Cut] {

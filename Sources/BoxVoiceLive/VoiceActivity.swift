@@ -8,7 +8,6 @@ public final class VoiceActivity {
     /// Samples per window the model judges (32 ms at 16 kHz).
     public static let window = 512
     private let context: OpaquePointer
-    private var carry: [Float] = []
 
     public init(path: String) throws {
         silenceWhisperLogs()
@@ -28,13 +27,12 @@ public final class VoiceActivity {
 
     deinit { whisper_vad_free(context) }
 
-    /// The speech probability of each whole window completed by `samples` (what is left over waits for the next call).
+    /// The speech probability of each whole window of `samples`; a remainder shorter than a window is not judged
+    /// (the caller, which pairs windows with their audio, keeps it for its next call).
     public func probabilities(_ samples: [Float]) -> [Float] {
-        let pending = carry + samples
-        let whole = pending.count / Self.window * Self.window
-        carry = Array(pending[whole...])
+        let whole = samples.count / Self.window * Self.window
         guard whole > 0 else { return [] }
-        let ok = pending.withUnsafeBufferPointer { whisper_vad_detect_speech_no_reset(context, $0.baseAddress, Int32(whole)) }
+        let ok = samples.withUnsafeBufferPointer { whisper_vad_detect_speech_no_reset(context, $0.baseAddress, Int32(whole)) }
         guard ok, let probabilities = whisper_vad_probs(context) else { return Array(repeating: 0, count: whole / Self.window) }
         return Array(UnsafeBufferPointer(start: probabilities, count: Int(whisper_vad_n_probs(context))))
     }

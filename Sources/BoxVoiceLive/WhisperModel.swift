@@ -76,9 +76,7 @@ public final class WhisperModel {
 
     public init(path: String) throws {
         silenceWhisperLogs()
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw HearingError(code: .modelUnusable, detail: "the Whisper model \(path) is missing; run `make setup` (it builds it)")
-        }
+        try Self.requireFile(path)
         var parameters = whisper_context_default_params()
         parameters.use_gpu = false
         parameters.flash_attn = false
@@ -89,6 +87,13 @@ public final class WhisperModel {
     }
 
     deinit { whisper_free(context) }
+
+    /// A missing model file, said as the user can fix it (checked before loading, and where loading comes later).
+    static func requireFile(_ path: String) throws {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw HearingError(code: .modelUnusable, detail: "the Whisper model \(path) is missing; run `make setup` (it builds it)")
+        }
+    }
 
     /// The most tokens an utterance this long can be: six a second, and eight more.
     static func tokenCeiling(seconds: Double) -> Int { Int((seconds * 6).rounded(.up)) + 8 }

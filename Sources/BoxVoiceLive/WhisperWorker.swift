@@ -44,9 +44,7 @@ public final class WhisperWorker: Sendable {
     /// within its deadline like any other. A missing file is thrown here; one whisper.cpp cannot load fails every
     /// decode with `modelUnusable`.
     public init(modelPath: String, threads: Int = 2) throws {
-        guard FileManager.default.isReadableFile(atPath: modelPath) else {
-            throw HearingError(code: .modelUnusable, detail: "the Whisper model \(modelPath) is missing; run `make setup` (it builds it)")
-        }
+        try WhisperModel.requireFile(modelPath)
         let queue = Queue()
         self.queue = queue
         let thread = Thread { [queue] in

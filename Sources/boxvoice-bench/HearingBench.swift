@@ -54,7 +54,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
                 decodes.append([])
                 continue
             }
-            let heard = try hear(stream.audio, options: column.options)
+            let heard = try LiveDecode.run(stream.audio, options: column.options)
             rtfTotals[index] += heard.cpuSeconds
             decodes.append(heard.utterances)
             if language == "en" {
@@ -95,7 +95,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
         var decodes: [[[LiveUtterance]]] = []
         for column in columns {
             decodes.append(try clips.enumerated().map { index, clip in
-                try hear(try condition.apply(clip.audio, work, UInt64(index)), options: column.options).utterances
+                try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: column.options).utterances
             })
         }
         for rule in judged {
@@ -168,21 +168,6 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     """)
 }
 
-/// What a clip or stream gives through the live path: its utterances and the CPU time of the whole process spent
-/// hearing it (every thread: pocketsphinx, the filter, the VAD and Whisper's).
-private func hear(_ audio: [Float], options: LiveTranscriber.Options) throws -> (utterances: [LiveUtterance], cpuSeconds: Double) {
-    let transcriber = try LiveTranscriber(options: options)
-    let started = cpuSeconds()
-    var utterances: [LiveUtterance] = []
-    for start in stride(from: 0, to: audio.count, by: 4_800) {
-        for case .utterance(let utterance) in try transcriber.feed(Array(audio[start..<min(start + 4_800, audio.count)])) {
-            utterances.append(utterance)
-        }
-    }
-    for case .utterance(let utterance) in try transcriber.finish() { utterances.append(utterance) }
-    return (utterances, cpuSeconds() - started)
-}
-
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
 /// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it.
 private func commands(in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false) -> [KeywordMatch] {
@@ -201,12 +186,6 @@ private func commands(in utterances: [LiveUtterance], detector: KeywordDetector,
         }
     }
     return fired
-}
-
-private func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 /// Babble at 10 dB, the issue's hardest condition (the common list stops at 20 dB for babble).
