@@ -53,6 +53,40 @@ public struct KeywordDetector: Sendable {
                             processedTranscript: processed.trimmedLikeTheBox(), range: range)
     }
 
+    /// Where each command in `text` ends (after its trailing punctuation), in the order they were said, for text that
+    /// may hold several: an utterance decoded whole. The text after each end belongs to the next message. A phrase
+    /// that goes on into a longer one of the same action ends where the longer one does (§4, the longest match):
+    /// "send and close the mic" is one command, never "send and close" then "close the mic".
+    public func commandEnds(in text: String) -> [String.Index] {
+        let words = TranscriptTokens(text).words
+        var ends: [String.Index] = []
+        var pieceStart = text.startIndex
+        var index = 0
+        while index < words.count {
+            // The first word that completes a command in the piece so far ends it (the piece before it held none).
+            guard let found = detect(String(text[pieceStart..<words[index].range.upperBound])) else {
+                index += 1
+                continue
+            }
+            var last = index
+            var phrase = found.matchedPhrase
+            for probe in index + 1..<min(words.count, index + longestPhrase) {
+                if let longer = detect(String(text[pieceStart..<words[probe].range.upperBound])), longer.action == found.action,
+                   longer.matchedPhrase.count > phrase.count {
+                    last = probe
+                    phrase = longer.matchedPhrase
+                }
+            }
+            var end = words[last].range.upperBound
+            while end < text.endIndex, !text[end].isWhitespace, !text[end].isLetter, !text[end].isNumber { end = text.index(after: end) }
+            ends.append(end)
+            pieceStart = end
+            index = last + 1
+        }
+        if let last = ends.last, text[last...].allSatisfy(\.isWhitespace) { ends.removeLast() }
+        return ends
+    }
+
     /// The command in `earlier + " " + addition` (just `addition` when `earlier` is empty), for a live transcript
     /// checked after every utterance: the same answer as `detect` on the joined text, in time that grows with the
     /// utterance rather than with everything said before it.

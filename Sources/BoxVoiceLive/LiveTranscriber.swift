@@ -100,6 +100,9 @@ public final class LiveTranscriber {
         public var hearsSoundAlikes = false
         /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is added.
         public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
+        /// Where each command in a text ends but the last (`KeywordDetector.commandEnds`): an utterance Whisper heard
+        /// whole is split there, so each command ends its own message at its own place in the audio.
+        public var commandEnds: @Sendable (String) -> [String.Index] = { _ in [] }
 
         /// With a spotter hit waiting for its utterance to end: this many seconds of quiet after it (`SpeakerPause`)
         /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
@@ -173,6 +176,10 @@ public final class LiveTranscriber {
     /// The opening audio as it came in, beside `priming` (cleaned), until the room is first judged.
     private var primingRaw: [Int16] = []
     private var fed: Int64 = 0
+    /// What `feed` takes: the capture's rate.
+    public static let inputRate = 48_000
+    /// Samples taken at the input rate, before any resampling: where the stream ends, to the sample.
+    private var received: Int64 = 0
     private var pendingSpots: [SpotterHit] = []
     private let evidence: CommandEvidence
     /// Hears the speaker pause (`Options.commandPauseSeconds`), from what the recognizers hear.
@@ -198,7 +205,7 @@ public final class LiveTranscriber {
         guard language != nil || spotter != nil else {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
-        resampler = try Resampler(from: 48_000, to: Double(PocketSphinxDecoder.sampleRate))
+        resampler = try Resampler(from: Double(Self.inputRate), to: Double(PocketSphinxDecoder.sampleRate))
         ends = try options.whisper.map { try UtteranceEnds(settings: $0) }
         // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
         if options.whisper?.cleans == true { self.options.frontEnd = nil }
@@ -219,6 +226,7 @@ public final class LiveTranscriber {
 
     /// Feeds 48 kHz mono Float32.
     public func feed(_ samples: [Float]) throws -> [LiveUpdate] {
+        received += Int64(samples.count)
         guard let ends else { return try feed16k(try resampler.process(samples)) }
         let heard = try resampler.process(ends.clean(samples))
         return try feed16k(heard) + hearEnds(heard)
@@ -230,7 +238,8 @@ public final class LiveTranscriber {
         guard let ends else {
             let updates = try feed16k(try resampler.flush())
             // The stream ended after the command: nothing went on.
-            return updates + release() + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? []) + release()
+            return endingAtStreamEnd(updates + release() + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
+                                     + release())
         }
         let tail = try resampler.process(ends.flushClean()) + resampler.flush()
         var updates = try feed16k(tail) + hearEnds(tail)
@@ -238,8 +247,25 @@ public final class LiveTranscriber {
         if let cut = ends.finish() { updates += decide(cut) }
         // Words pocketsphinx made of what the VAD never took for speech are noise.
         standIns = []
-        return updates
+        return endingAtStreamEnd(updates)
     }
+
+    /// The last utterance, when its speech ran into the end of the stream, ends where the stream does: the
+    /// recognizers' ends are rounded to their frames and windows, and a message ending with it keeps every sample
+    /// up to its command (the input ended there).
+    private func endingAtStreamEnd(_ updates: [LiveUpdate]) -> [LiveUpdate] {
+        let streamEnd = Double(received) / Double(Self.inputRate)
+        guard let last = updates.lastIndex(where: { if case .utterance = $0 { true } else { false } }),
+              case .utterance(var utterance) = updates[last], streamEnd - utterance.end < Self.endsWithStream else { return updates }
+        utterance.end = max(utterance.end, streamEnd)
+        var updated = updates
+        updated[last] = .utterance(utterance)
+        return updated
+    }
+
+    /// How close to the stream's end an utterance's end must be to count as running into it (less than the quiet
+    /// either recognizer needs to end an utterance itself).
+    static let endsWithStream = 0.25
 
     /// Hears 16 kHz audio on the utterance-end road: each utterance the VAD ends is decided now.
     private func hearEnds(_ pcm: [Float]) throws -> [LiveUpdate] {
@@ -256,11 +282,14 @@ public final class LiveTranscriber {
     private func decide(_ cut: UtteranceCutter.Cut) -> [LiveUpdate] {
         defer { standIns = [] }
         switch ends!.transcribe(cut) {
-        case .success(let text):
-            guard !text.isEmpty else { return [] }
+        case .success(let words):
             // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
             let spots = standIns.flatMap(\.spots).map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore) }
-            return [.utterance(LiveUtterance(text: text, recognized: text, spots: spots, end: cut.end, narrowband: hearsNarrowband, heardBy: .whisper))]
+            let pieces = split(words, of: cut)
+            return pieces.enumerated().map { index, piece in
+                .utterance(LiveUtterance(text: piece.text, recognized: piece.text, spots: index == pieces.count - 1 ? spots : [],
+                                         end: piece.end, narrowband: hearsNarrowband, heardBy: .whisper))
+            }
         case .failure(let error):
             return standIns.map { utterance in
                 var standIn = utterance
@@ -268,6 +297,39 @@ public final class LiveTranscriber {
                 return .utterance(standIn)
             }
         }
+    }
+
+    /// An utterance's words as one piece per command it holds (and one for the words after the last), each ending
+    /// in the pause after its command: Whisper's estimate of where the command's last word ends, moved to the
+    /// middle of the VAD's quiet nearest it.
+    private func split(_ words: [WhisperModel.TimedWord], of cut: UtteranceCutter.Cut) -> [(text: String, end: Double)] {
+        let text = words.map(\.text).joined(separator: " ")
+        guard !text.isEmpty else { return [] }
+        let audioStart = cut.end - Double(cut.samples.count) / Double(WhisperModel.sampleRate)
+        var wordStarts: [Int] = []
+        var offset = 0
+        for word in words {
+            wordStarts.append(offset)
+            offset += word.text.count + 1
+        }
+        var pieces: [(text: String, end: Double)] = []
+        var from = text.startIndex
+        for boundary in options.commandEnds(text) + [text.endIndex] {
+            let piece = text[from..<boundary].trimmingCharacters(in: .whitespaces)
+            from = boundary
+            guard !piece.isEmpty else { continue }
+            var end = cut.end
+            if boundary != text.endIndex {
+                let last = text.distance(from: text.startIndex, to: boundary) - 1
+                let word = (wordStarts.lastIndex { $0 <= last }) ?? 0
+                let said = audioStart + words[word].end
+                let next = word + 1 < words.count ? audioStart + words[word + 1].start : cut.end
+                let estimate = min(cut.end, max(said, (said + next) / 2))
+                end = cut.pause(near: estimate, reach: 0.6, quietBelow: ends!.settings.cutting.offset) ?? estimate
+            }
+            pieces.append((piece, min(cut.end, max(end, pieces.last?.end ?? 0))))
+        }
+        return pieces
     }
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.

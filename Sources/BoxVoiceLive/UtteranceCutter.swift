@@ -30,6 +30,27 @@ public struct UtteranceCutter: Sendable {
         public var speechEnd: Double
         /// Cut at `longest` while speech went on.
         public var forced: Bool
+        /// The VAD's speech probability for each window from `start` on, `windowSeconds` apart.
+        public var probabilities: [Float] = []
+        public var windowSeconds = 0.032
+
+        /// Where the stream is quiet nearest `seconds` (stream time): the middle of the run of windows under
+        /// `quietBelow` whose middle lies closest, within `reach`; nil when no such run is that near.
+        public func pause(near seconds: Double, reach: Double, quietBelow: Float) -> Double? {
+            var best: Double?
+            var runStart: Int?
+            for index in 0...probabilities.count {
+                if index < probabilities.count, probabilities[index] < quietBelow {
+                    if runStart == nil { runStart = index }
+                    continue
+                }
+                guard let first = runStart else { continue }
+                runStart = nil
+                let middle = start + (Double(first + index) / 2) * windowSeconds
+                if abs(middle - seconds) <= reach, best.map({ abs(middle - seconds) < abs($0 - seconds) }) ?? true { best = middle }
+            }
+            return best
+        }
     }
 
     public let rule: Rule
@@ -45,6 +66,9 @@ public struct UtteranceCutter: Sendable {
     private var quietRun = 0
     private var position = 0
     private var lastSpeechEnd = 0.0
+    /// The probabilities of the utterance's windows, and of the loud run before it starts.
+    private var probabilities: [Float] = []
+    private var windowSeconds = 0.032
 
     public init(rule: Rule = .measured, sampleRate: Double = 16_000) {
         self.rule = rule
@@ -60,10 +84,12 @@ public struct UtteranceCutter: Sendable {
     /// Hears one window; returns the utterance it ends, if any.
     public mutating func add(window: ArraySlice<Float>, probability: Float) -> Cut? {
         let windowSeconds = Double(window.count) / sampleRate
+        self.windowSeconds = windowSeconds
         position += window.count
         guard current != nil else {
             before.append(contentsOf: window)
             loudRun = probability >= rule.onset ? loudRun + 1 : 0
+            if loudRun == 0 { probabilities = [] } else { probabilities.append(probability) }
             if Double(loudRun) * windowSeconds >= rule.minimumSpeech {
                 // Speech began `loudRun` windows ago; the utterance keeps `lead` before that.
                 let speechSamples = loudRun * window.count
@@ -80,6 +106,7 @@ public struct UtteranceCutter: Sendable {
             return nil
         }
         current!.append(contentsOf: window)
+        probabilities.append(probability)
         if probability < rule.offset {
             quietRun += 1
         } else {
@@ -99,7 +126,9 @@ public struct UtteranceCutter: Sendable {
     }
 
     private mutating func end(forced: Bool) -> Cut {
-        let cut = Cut(samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd, forced: forced)
+        let cut = Cut(samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd, forced: forced,
+                      probabilities: probabilities, windowSeconds: windowSeconds)
+        probabilities = []
         current = nil
         quietRun = 0
         before = []

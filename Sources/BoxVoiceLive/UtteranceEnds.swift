@@ -51,46 +51,73 @@ final class UtteranceEnds {
     /// Ends the utterance in progress now.
     func finish() -> UtteranceCutter.Cut? { cutter.finish() }
 
-    /// Whisper's text for one utterance, or why there is none in time. Empty text: Whisper judged it no speech.
-    func transcribe(_ cut: UtteranceCutter.Cut) -> Result<String, HearingError> {
+    /// Whisper's words for one utterance, or why there are none in time. No words: Whisper judged it no speech.
+    func transcribe(_ cut: UtteranceCutter.Cut) -> Result<[WhisperModel.TimedWord], HearingError> {
         worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map { transcript in
-            transcript.noSpeechProbability > settings.noSpeechCeiling ? "" : Self.plain(transcript.text)
+            transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words)
         }
+    }
+
+    /// The same text as `plain(_:)` of words, for text without times.
+    static func plain(_ text: String) -> String {
+        plain(text.split(whereSeparator: \.isWhitespace).map { WhisperModel.TimedWord(text: String($0), start: 0, end: 0) })
+            .map(\.text).joined(separator: " ")
     }
 
     /// Whisper writes what it cannot make out as bracketed notes ("[BLANK_AUDIO]", "(wind blowing)"); they are not
-    /// words anyone said.
-    static func plain(_ text: String) -> String {
-        var result = ""
+    /// words anyone said. And it sometimes loops, writing what was said once again and again.
+    static func plain(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
+        var kept: [WhisperModel.TimedWord] = []
         var depth = 0
-        for character in text {
-            switch character {
-            case "[", "(": depth += 1
-            case "]", ")": depth = max(0, depth - 1)
-            default: if depth == 0 { result.append(character) }
+        for word in words {
+            var text = ""
+            for character in word.text {
+                switch character {
+                case "[", "(": depth += 1
+                case "]", ")": depth = max(0, depth - 1)
+                default: if depth == 0 { text.append(character) }
+                }
             }
+            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { kept.append(WhisperModel.TimedWord(text: text, start: word.start, end: word.end)) }
         }
-        return withoutRepeats(result.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "))
+        return withoutRepeats(kept)
     }
 
-    /// Whisper sometimes loops, writing one sentence again and again where it was said once; a sentence that only
-    /// repeats the one before it is dropped.
-    static func withoutRepeats(_ text: String) -> String {
-        var sentences: [String] = []
-        var current = ""
-        for character in text {
-            current.append(character)
-            if ".!?".contains(character) {
-                sentences.append(current)
-                current = ""
+    /// The longest run of sentences a loop is looked for in ("A. B. A. B." is a loop of two).
+    static let longestLoop = 3
+
+    /// Drops sentences that only repeat the one, two or three before them, and an unfinished last sentence that
+    /// begins to repeat them once a loop was seen ("A. B. A. B. A" is "A. B.").
+    static func withoutRepeats(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
+        var sentences: [[WhisperModel.TimedWord]] = [[]]
+        for word in words {
+            sentences[sentences.count - 1].append(word)
+            if let last = word.text.last, ".!?".contains(last) { sentences.append([]) }
+        }
+        if sentences.last?.isEmpty == true { sentences.removeLast() }
+        func key(_ sentence: [WhisperModel.TimedWord]) -> String {
+            sentence.map(\.text).joined().lowercased().filter { $0.isLetter || $0.isNumber }
+        }
+        let keys = sentences.map(key)
+        var kept: [Int] = []
+        var looped = false
+        var index = 0
+        while index < sentences.count {
+            let repeated = (1...longestLoop).first { length in
+                index + length <= keys.count && kept.count >= length
+                    && (0..<length).allSatisfy { keys[index + $0] == keys[kept[kept.count - length + $0]] && !keys[index + $0].isEmpty }
             }
+            if let repeated {
+                looped = true
+                index += repeated
+                continue
+            }
+            let unfinished = index == sentences.count - 1 && !(sentences[index].last?.text.last.map { ".!?".contains($0) } ?? false)
+            if unfinished, looped, !keys[index].isEmpty, kept.suffix(longestLoop).contains(where: { keys[$0].hasPrefix(keys[index]) }) { break }
+            kept.append(index)
+            index += 1
         }
-        if !current.trimmingCharacters(in: .whitespaces).isEmpty { sentences.append(current) }
-        func key(_ sentence: String) -> String { sentence.lowercased().filter { $0.isLetter || $0.isNumber } }
-        var kept: [String] = []
-        for sentence in sentences where kept.last.map({ key($0) != key(sentence) || key(sentence).isEmpty }) ?? true {
-            kept.append(sentence)
-        }
-        return kept.joined().trimmingCharacters(in: .whitespaces)
+        return kept.flatMap { sentences[$0] }
     }
 }

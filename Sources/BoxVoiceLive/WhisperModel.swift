@@ -80,6 +80,11 @@ public final class WhisperModel {
         var parameters = whisper_context_default_params()
         parameters.use_gpu = false
         parameters.flash_attn = false
+        // Word times from the alignment heads' attention (dynamic time warping): an utterance holding several
+        // commands is split at them. The token-probability times whisper.cpp also offers are not set without
+        // timestamp tokens.
+        parameters.dtw_token_timestamps = true
+        parameters.dtw_aheads_preset = WHISPER_AHEADS_TINY_EN
         guard let context = whisper_init_from_file_with_params(path, parameters) else {
             throw HearingError(code: .modelUnusable, detail: "\(path) is not a Whisper model whisper.cpp can load; run `make setup` again")
         }
@@ -105,9 +110,26 @@ public final class WhisperModel {
         return min(1_500, max(128, (frames + 63) / 64 * 64))
     }
 
+    /// One word as Whisper wrote it, with where it was said, in seconds from the start of the audio decoded.
+    /// Whisper's times are estimates (its tokens' shares of the audio, adjusted to its energy): a caller that cuts
+    /// audio at them looks for the pause nearby.
+    public struct TimedWord: Sendable, Equatable {
+        public var text: String
+        public var start: Double
+        public var end: Double
+
+        public init(text: String, start: Double, end: Double) {
+            self.text = text
+            self.start = start
+            self.end = end
+        }
+    }
+
     /// What one decode gives.
     public struct Transcript: Sendable, Equatable {
         public var text: String
+        /// The same words with their times.
+        public var words: [TimedWord]
         /// Whisper's own estimate that the audio held no speech (0...1).
         public var noSpeechProbability: Float
     }
@@ -170,7 +192,37 @@ public final class WhisperModel {
             if let piece = whisper_full_get_segment_text(context, segment) { text += String(cString: piece) }
             noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob(context, segment))
         }
-        return Transcript(text: text.trimmingCharacters(in: .whitespacesAndNewlines), noSpeechProbability: noSpeech)
+        return Transcript(text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(), noSpeechProbability: noSpeech)
+    }
+
+    /// The last decode's words: its text tokens joined (a token starting with a space starts a word), their bytes
+    /// decoded as UTF-8 once a word is whole (a token can hold part of a character).
+    private func timedWords() -> [TimedWord] {
+        let endOfText = whisper_token_eot(context)
+        var words: [TimedWord] = []
+        var bytes: [UInt8] = []
+        var start = 0.0, end = 0.0
+        func close() {
+            let word = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !word.isEmpty { words.append(TimedWord(text: word, start: start, end: end)) }
+            bytes = []
+        }
+        for segment in 0..<whisper_full_n_segments(context) {
+            for index in 0..<whisper_full_n_tokens(context, segment) {
+                let token = whisper_full_get_token_data(context, segment, index)
+                guard token.id < endOfText, let piece = whisper_full_get_token_text(context, segment, index) else { continue }
+                let tokenBytes = Array(UnsafeRawBufferPointer(start: piece, count: strlen(piece)))
+                let time = Double(max(0, token.t_dtw)) / 100
+                if tokenBytes.first == UInt8(ascii: " ") || bytes.isEmpty {
+                    close()
+                    start = time
+                }
+                bytes += tokenBytes
+                end = max(end, time)
+            }
+        }
+        close()
+        return words
     }
 }
 

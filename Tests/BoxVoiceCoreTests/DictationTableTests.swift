@@ -34,12 +34,12 @@ final class DictationRun: @unchecked Sendable {
     /// Plays `clips` (joined with `gap` seconds of silence, `trailing` seconds of it after the last; at real-time
     /// pace when `paced`) and returns the input's total frames.
     @discardableResult
-    func run(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, paced: Bool = false,
+    func run(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false, paced: Bool = false,
              configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
         Secrets.register(token)
         let input = data.file("input.wav")
-        let frames = try WAV.concatenate(clips, gap: gap, trailing: trailing, to: input).frames
+        let frames = try WAV.concatenate(clips, gap: gap, trailing: trailing, tight: tight, to: input).frames
         var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
                                                            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         configuration.hqRetryDelays = [0.1, 0.2]

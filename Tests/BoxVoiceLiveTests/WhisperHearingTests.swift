@@ -58,6 +58,24 @@ import Testing
         #expect(heard.end <= speechEnd && heard.end > speechEnd - 1.5)
     }
 
+    /// Two commands said in one breath are one utterance to the VAD: Whisper's text is split after each command, and
+    /// the first piece ends between the first command's last word and the next sentence.
+    @Test func anUtteranceHoldingTwoCommandsEndsTwice() throws {
+        let first = WAV.speechOnly(try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav")))
+        let second = WAV.speechOnly(try WAVCapturePCM.load(Checkout.sample("checkpoint-report.wav")))
+        let gap = [Float](repeating: 0, count: 2_400)  // 0.05 s: less than the VAD's end of an utterance
+        let lead = [Float](repeating: 0, count: 24_000)
+        var transcriber = try options()
+        transcriber.commandEnds = { Self.detector?.commandEnds(in: $0) ?? [] }
+        let utterances = try hear(lead + first + gap + second + lead, with: try LiveTranscriber(options: transcriber))
+        #expect(utterances.map { Self.detector?.detect($0.text)?.action } == [.send, .sendCheckpoint], "\(utterances.map(\.text))")
+        let firstEnds = Double(lead.count + first.count) / 48_000
+        let secondStarts = firstEnds + Double(gap.count) / 48_000
+        let boundary = try #require(utterances.first?.end)
+        #expect(boundary > firstEnds - 0.25 && boundary < secondStarts + 0.25, "first piece ends at \(boundary), speech at \(firstEnds)")
+        #expect(utterances.last?.end ?? 0 > secondStarts + Double(second.count) / 48_000 - 0.1)
+    }
+
     /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
     @Test func anUtteranceWhisperMissesIsPocketsphinxsAndSaysWhy() throws {
         let samples = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
@@ -81,6 +99,10 @@ import Testing
         #expect(UtteranceEnds.plain(" (wind blowing) Buy bread.") == "Buy bread.")
         #expect(UtteranceEnds.plain("Call Anna. Call Anna. call anna! Then leave.") == "Call Anna. Then leave.")
         #expect(UtteranceEnds.plain("Go. Stay. Go.") == "Go. Stay. Go.")
+        // A loop of two sentences, cut off by the token ceiling mid-sentence.
+        #expect(UtteranceEnds.plain("Look it up first. Stop listening. Look it up first. Stop listening. Look it up") ==
+                "Look it up first. Stop listening.")
+        #expect(UtteranceEnds.plain("Yes. No. Maybe") == "Yes. No. Maybe")
     }
 
     /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.

@@ -45,6 +45,21 @@ public enum WAV {
 
     public static func samples(_ path: String) throws -> [Float] { try read(path).samples }
 
+    /// The samples from the first to the last that is not silence (the clips' pads are digital silence): a clip
+    /// whose last word is the last audio, as when the input ends at the command.
+    public static func speechOnly(_ samples: [Float], threshold: Float = 0.001) -> [Float] {
+        guard let first = samples.firstIndex(where: { abs($0) > threshold }),
+              let last = samples.lastIndex(where: { abs($0) > threshold }) else { return [] }
+        return Array(samples[first...last])
+    }
+
+    /// A committed sample written to `path` ending at its last word (trailing silence cut, leading kept).
+    public static func endingAtSpeech(_ sample: String, to path: String) throws {
+        let samples = try self.samples(Checkout.sample(sample))
+        let last = samples.lastIndex { abs($0) > 0.001 } ?? samples.count - 1
+        try write(Array(samples[...last]), to: path)
+    }
+
     /// Writes samples as a 48 kHz mono Float32 WAV.
     public static func write(_ samples: [Float], to path: String) throws {
         let file = try SoundFile.createFloatWAV(path: path)
@@ -55,14 +70,24 @@ public enum WAV {
     /// Sample clips played one after another with `gap` seconds of silence between them, as one WAV at `path`;
     /// returns the frame each clip starts at and the total.
     @discardableResult
-    /// - Parameter trailing: seconds of silence after the last clip (the microphone running on).
-    public static func concatenate(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, to path: String) throws -> (starts: [Int], frames: Int) {
+    /// - Parameter trailing: seconds of silence after the last clip's last word (the microphone running on); 0 ends
+    ///   the input at that word, as a file or a stopped turn ending at its command does.
+    /// - Parameter tight: every clip cut to its speech, so `gap` is all the pause there is between them (clips said
+    ///   in one breath).
+    public static func concatenate(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false,
+                                   to path: String) throws -> (starts: [Int], frames: Int) {
         var joined: [Float] = []
         var starts: [Int] = []
         for (index, clip) in clips.enumerated() {
             if index > 0 { joined += [Float](repeating: 0, count: Int(gap * 48_000)) }
             starts.append(joined.count)
-            joined += try samples(Checkout.sample(clip))
+            let whole = try samples(Checkout.sample(clip))
+            let audio = tight ? speechOnly(whole) : whole
+            if index == clips.count - 1, let last = audio.lastIndex(where: { abs($0) > 0.001 }) {
+                joined += audio[...last]
+            } else {
+                joined += audio
+            }
         }
         joined += [Float](repeating: 0, count: Int(trailing * 48_000))
         try write(joined, to: path)
