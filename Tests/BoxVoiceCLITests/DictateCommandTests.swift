@@ -86,7 +86,10 @@ import Testing
         let box = try SimulatedBox { $0.hq = .fixed("Remember the dentist on Friday. Stop listening."); $0.defaultSession = "s1" }
         let home = TemporaryDirectory("outbox-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("micoff-stop-listening.wav")], environment: env)
+        // The input ends at "listening": the draft keeps every sample up to it, and its HQ runs when it is sent.
+        let input = home.file("micoff.wav")
+        try WAV.endingAtSpeech("micoff-stop-listening.wav", to: input)
+        let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", input], environment: env)
         #expect(dictated.status == 0, "\(dictated.stderr)")
         #expect(dictated.stdout.contains("kept as a draft: "))
         #expect(box.server.messages.isEmpty)
@@ -95,6 +98,8 @@ import Testing
         #expect(rows.count == 1)
         #expect(rows.first?["state"] as? String == "draft")
         let id = try #require(rows.first?["messageId"] as? String)
+        let recorded = try FileManager.default.subpathsOfDirectory(atPath: home.path).filter { $0.contains(id) && $0.hasSuffix(".wav") }
+        #expect(try recorded.map { try WAV.samples(home.path + "/" + $0).count }.reduce(0, +) == (try WAV.samples(input)).count)
         let sent = try Run.process(Run.boxvoice, ["outbox", "send", id], environment: env)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(sent.stdout.contains("delivered \(id)"))
@@ -217,7 +222,7 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         while box.server.eventConnections == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(box.server.eventConnections == 1)
 
-        let agent = RetranscribeAgent(port: box.server.port, messageId: messageId, timeoutMs: 5_000)
+        let agent = RetranscribeAgent(port: box.server.port, messageId: messageId, timeoutMs: 20_000)  // the daemon starts its hearing parts meanwhile; a loaded CI machine is slow
         let response = try #require(agent.wait())
         #expect(response.status == 200)
         #expect(response.header("x-message-id") == messageId)

@@ -34,7 +34,7 @@ final class DictationRun: @unchecked Sendable {
     /// Plays `clips` (joined with `gap` seconds of silence, `trailing` seconds of it after the last; at real-time
     /// pace when `paced`) and returns the input's total frames.
     @discardableResult
-    func run(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false, paced: Bool = false,
+    func run(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false, paced: Bool = false, stop: StopSignal = StopSignal(),
              configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
         Secrets.register(token)
@@ -50,7 +50,7 @@ final class DictationRun: @unchecked Sendable {
             onEvent(event, self)
         }
         let pcm: CapturePCM = paced ? PacedCapturePCM(try WAVCapturePCM(path: input)) : try WAVCapturePCM(path: input)
-        try session.run(pcm: pcm, stop: StopSignal(), control: control)
+        try session.run(pcm: pcm, stop: stop, control: control)
         return frames
     }
 

@@ -38,6 +38,23 @@ import Testing
         }
     }
 
+    /// A turn stopped 0.3 s after its command (a hotkey pressed as the speaker finishes), while the command only the
+    /// spotter heard waits for the speaker's 2 s pause: the stop settles it as that pause would.
+    @Test func aStopRightAfterAHeldCommandSettlesIt() throws {
+        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let stop = StopSignal()
+        let speechEnds = Double(WAV.speechOnly(try WAV.samples(Checkout.sample("checkpoint-report.wav"))).count) / 48_000
+        run.onEvent = { event, _ in
+            if case .level(let elapsed, _) = event, elapsed >= speechEnds + 0.3 { stop.request() }
+        }
+        try run.run(["checkpoint-report.wav"], trailing: 5, paced: true, stop: stop) { $0.endOfInput = .draft }
+        #expect(stop.isRequested)
+        #expect(run.events.contains { if case .awaitingPause(.sendCheckpoint, _) = $0 { true } else { false } }, "held, as it should be")
+        #expect(actions(run) == [.sendCheckpoint], "\(run.events)")
+        #expect(run.delivered.count == 1)
+        #expect(try run.store.messages().allSatisfy { $0.state != .draft })
+    }
+
     /// A mic-off draft keeps all the audio up to its command, sample for sample: the input ended at the command.
     @Test func aMicOffDraftKeepsTheAudioUpToItsCommand() throws {
         let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
