@@ -222,7 +222,8 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         while box.server.eventConnections == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(box.server.eventConnections == 1)
 
-        let agent = RetranscribeAgent(port: box.server.port, messageId: messageId, timeoutMs: 20_000)  // the daemon starts its hearing parts meanwhile; a loaded CI machine is slow
+        // The daemon starts its hearing parts meanwhile: on a loaded machine that takes seconds.
+        let agent = RetranscribeAgent(port: box.server.port, messageId: messageId, timeoutMs: 20_000)
         let response = try #require(agent.wait())
         #expect(response.status == 200)
         #expect(response.header("x-message-id") == messageId)
