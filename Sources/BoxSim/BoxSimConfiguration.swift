@@ -31,6 +31,9 @@ public struct BoxSimConfiguration: Sendable {
     /// Reads request bodies at most this fast (bits per second; nil: as fast as they come): a box across the
     /// internet, for measuring uploads (a simulator feature).
     public var uplinkBitsPerSecond: Double?
+    /// HQ decodes at a lower CPU priority (nice 10, on the thread that decodes and the threads it starts): a box
+    /// running inside the dictating process (the embedded local box) must not take the cores the live path hears on.
+    public var hqYieldsCPU = false
     /// Sessions the box knows besides the default one (a send to an unknown one is 410, or 404 when exact).
     public var extraSessions: [String] = []
 

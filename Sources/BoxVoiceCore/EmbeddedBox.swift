@@ -14,6 +14,8 @@ public enum EmbeddedBox {
         var configuration = BoxSimConfiguration(dataDirectory: dataDirectory)
         // Its HQ is Whisper where the model is there, as a real box's is a real recognizer.
         if let models = HearingModels.besideThisProgram() { configuration.hq = .whisper(model: models.whisper) }
+        // It shares the machine with the live path it serves: a message's HQ must not make the next command late.
+        configuration.hqYieldsCPU = true
         let server = try BoxSimServer(configuration: configuration)
         let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
         let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "boxvoice (embedded)")

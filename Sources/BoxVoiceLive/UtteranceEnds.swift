@@ -54,8 +54,19 @@ final class UtteranceEnds {
     /// Whisper's words for one utterance, or why there are none in time. No words: Whisper judged it no speech.
     func transcribe(_ cut: UtteranceCutter.Cut) -> Result<[WhisperModel.TimedWord], HearingError> {
         worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map { transcript in
-            transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words)
+            transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(Self.anchored(transcript.words))
         }
+    }
+
+    /// The words up to where Whisper's alignment stops moving through the audio: three or more words in a row at one
+    /// time were written with no audio under them (over an utterance's last quiet, Whisper can run on through the
+    /// command phrases of its prompt: "…send checkpoint. Send message. Send checkpoint.", all at 6.86 s).
+    static func anchored(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
+        guard words.count >= 3 else { return words }
+        for index in 1..<words.count - 1 where words[index].start <= words[index - 1].start && words[index + 1].start <= words[index].start {
+            return Array(words[..<index])
+        }
+        return words
     }
 
     /// The same text as `plain(_:)` of words, for text without times.
@@ -84,11 +95,8 @@ final class UtteranceEnds {
         return withoutRepeats(kept)
     }
 
-    /// The longest run of sentences a loop is looked for in ("A. B. A. B." is a loop of two).
-    static let longestLoop = 3
-
-    /// Drops sentences that only repeat the one, two or three before them, and an unfinished last sentence that
-    /// begins to repeat them once a loop was seen ("A. B. A. B. A" is "A. B.").
+    /// Drops a run of sentences that only repeats the run just before it ("A. B. A. B." is "A. B."), and an
+    /// unfinished last sentence that begins to repeat once a loop was seen ("A. B. A. B. A" is "A. B.").
     static func withoutRepeats(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
         var sentences: [[WhisperModel.TimedWord]] = [[]]
         for word in words {
@@ -104,7 +112,7 @@ final class UtteranceEnds {
         var looped = false
         var index = 0
         while index < sentences.count {
-            let repeated = (1...longestLoop).first { length in
+            let repeated = (1...max(1, kept.count)).first { length in
                 index + length <= keys.count && kept.count >= length
                     && (0..<length).allSatisfy { keys[index + $0] == keys[kept[kept.count - length + $0]] && !keys[index + $0].isEmpty }
             }
@@ -114,7 +122,7 @@ final class UtteranceEnds {
                 continue
             }
             let unfinished = index == sentences.count - 1 && !(sentences[index].last?.text.last.map { ".!?".contains($0) } ?? false)
-            if unfinished, looped, !keys[index].isEmpty, kept.suffix(longestLoop).contains(where: { keys[$0].hasPrefix(keys[index]) }) { break }
+            if unfinished, looped, !keys[index].isEmpty, kept.contains(where: { keys[$0].hasPrefix(keys[index]) }) { break }
             kept.append(index)
             index += 1
         }

@@ -156,9 +156,12 @@ public final class WhisperModel {
             // The encoder attends over as much audio as the utterance holds (and a second more), not Whisper's whole
             // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing").
             parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
-            // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second. (A
-            // looping decode also fails whisper.cpp's entropy check and is decoded again warmer, within the deadline.)
+            // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
+            // One greedy pass, no decoding again warmer when whisper.cpp's entropy or log-probability checks fail: on
+            // a 6.6 s utterance of two sentences the warmer passes took 2.05 s (past the live deadline) and wrote worse
+            // words than the first pass did in 0.47 s. Loops are stopped by the ceiling above and `withoutRepeats`.
+            parameters.temperature_inc = 0
         }
         parameters.no_context = true
         parameters.suppress_nst = true

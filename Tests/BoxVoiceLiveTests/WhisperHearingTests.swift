@@ -68,7 +68,7 @@ import Testing
         var transcriber = try options()
         transcriber.commandEnds = { Self.detector?.commandEnds(in: $0) ?? [] }
         let utterances = try hear(lead + first + gap + second + lead, with: try LiveTranscriber(options: transcriber))
-        #expect(utterances.map { Self.detector?.detect($0.text)?.action } == [.send, .sendCheckpoint], "\(utterances.map(\.text))")
+        #expect(utterances.map { Self.detector?.detect($0.text)?.action } == [.send, .sendCheckpoint], "\(utterances.map { "\($0.end): \($0.text)" })")
         let firstEnds = Double(lead.count + first.count) / 48_000
         let secondStarts = firstEnds + Double(gap.count) / 48_000
         let boundary = try #require(utterances.first?.end)
@@ -103,6 +103,20 @@ import Testing
         #expect(UtteranceEnds.plain("Look it up first. Stop listening. Look it up first. Stop listening. Look it up") ==
                 "Look it up first. Stop listening.")
         #expect(UtteranceEnds.plain("Yes. No. Maybe") == "Yes. No. Maybe")
+        #expect(UtteranceEnds.plain("Buy milk. Send message. The report is done. Send checkpoint. Send message. The report is done. Send checkpoint.")
+                == "Buy milk. Send message. The report is done. Send checkpoint.")
+    }
+
+    /// Words Whisper wrote where its alignment stopped moving through the audio are not kept.
+    @Test func wordsWithNoAudioUnderThemAreDropped() {
+        func words(_ timed: [(String, Double)]) -> [WhisperModel.TimedWord] { timed.map { .init(text: $0.0, start: $0.1, end: $0.1) } }
+        let heard = words([("Send", 6.5), ("checkpoint.", 6.86), ("Send", 6.86), ("message.", 6.86), ("Send", 6.86), ("checkpoint.", 7.46)])
+        #expect(UtteranceEnds.anchored(heard).map(\.text) == ["Send", "checkpoint."])
+        let said = words([("Buy", 0.5), ("milk.", 0.8), ("Send", 1.2), ("message.", 1.5)])
+        #expect(UtteranceEnds.anchored(said) == said)
+        // Two words sharing a time are within the alignment's 20 ms steps; three are not speech.
+        let close = words([("Go", 0.5), ("on", 0.5), ("now.", 0.9)])
+        #expect(UtteranceEnds.anchored(close) == close)
     }
 
     /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.
