@@ -87,6 +87,25 @@ public struct CommandEvidence: Sendable {
             if accepted { text = text.isEmpty ? hit.phrase : text + " " + hit.phrase }
             spots.append(SpottedPhrase(phrase: hit.phrase, end: hit.end, accepted: accepted, quietBefore: hit.quietBefore))
         }
+        // A longer command the last words sound like wins over a shorter one the spotter heard on the same sounds
+        // (§4's longest match): "sun and clothes" with the spotter's "send now" is "send and close" said whole. A
+        // command was heard either way; this only picks which: a longer one starting as the spotted phrase does, when
+        // the words sound closer to it than to the phrase the spotter named, and not too far (`choosingTolerance`).
+        if let soundAlikes, !recognized.isEmpty, let last = spots.lastIndex(where: \.accepted) {
+            let scores = soundAlikes.scores(recognized, narrowband: narrowband)
+            let named = spots[last].phrase
+            let spotted = scores.first { $0.phrase == named }?.score ?? .infinity
+            let candidates = scores.filter {
+                Self.words($0.phrase) > Self.words(named) && $0.phrase.split(separator: " ").first == named.split(separator: " ").first
+                    && $0.score < spotted && $0.score <= Self.choosingTolerance
+            }
+            if let longer = candidates.min(by: { $0.score < $1.score })?.phrase,
+               !sameCommand(longer, spots[last].phrase) {
+                spots[last].accepted = false
+                spots.append(SpottedPhrase(phrase: longer, end: end, accepted: true))
+                text = ([recognized] + spots.filter(\.accepted).map(\.phrase)).joined(separator: " ")
+            }
+        }
         if let soundAlikes, !recognized.isEmpty, !spots.contains(where: \.accepted), !holdsCommand(text),
            let phrase = soundAlikes.match(recognized, narrowband: narrowband) {
             text += " " + phrase
@@ -94,6 +113,12 @@ public struct CommandEvidence: Sendable {
         }
         return LiveUtterance(text: text, recognized: recognized, spots: spots, end: end, narrowband: narrowband)
     }
+
+    private static func words(_ phrase: String) -> Int { phrase.split(separator: " ").count }
+
+    /// The sound-alike distance (a share of the phrase's phones) within which a longer command can win over a
+    /// spotter hit: half its phones, since a command was heard and the other phrase must sound closer still.
+    static let choosingTolerance = 0.5
 
     /// The longest a hit of `phrase` may come before its utterance's end.
     public func tail(_ phrase: String) -> Double {

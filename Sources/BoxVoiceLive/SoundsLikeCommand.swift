@@ -56,10 +56,16 @@ public struct SoundsLikeCommand: Sendable {
     /// - Parameter narrowband: heard through a band-limited microphone (`InputBand`): losing, adding or mistaking a
     ///   high-band phone costs half, since the audio could not tell.
     public func match(_ text: String, narrowband: Bool = false) -> String? {
+        scores(text, narrowband: narrowband).filter { $0.score <= tolerance }.min { $0.score < $1.score }?.phrase
+    }
+
+    /// How far the end of `text` sounds from each phrase: its phone-level edit distance over the phrase's phones, at
+    /// the closest word count (the phrase's, one less or one more).
+    public func scores(_ text: String, narrowband: Bool = false) -> [(phrase: String, score: Double)] {
         let words = text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
-        guard !words.isEmpty else { return nil }
-        var best: (phrase: String, score: Double)?
-        for phrase in phrases {
+        guard !words.isEmpty else { return [] }
+        return phrases.compactMap { phrase in
+            var best: Double?
             for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= words.count {
                 let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
                 guard tail.allSatisfy({ $0 != nil }) else { continue }
@@ -67,11 +73,10 @@ public struct SoundsLikeCommand: Sendable {
                 let distance = narrowband
                     ? editDistance(heard, phrase.phones) { Self.highBandPhones.contains($0) ? 0.5 : 1 }
                     : Double(editDistance(heard, phrase.phones))
-                let score = distance / Double(phrase.phones.count)
-                if score <= tolerance, score < best?.score ?? .infinity { best = (phrase.text, score) }
+                best = min(best ?? .infinity, distance / Double(phrase.phones.count))
             }
+            return best.map { (phrase.text, $0) }
         }
-        return best?.phrase
     }
 }
 

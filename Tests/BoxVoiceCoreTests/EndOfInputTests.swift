@@ -14,6 +14,7 @@ import Testing
 @Suite struct EndOfInputTests {
     private static let clips: [(String, KeywordAction)] = [
         ("send-buy-milk.wav", .send), ("sendhq-dentist.wav", .sendHq), ("sendclose-over-and-out.wav", .sendClose),
+        ("sendclose-flight.wav", .sendClose),
         ("checkpoint-report.wav", .sendCheckpoint), ("micoff-stop-listening.wav", .micOff), ("cancel-forget-it.wav", .cancel),
         ("erase-start-over.wav", .erase),
     ]

@@ -104,3 +104,33 @@ import Testing
         #expect(SpotTails(command: 0.5, discarding: 2).discarding == 0.5, "a discarding command never gets a longer tail than any other")
     }
 }
+
+/// A phrase said whole wins over a shorter one the spotter heard on its start (§4's longest match).
+@Suite struct LongerCommandTests {
+    let detector: KeywordDetector
+    let evidence: CommandEvidence
+
+    init() throws {
+        let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
+        self.detector = detector
+        let matcher = SoundsLikeCommand(phrases: ["send message", "send and close", "send now", "over and out"],
+                                        pronunciations: SoundsLikeCommandTests.phones)
+        evidence = CommandEvidence(tails: .measured, soundAlikes: matcher,
+                                   sameCommand: { recognized, phrase in detector.detect(recognized)?.action == detector.detect(phrase)?.action },
+                                   holdsCommand: { detector.detect($0) != nil })
+    }
+
+    /// "send and close" heard by the language model as "sun and clothes", by the spotter as "send now": the close.
+    @Test func wordsSoundingLikeALongerCommandWinOverTheShortHitOnItsStart() {
+        let heard = evidence.utterance(recognized: "book the flight sun and clothes", hits: [SpotterHit(phrase: "send now", end: 9.6)], end: 10)
+        #expect(detector.detect(heard.text)?.action == .sendClose, "\(heard.text)")
+        #expect(heard.spots.map(\.accepted) == [false, true])
+    }
+
+    /// Words that sound like the spotted phrase itself keep it.
+    @Test func theSpottedPhraseStaysWhenTheWordsSoundLikeIt() {
+        let near = evidence.utterance(recognized: "book the flight sun now", hits: [SpotterHit(phrase: "send now", end: 9.6)], end: 10)
+        #expect(detector.detect(near.text)?.action == .send)
+        #expect(near.spots.map(\.accepted) == [true])
+    }
+}
