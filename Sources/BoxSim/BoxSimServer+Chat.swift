@@ -183,8 +183,9 @@ extension BoxSimServer {
         var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames,
                                    container: file.container)
         if recognize, case .whisper(let modelPath) = configuration.hq, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
-            // Linux priorities are per thread (who 0 is the calling thread) and its new threads inherit it (whisper.cpp's OpenMP team is
-            // started by this thread); the server's thread keeps it, which serves an embedded box well enough.
+            // Linux priorities are per thread (who 0 is the calling thread) and its new threads inherit it
+            // (whisper.cpp's OpenMP team is started by this thread); the server's thread keeps it, which serves an
+            // embedded box well enough.
             if configuration.hqYieldsCPU { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
             upload.recognized = recognizerLock.withLock { () -> String? in
                 if whisper == nil { whisper = try? WhisperModel(path: modelPath) }

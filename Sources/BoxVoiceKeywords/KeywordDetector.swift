@@ -71,14 +71,16 @@ public struct KeywordDetector: Sendable {
             var last = index
             var phrase = found.matchedPhrase
             for probe in index + 1..<min(words.count, index + longestPhrase) {
-                if let longer = detect(String(text[pieceStart..<words[probe].range.upperBound])), longer.action == found.action,
-                   longer.matchedPhrase.count > phrase.count {
+                let longer = detect(String(text[pieceStart..<words[probe].range.upperBound]))
+                if let longer, longer.action == found.action, longer.matchedPhrase.count > phrase.count {
                     last = probe
                     phrase = longer.matchedPhrase
                 }
             }
             var end = words[last].range.upperBound
-            while end < text.endIndex, !text[end].isWhitespace, !text[end].isLetter, !text[end].isNumber { end = text.index(after: end) }
+            while end < text.endIndex, !text[end].isWhitespace, !text[end].isLetter, !text[end].isNumber {
+                end = text.index(after: end)
+            }
             ends.append(end)
             pieceStart = end
             index = last + 1

@@ -95,8 +95,9 @@ public struct CommandEvidence: Sendable {
             let scores = soundAlikes.scores(recognized, narrowband: narrowband)
             let named = spots[last].phrase
             let spotted = scores.first { $0.phrase == named }?.score ?? .infinity
+            let firstWord = named.split(separator: " ").first
             let candidates = scores.filter {
-                Self.words($0.phrase) > Self.words(named) && $0.phrase.split(separator: " ").first == named.split(separator: " ").first
+                Self.words($0.phrase) > Self.words(named) && $0.phrase.split(separator: " ").first == firstWord
                     && $0.score < spotted && $0.score <= Self.choosingTolerance
             }
             if let longer = candidates.min(by: { $0.score < $1.score })?.phrase,

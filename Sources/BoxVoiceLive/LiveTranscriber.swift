@@ -238,8 +238,8 @@ public final class LiveTranscriber {
         guard let ends else {
             let updates = try feed16k(try resampler.flush())
             // The stream ended after the command: nothing went on.
-            return endingAtStreamEnd(updates + release() + closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
-                                     + release())
+            let closed = closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
+            return endingAtStreamEnd(updates + release() + closed + release())
         }
         let tail = try resampler.process(ends.flushClean()) + resampler.flush()
         var updates = try feed16k(tail) + hearEnds(tail)
@@ -256,7 +256,9 @@ public final class LiveTranscriber {
     private func endingAtStreamEnd(_ updates: [LiveUpdate]) -> [LiveUpdate] {
         let streamEnd = Double(received) / Double(Self.inputRate)
         guard let last = updates.lastIndex(where: { if case .utterance = $0 { true } else { false } }),
-              case .utterance(var utterance) = updates[last], streamEnd - utterance.end < Self.endsWithStream else { return updates }
+              case .utterance(var utterance) = updates[last], streamEnd - utterance.end < Self.endsWithStream else {
+            return updates
+        }
         utterance.end = max(utterance.end, streamEnd)
         var updated = updates
         updated[last] = .utterance(utterance)
@@ -287,8 +289,9 @@ public final class LiveTranscriber {
             let spots = standIns.flatMap(\.spots).map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore) }
             let pieces = split(words, of: cut)
             return pieces.enumerated().map { index, piece in
-                .utterance(LiveUtterance(text: piece.text, recognized: piece.text, spots: index == pieces.count - 1 ? spots : [],
-                                         end: piece.end, narrowband: hearsNarrowband, heardBy: .whisper))
+                .utterance(LiveUtterance(text: piece.text, recognized: piece.text,
+                                         spots: index == pieces.count - 1 ? spots : [], end: piece.end,
+                                         narrowband: hearsNarrowband, heardBy: .whisper))
             }
         case .failure(let error):
             return standIns.map { utterance in
@@ -302,7 +305,8 @@ public final class LiveTranscriber {
     /// An utterance's words as one piece per command it holds (and one for the words after the last), each ending
     /// in the pause after its command: Whisper's estimate of where the command's last word ends, moved to the
     /// middle of the VAD's quiet nearest it.
-    private func split(_ words: [WhisperModel.TimedWord], of cut: UtteranceCutter.Cut) -> [(text: String, end: Double)] {
+    private func split(_ words: [WhisperModel.TimedWord], of cut: UtteranceCutter.Cut)
+        -> [(text: String, end: Double)] {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
         let audioStart = cut.end - Double(cut.samples.count) / Double(WhisperModel.sampleRate)

@@ -47,7 +47,9 @@ public struct UtteranceCutter: Sendable {
                 guard let first = runStart else { continue }
                 runStart = nil
                 let middle = start + (Double(first + index) / 2) * windowSeconds
-                if abs(middle - seconds) <= reach, best.map({ abs(middle - seconds) < abs($0 - seconds) }) ?? true { best = middle }
+                if abs(middle - seconds) <= reach, best.map({ abs(middle - seconds) < abs($0 - seconds) }) ?? true {
+                    best = middle
+                }
             }
             return best
         }
@@ -126,8 +128,8 @@ public struct UtteranceCutter: Sendable {
     }
 
     private mutating func end(forced: Bool) -> Cut {
-        let cut = Cut(samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd, forced: forced,
-                      probabilities: probabilities, windowSeconds: windowSeconds)
+        let cut = Cut(samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd,
+                      forced: forced, probabilities: probabilities, windowSeconds: windowSeconds)
         probabilities = []
         current = nil
         quietRun = 0

@@ -63,7 +63,8 @@ final class UtteranceEnds {
     /// command phrases of its prompt: "…send checkpoint. Send message. Send checkpoint.", all at 6.86 s).
     static func anchored(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
         guard words.count >= 3 else { return words }
-        for index in 1..<words.count - 1 where words[index].start <= words[index - 1].start && words[index + 1].start <= words[index].start {
+        for index in 1..<words.count - 1
+        where words[index].start <= words[index - 1].start && words[index + 1].start <= words[index].start {
             return Array(words[..<index])
         }
         return words
@@ -71,8 +72,10 @@ final class UtteranceEnds {
 
     /// The same text as `plain(_:)` of words, for text without times.
     static func plain(_ text: String) -> String {
-        plain(text.split(whereSeparator: \.isWhitespace).map { WhisperModel.TimedWord(text: String($0), start: 0, end: 0) })
-            .map(\.text).joined(separator: " ")
+        let words = text.split(whereSeparator: \.isWhitespace).map {
+            WhisperModel.TimedWord(text: String($0), start: 0, end: 0)
+        }
+        return plain(words).map(\.text).joined(separator: " ")
     }
 
     /// Whisper writes what it cannot make out as bracketed notes ("[BLANK_AUDIO]", "(wind blowing)"); they are not
@@ -114,15 +117,20 @@ final class UtteranceEnds {
         while index < sentences.count {
             let repeated = (1...max(1, kept.count)).first { length in
                 index + length <= keys.count && kept.count >= length
-                    && (0..<length).allSatisfy { keys[index + $0] == keys[kept[kept.count - length + $0]] && !keys[index + $0].isEmpty }
+                    && (0..<length).allSatisfy { offset in
+                        let key = keys[index + offset]
+                        return key == keys[kept[kept.count - length + offset]] && !key.isEmpty
+                    }
             }
             if let repeated {
                 looped = true
                 index += repeated
                 continue
             }
-            let unfinished = index == sentences.count - 1 && !(sentences[index].last?.text.last.map { ".!?".contains($0) } ?? false)
-            if unfinished, looped, !keys[index].isEmpty, kept.contains(where: { keys[$0].hasPrefix(keys[index]) }) { break }
+            let finished = sentences[index].last?.text.last.map { ".!?".contains($0) } ?? false
+            let unfinished = index == sentences.count - 1 && !finished
+            let startsARepeat = kept.contains { keys[$0].hasPrefix(keys[index]) }
+            if unfinished, looped, !keys[index].isEmpty, startsARepeat { break }
             kept.append(index)
             index += 1
         }

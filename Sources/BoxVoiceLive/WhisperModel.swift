@@ -195,7 +195,8 @@ public final class WhisperModel {
             if let piece = whisper_full_get_segment_text(context, segment) { text += String(cString: piece) }
             noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob(context, segment))
         }
-        return Transcript(text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(), noSpeechProbability: noSpeech)
+        return Transcript(text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(),
+                          noSpeechProbability: noSpeech)
     }
 
     /// The last decode's words: its text tokens joined (a token starting with a space starts a word), their bytes
@@ -213,7 +214,9 @@ public final class WhisperModel {
         for segment in 0..<whisper_full_n_segments(context) {
             for index in 0..<whisper_full_n_tokens(context, segment) {
                 let token = whisper_full_get_token_data(context, segment, index)
-                guard token.id < endOfText, let piece = whisper_full_get_token_text(context, segment, index) else { continue }
+                guard token.id < endOfText, let piece = whisper_full_get_token_text(context, segment, index) else {
+                    continue
+                }
                 let tokenBytes = Array(UnsafeRawBufferPointer(start: piece, count: strlen(piece)))
                 let time = Double(max(0, token.t_dtw)) / 100
                 if tokenBytes.first == UInt8(ascii: " ") || bytes.isEmpty {
