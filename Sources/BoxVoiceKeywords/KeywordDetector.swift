@@ -56,7 +56,7 @@ public struct KeywordDetector: Sendable {
     /// Where each command in `text` ends (after its trailing punctuation), in the order they were said, for text that
     /// may hold several: an utterance decoded whole. The text after each end belongs to the next message. A phrase
     /// that goes on into a longer one of the same action ends where the longer one does (§4, the longest match):
-    /// "send and close the mic" is one command, never "send and close" then "close the mic".
+    /// the close phrase with its optional ‘the mic’ is one command, never the close and then a mic-off.
     public func commandEnds(in text: String) -> [String.Index] {
         let words = TranscriptTokens(text).words
         var ends: [String.Index] = []

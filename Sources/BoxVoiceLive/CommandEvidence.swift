@@ -88,7 +88,7 @@ public struct CommandEvidence: Sendable {
             spots.append(SpottedPhrase(phrase: hit.phrase, end: hit.end, accepted: accepted, quietBefore: hit.quietBefore))
         }
         // A longer command the last words sound like wins over a shorter one the spotter heard on the same sounds
-        // (§4's longest match): "sun and clothes" with the spotter's "send now" is "send and close" said whole. A
+        // (§4's longest match): ‘sun and clothes’ with the spotter’s short send phrase is the close phrase said whole. A
         // command was heard either way; this only picks which: a longer one starting as the spotted phrase does, when
         // the words sound closer to it than to the phrase the spotter named, and not too far (`choosingTolerance`).
         if let soundAlikes, !recognized.isEmpty, let last = spots.lastIndex(where: \.accepted) {

@@ -54,20 +54,8 @@ final class UtteranceEnds {
     /// Whisper's words for one utterance, or why there are none in time. No words: Whisper judged it no speech.
     func transcribe(_ cut: UtteranceCutter.Cut) -> Result<[WhisperModel.TimedWord], HearingError> {
         worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map { transcript in
-            transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(Self.anchored(transcript.words))
+            transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words)
         }
-    }
-
-    /// The words up to where Whisper's alignment stops moving through the audio: three or more words in a row at one
-    /// time were written with no audio under them (over an utterance's last quiet, Whisper can run on through the
-    /// command phrases of its prompt: "…send checkpoint. Send message. Send checkpoint.", all at 6.86 s).
-    static func anchored(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
-        guard words.count >= 3 else { return words }
-        for index in 1..<words.count - 1
-        where words[index].start <= words[index - 1].start && words[index + 1].start <= words[index].start {
-            return Array(words[..<index])
-        }
-        return words
     }
 
     /// The same text as `plain(_:)` of words, for text without times.

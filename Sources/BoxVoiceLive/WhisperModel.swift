@@ -158,10 +158,11 @@ public final class WhisperModel {
             parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
             // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
-            // One greedy pass, no decoding again warmer when whisper.cpp's entropy or log-probability checks fail: on
-            // a 6.6 s utterance of two sentences the warmer passes took 2.05 s (past the live deadline) and wrote worse
-            // words than the first pass did in 0.47 s. Loops are stopped by the ceiling above and `withoutRepeats`.
-            parameters.temperature_inc = 0
+            // Decoded again warmer only when the text loops (whisper.cpp's entropy check), not when its average
+            // log-probability is low: on a 6.6 s utterance of two sentences in a voice Whisper finds odd, the
+            // log-probability re-decodes took 2.05 s (past the live deadline) and wrote worse words than the first
+            // pass did in 0.47 s; a first pass that loops (a clip said over again after its command) still needs them.
+            parameters.logprob_thold = -.infinity
         }
         parameters.no_context = true
         parameters.suppress_nst = true

@@ -107,18 +107,6 @@ import Testing
                 == "Buy milk. Send message. The report is done. Send checkpoint.")
     }
 
-    /// Words Whisper wrote where its alignment stopped moving through the audio are not kept.
-    @Test func wordsWithNoAudioUnderThemAreDropped() {
-        func words(_ timed: [(String, Double)]) -> [WhisperModel.TimedWord] { timed.map { .init(text: $0.0, start: $0.1, end: $0.1) } }
-        let heard = words([("Send", 6.5), ("checkpoint.", 6.86), ("Send", 6.86), ("message.", 6.86), ("Send", 6.86), ("checkpoint.", 7.46)])
-        #expect(UtteranceEnds.anchored(heard).map(\.text) == ["Send", "checkpoint."])
-        let said = words([("Buy", 0.5), ("milk.", 0.8), ("Send", 1.2), ("message.", 1.5)])
-        #expect(UtteranceEnds.anchored(said) == said)
-        // Two words sharing a time are within the alignment's 20 ms steps; three are not speech.
-        let close = words([("Go", 0.5), ("on", 0.5), ("now.", 0.9)])
-        #expect(UtteranceEnds.anchored(close) == close)
-    }
-
     /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.
     @Test func theEncodersContextFollowsTheUtterancesLength() {
         #expect(WhisperModel.audioContext(seconds: 0.2) == 128)
