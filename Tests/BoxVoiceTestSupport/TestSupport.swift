@@ -53,11 +53,15 @@ public enum WAV {
         return Array(samples[first...last])
     }
 
+    /// The samples up to the last that is not silence (trailing silence cut, leading kept).
+    public static func untilLastSpeech(_ samples: [Float], threshold: Float = 0.001) -> [Float] {
+        guard let last = samples.lastIndex(where: { abs($0) > threshold }) else { return samples }
+        return Array(samples[...last])
+    }
+
     /// A committed sample written to `path` ending at its last word (trailing silence cut, leading kept).
     public static func endingAtSpeech(_ sample: String, to path: String) throws {
-        let samples = try self.samples(Checkout.sample(sample))
-        let last = samples.lastIndex { abs($0) > 0.001 } ?? samples.count - 1
-        try write(Array(samples[...last]), to: path)
+        try write(untilLastSpeech(try self.samples(Checkout.sample(sample))), to: path)
     }
 
     /// Writes samples as a 48 kHz mono Float32 WAV.
@@ -83,11 +87,7 @@ public enum WAV {
             starts.append(joined.count)
             let whole = try samples(Checkout.sample(clip))
             let audio = tight ? speechOnly(whole) : whole
-            if index == clips.count - 1, let last = audio.lastIndex(where: { abs($0) > 0.001 }) {
-                joined += audio[...last]
-            } else {
-                joined += audio
-            }
+            joined += index == clips.count - 1 ? untilLastSpeech(audio) : audio
         }
         joined += [Float](repeating: 0, count: Int(trailing * 48_000))
         try write(joined, to: path)
