@@ -137,6 +137,17 @@ public final class LiveTranscriber {
         }
     }
 
+    /// The audio a short utterance is decoded with: Whisper hears a second or two alone badly.
+    public struct Context: Sendable, Equatable {
+        /// Seconds of audio from before the utterance (0: none).
+        public var seconds = 2.0
+        /// Only an utterance shorter than this many seconds.
+        public var below = 3.0
+        /// Only when the last utterance's speech ended at most this many seconds before this one's began.
+        public var after = 1.5
+        public init() {}
+    }
+
     /// How the utterance-end road hears.
     public struct WhisperHearing: Sendable {
         public var models: HearingModels
@@ -145,10 +156,16 @@ public final class LiveTranscriber {
         public var prompt: String?
         /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text is used instead.
         public var deadline = 1.5
-        /// DeepFilterNet3 cleans what the recognizers hear (on: BENCHMARKS.md, "Hearing", has the measurements so far).
-        public var cleans = true
+        /// DeepFilterNet3 cleans what the recognizers hear. Off: on the held-out clips and the prompts Whisper heard
+        /// the raw audio as well or better in every condition measured (BENCHMARKS.md, "Hearing"); pocketsphinx,
+        /// which stands in when Whisper is late, still hears speexdsp's cleaning in a noisy room (`frontEnd`).
+        public var cleans = false
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
+        /// How Whisper searches each utterance for its words (BENCHMARKS.md, "Hearing", has the measurements).
+        public var search = WhisperModel.Search.beam(5)
+        /// What a short utterance is decoded with (`UtteranceEnds.transcribe`).
+        public var context = Context()
         /// Whisper's own no-speech estimate over which an utterance is taken for noise.
         public var noSpeechCeiling: Float = 0.6
 
@@ -206,7 +223,7 @@ public final class LiveTranscriber {
             throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: Double(Self.inputRate), to: Double(PocketSphinxDecoder.sampleRate))
-        ends = try options.whisper.map { try UtteranceEnds(settings: $0) }
+        ends = try options.whisper.map { try UtteranceEnds(settings: $0, holdsCommand: options.holdsCommand) }
         // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
         if options.whisper?.cleans == true { self.options.frontEnd = nil }
         frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }

@@ -19,12 +19,22 @@ final class UtteranceEnds {
     private let worker: WhisperWorker
     private var cutter: UtteranceCutter
     private var carry: [Float] = []
+    /// The last seconds heard (`Context.seconds` and the longest utterance), from stream sample `recentStart` on: a
+    /// short utterance is decoded with what was said just before it.
+    private var recent: [Float] = []
+    private var recentStart = 0
+    /// Where the last utterance's speech ended, in seconds of the stream, and the words it was given.
+    private var lastSpeechEnd: Double?
+    private var lastWords: [String] = []
+    /// Whether a text holds a command (the contract's detector).
+    private let holdsCommand: @Sendable (String) -> Bool
 
-    init(settings: LiveTranscriber.WhisperHearing) throws {
+    init(settings: LiveTranscriber.WhisperHearing, holdsCommand: @escaping @Sendable (String) -> Bool) throws {
         self.settings = settings
+        self.holdsCommand = holdsCommand
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
-        worker = try WhisperWorker(modelPath: settings.models.whisper, threads: settings.threads)
+        worker = try WhisperWorker(modelPath: settings.models.whisper, threads: settings.threads, search: settings.search)
         cutter = UtteranceCutter(rule: settings.cutting, sampleRate: Double(WhisperModel.sampleRate))
     }
 
@@ -40,6 +50,7 @@ final class UtteranceEnds {
         let whole = pending.count / VoiceActivity.window * VoiceActivity.window
         carry = Array(pending[whole...])
         let probabilities = activity.probabilities(Array(pending[..<whole]))
+        remember(pending[..<whole])
         var cuts: [UtteranceCutter.Cut] = []
         for (index, probability) in probabilities.enumerated() {
             let start = index * VoiceActivity.window
@@ -52,9 +63,94 @@ final class UtteranceEnds {
     func finish() -> UtteranceCutter.Cut? { cutter.finish() }
 
     /// Whisper's words for one utterance, or why there are none in time. No words: Whisper judged it no speech.
+    ///
+    /// A short utterance right after speech whose words hold no command (a command said alone after its sentence)
+    /// is decoded a second time with the seconds before it: alone, a second of audio is often too little for
+    /// Whisper to make out. The second decode's words are taken only when they hold a command: given context,
+    /// Whisper also writes some of the context's words again, which ordinary text must not get (BENCHMARKS.md,
+    /// "Hearing").
     func transcribe(_ cut: UtteranceCutter.Cut) -> Result<[WhisperModel.TimedWord], HearingError> {
-        worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map { transcript in
-            transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words)
+        let started = Date()
+        let context = self.context(for: cut)
+        lastSpeechEnd = cut.speechEnd
+        let alone = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map(heard)
+        guard case .success(let words) = alone, !context.isEmpty, !holdsCommand(Self.text(words)) else {
+            return remembered(alone)
+        }
+        let left = settings.deadline - Date().timeIntervalSince(started)
+        guard case .success(let withContext) = worker.transcribe(context + cut.samples, prompt: settings.prompt, deadline: left) else {
+            return remembered(alone)
+        }
+        let shift = Double(context.count) / Double(WhisperModel.sampleRate)
+        let own = Self.withoutOverlap(Self.ownWords(heard(withContext), after: shift, lead: settings.cutting.lead),
+                                      of: lastWords)
+        return remembered(holdsCommand(Self.text(own)) ? .success(own) : alone)
+    }
+
+    /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.
+    private func heard(_ transcript: WhisperModel.Transcript) -> [WhisperModel.TimedWord] {
+        transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words)
+    }
+
+    /// Keeps the words given, for the next utterance's `withoutOverlap`.
+    private func remembered(_ result: Result<[WhisperModel.TimedWord], HearingError>) -> Result<[WhisperModel.TimedWord], HearingError> {
+        if case .success(let words) = result { lastWords = words.map(\.text) }
+        return result
+    }
+
+    static func text(_ words: [WhisperModel.TimedWord]) -> String { words.map(\.text).joined(separator: " ") }
+
+    /// `words` without a beginning that repeats the end of the last utterance's words (the context's last word
+    /// placed after the boundary).
+    static func withoutOverlap(_ words: [WhisperModel.TimedWord], of last: [String]) -> [WhisperModel.TimedWord] {
+        func key(_ text: String) -> String { text.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let longest = min(words.count, last.count)
+        guard longest > 0 else { return words }
+        for length in stride(from: longest, through: 1, by: -1)
+        where (0..<length).allSatisfy({ key(words[$0].text) == key(last[last.count - length + $0]) }) {
+            return Array(words[length...])
+        }
+        return words
+    }
+
+    /// The words of a decode given `context` seconds of audio before the utterance, in the utterance's own times.
+    /// The utterance's audio starts with `lead` of quiet before its speech: a word Whisper places in the first half
+    /// of that quiet or earlier belongs to the context (the last utterance, already given).
+    static func ownWords(_ words: [WhisperModel.TimedWord], after context: Double, lead: Double) -> [WhisperModel.TimedWord] {
+        guard context > 0 else { return words }
+        return words.filter { $0.end >= context + lead / 2 }.map {
+            WhisperModel.TimedWord(text: $0.text, start: max(0, $0.start - context), end: max(0, $0.end - context))
+        }
+    }
+
+    /// The audio just before `cut` that its decode is given: `settings.context.seconds` of it when the cut is
+    /// shorter than `settings.context.below` and the last utterance's speech ended within `settings.context.after`
+    /// of the cut's start; none otherwise.
+    private func context(for cut: UtteranceCutter.Cut) -> [Float] {
+        let range = Self.contextRange(for: cut, lastSpeechEnd: lastSpeechEnd, rule: settings.context,
+                                      kept: recentStart..<(recentStart + recent.count))
+        return range.map { Array(recent[($0.lowerBound - recentStart)..<($0.upperBound - recentStart)]) } ?? []
+    }
+
+    /// The stream samples `context(for:)` gives (nil: none), of those `kept`.
+    static func contextRange(for cut: UtteranceCutter.Cut, lastSpeechEnd: Double?, rule: LiveTranscriber.Context,
+                             kept: Range<Int>) -> Range<Int>? {
+        let rate = Double(WhisperModel.sampleRate)
+        guard rule.seconds > 0, Double(cut.samples.count) / rate < rule.below, let lastSpeechEnd,
+              cut.start - lastSpeechEnd <= rule.after else { return nil }
+        let first = Int((cut.end * rate).rounded()) - cut.samples.count
+        let from = max(kept.lowerBound, first - Int(rule.seconds * rate))
+        guard first > from, first <= kept.upperBound else { return nil }
+        return from..<first
+    }
+
+    /// Keeps the audio heard for `context(for:)`: as much as the longest utterance and its context.
+    private func remember(_ samples: ArraySlice<Float>) {
+        recent += samples
+        let keep = Int((settings.cutting.longest + settings.context.seconds + 2) * Double(WhisperModel.sampleRate))
+        if recent.count > keep + keep / 4 {
+            recentStart += recent.count - keep
+            recent.removeFirst(recent.count - keep)
         }
     }
 
@@ -83,7 +179,7 @@ final class UtteranceEnds {
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !text.isEmpty { kept.append(WhisperModel.TimedWord(text: text, start: word.start, end: word.end)) }
         }
-        return withoutRepeats(kept)
+        return withoutRepeats(withoutStutters(kept))
     }
 
     /// Drops a run of sentences that only repeats the run just before it ("A. B. A. B." is "A. B."), and an
@@ -123,5 +219,40 @@ final class UtteranceEnds {
             index += 1
         }
         return kept.flatMap { sentences[$0] }
+    }
+
+    /// Whisper's other loop: a word or a few words written over and over within a sentence ("November November
+    /// November …", "eleven eleven eleven …"), which a single greedy pass does on a short utterance. Three or more
+    /// repeats in a row are one; a person who says a word twice ("no, no") keeps both. An unfinished repeat after a
+    /// collapsed run goes too.
+    static func withoutStutters(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
+        let keys = words.map { $0.text.lowercased().filter { $0.isLetter || $0.isNumber } }
+        func same(_ a: Int, _ b: Int, _ length: Int) -> Bool {
+            (0..<length).allSatisfy { keys[a + $0] == keys[b + $0] && !keys[a + $0].isEmpty }
+        }
+        var kept: [WhisperModel.TimedWord] = []
+        var index = 0
+        while index < words.count {
+            var collapsed = false
+            for length in 1...6 where index + 3 * length <= words.count {
+                var repeats = 1
+                while index + (repeats + 1) * length <= words.count, same(index, index + repeats * length, length) { repeats += 1 }
+                guard repeats >= 3 else { continue }
+                kept += words[index..<index + length]
+                index += repeats * length
+                // What follows may be the loop cut short by the token ceiling: the n-gram's beginning again.
+                var tail = 0
+                while tail < length, index + tail < words.count, !keys[index + tail].isEmpty,
+                      keys[index - length + tail].hasPrefix(keys[index + tail]) { tail += 1 }
+                if index + tail == words.count { index = words.count }
+                collapsed = true
+                break
+            }
+            if !collapsed {
+                kept.append(words[index])
+                index += 1
+            }
+        }
+        return kept
     }
 }

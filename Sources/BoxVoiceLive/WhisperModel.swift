@@ -134,17 +134,34 @@ public final class WhisperModel {
         public var noSpeechProbability: Float
     }
 
+    /// How an utterance is searched for its words.
+    public enum Search: Sendable, Equatable {
+        /// The likeliest token each step, and nothing else: the cheapest.
+        case greedy
+        /// The likeliest few sequences kept side by side (this many), the best one taken at the end.
+        case beam(Int)
+    }
+
     /// Decodes `samples` (at most 30 s) as one segment of English.
     /// - Parameters:
     ///   - prompt: text the decoder takes as what came before: the command phrases, so it spells them as the
     ///     keyword detector expects.
     ///   - threads: CPU threads for this decode.
+    ///   - search: how the words are searched for (utterances only; longer recordings are decoded greedily).
     ///   - shouldStop: polled while decoding; true abandons it (`HearingError.Code.abandoned`).
     ///   - oneSegment: an utterance (at most 30 s) as one piece; false for longer recordings (HQ), decoded window
     ///     by window.
-    public func transcribe(_ samples: [Float], prompt: String?, threads: Int = 2, oneSegment: Bool = true,
-                           shouldStop: (@Sendable () -> Bool)? = nil) throws -> Transcript {
-        var parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+    public func transcribe(_ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
+                           oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil) throws -> Transcript {
+        let utteranceSearch = oneSegment ? search : .greedy
+        var parameters: whisper_full_params
+        switch utteranceSearch {
+        case .greedy:
+            parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+        case .beam(let width):
+            parameters = whisper_full_default_params(WHISPER_SAMPLING_BEAM_SEARCH)
+            parameters.beam_search.beam_size = Int32(max(2, width))
+        }
         parameters.n_threads = Int32(max(1, threads))
         parameters.print_progress = false
         parameters.print_realtime = false
@@ -158,11 +175,11 @@ public final class WhisperModel {
             parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
             // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
-            // Decoded again warmer only when the text loops (whisper.cpp's entropy check), not when its average
-            // log-probability is low: on a 6.6 s utterance of two sentences in a voice Whisper finds odd, the
-            // log-probability re-decodes took 2.05 s (past the live deadline) and wrote worse words than the first
-            // pass did in 0.47 s; a first pass that loops (a clip said over again after its command) still needs them.
-            parameters.logprob_thold = -.infinity
+            // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
+            // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A loop (the
+            // same sentence written again) is cut by the token ceiling and dropped by `UtteranceEnds.plain`; the
+            // beam search keeps alternatives the greedy pass throws away (BENCHMARKS.md, "Hearing").
+            parameters.temperature_inc = 0
         }
         parameters.no_context = true
         parameters.suppress_nst = true

@@ -43,7 +43,7 @@ public final class WhisperWorker: Sendable {
     /// second or more on a loaded machine), and an utterance that ends before the model is ready waits for it
     /// within its deadline like any other. A missing file is thrown here; one whisper.cpp cannot load fails every
     /// decode with `modelUnusable`.
-    public init(modelPath: String, threads: Int = 2) throws {
+    public init(modelPath: String, threads: Int = 2, search: WhisperModel.Search = .greedy) throws {
         try WhisperModel.requireFile(modelPath)
         let queue = Queue()
         self.queue = queue
@@ -57,7 +57,7 @@ public final class WhisperWorker: Sendable {
                     result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
                 } else {
                     do {
-                        result = .success(try model.get().transcribe(job.samples, prompt: job.prompt, threads: threads,
+                        result = .success(try model.get().transcribe(job.samples, prompt: job.prompt, threads: threads, search: search,
                                                                shouldStop: { job.abandoned.load(ordering: .relaxed) }))
                     } catch let error as HearingError {
                         result = .failure(error)

@@ -20,11 +20,14 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     now.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
     // On a file, nothing is late: the bench measures what Whisper hears, and the latency table what it costs.
     now.whisper?.deadline = 60
-    var unfiltered = now
-    unfiltered.whisper?.cleans = false
+    // The road as it ships, and with the choice it made about DeepFilterNet3 the other way.
+    var filtered = now
+    filtered.whisper?.cleans = !(now.whisper?.cleans ?? false)
+    let filterShips = now.whisper?.cleans == true
     let columns: [(name: String, options: LiveTranscriber.Options)] = [
-        ("before: pocketsphinx live path (baseline)", before), ("now: Whisper at utterance ends + DeepFilterNet3", now),
-        ("now without DeepFilterNet3", unfiltered),
+        ("before: pocketsphinx live path (baseline)", before),
+        ("now: Whisper at utterance ends" + (filterShips ? " + DeepFilterNet3" : ", raw audio"), now),
+        ("now " + (filterShips ? "without" : "with") + " DeepFilterNet3", filtered),
     ]
     // What each column's decode is judged by: the dictation's rule, and for the road, the same with a command only the
     // spotter heard also taken (the choice the road made against, measured on the same decode).
@@ -49,7 +52,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
         var cells: [String] = []
         var decodes: [[LiveUtterance]] = []
         for (index, column) in columns.enumerated() {
-            // The filter question is settled on English and the clips: the other streams skip the unfiltered decode.
+            // The filter question is settled on English and the clips: the other streams skip the filter-choice decode.
             if index == 2, language != "en" {
                 decodes.append([])
                 continue
@@ -81,10 +84,10 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     werRow += " " + werCells.joined(separator: " | ") + " |"
     let englishSeconds = (try PromptStream(list: real + "/en.tsv", folder: real, detector: detector)).map { Double($0.audio.count) / 48_000 } ?? 0
     rtfRow += " " + rtfTotals.enumerated().map { index, cpu in
-        let seconds = index == 3 ? englishSeconds : audioSeconds  // the unfiltered road decoded English only
+        let seconds = index == 3 ? englishSeconds : audioSeconds  // the filter-choice column decoded English only
         return String(format: "%.2f", seconds > 0 ? cpu / seconds : 0)
     }.joined(separator: " | ") + " |"
-    falseRows.append("| **false commands, all \(String(format: "%.1f", totalMinutes)) min** (unfiltered: English only) | "
+    falseRows.append("| **false commands, all \(String(format: "%.1f", totalMinutes)) min** (last column: English only) | "
                      + falseTotals.map { "**\($0)**" }.joined(separator: " | ") + " |")
 
     // Held-out command clips under every condition.
@@ -170,7 +173,7 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
 /// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it.
-private func commands(in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false) -> [KeywordMatch] {
+func commands(in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false) -> [KeywordMatch] {
     var message = ""
     var fired: [KeywordMatch] = []
     for utterance in utterances where !utterance.text.isEmpty {
@@ -189,13 +192,13 @@ private func commands(in utterances: [LiveUtterance], detector: KeywordDetector,
 }
 
 /// Babble at 10 dB, the issue's hardest condition (the common list stops at 20 dB for babble).
-private func babbleAt10(_ real: String) -> Degradation {
+func babbleAt10(_ real: String) -> Degradation {
     let babble = BabbleSource(real: real)
     return Degradation(name: "babble, 10 dB SNR") { audio, _, seed in Degradation.mix(audio, try babble.noise(audio.count, seed: 30 + seed), snr: 10) }
 }
 
 /// The held-out clips listed in `folder/commands.tsv` ("file<TAB>action"), each with a second of quiet either side.
-private func heldOutClips(_ folder: String) throws -> [CommandClip] {
+func heldOutClips(_ folder: String) throws -> [CommandClip] {
     let list = try String(contentsOfFile: folder + "/commands.tsv", encoding: .utf8)
     let quiet = [Float](repeating: 0, count: 48_000)
     return try list.split(separator: "\n").compactMap { line in

@@ -35,12 +35,14 @@ import Testing
     }
 
     /// Whisper's text of a clip carries the clip's command as the box's detector reads it, and its words.
-    @Test(arguments: ["send-buy-milk.wav", "sendclose-over-and-out.wav", "cancel-forget-it.wav"])
-    func whisperHearsTheClipsWordsAndCommand(_ file: String) throws {
+    @Test(arguments: ["send-buy-milk.wav", "sendclose-over-and-out.wav", "cancel-forget-it.wav"],
+          [WhisperModel.Search.greedy, .beam(5)])
+    func whisperHearsTheClipsWordsAndCommand(_ file: String, search: WhisperModel.Search) throws {
         let clip = try #require(try HearingParts.clips().first { $0.file == file })
         let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
         let audio = try Self.to16k(try WAVCapturePCM.load(Checkout.sample(file)))
-        let transcript = try model.transcribe(audio, prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8))
+        let transcript = try model.transcribe(audio, prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8),
+                                              search: search)
         #expect(Self.detector?.detect(transcript.text)?.action.rawValue == clip.expectedAction)
         let said = Set(clip.text.lowercased().split { !$0.isLetter }.map(String.init))
         let heard = Set(transcript.text.lowercased().split { !$0.isLetter }.map(String.init))
@@ -105,6 +107,88 @@ import Testing
         #expect(UtteranceEnds.plain("Yes. No. Maybe") == "Yes. No. Maybe")
         #expect(UtteranceEnds.plain("Buy milk. Send message. The report is done. Send checkpoint. Send message. The report is done. Send checkpoint.")
                 == "Buy milk. Send message. The report is done. Send checkpoint.")
+    }
+
+    /// A short utterance after speech is decoded with the seconds before it; Whisper's words for that context (the
+    /// last utterance, already given) are dropped, and the rest keep the utterance's own times.
+    @Test func aShortUtterancesContextWordsAreDroppedAndItsOwnKeepTheirTimes() {
+        let words = [("first", 0.2, 0.5), ("words.", 1.4, 1.9), ("quiet", 2.1, 2.1), ("then", 2.3, 2.6), ("more.", 2.7, 3.1)]
+            .map { WhisperModel.TimedWord(text: $0.0, start: $0.1, end: $0.2) }
+        let own = UtteranceEnds.ownWords(words, after: 2.0, lead: 0.3)
+        #expect(own.map(\.text) == ["then", "more."])
+        #expect(own.first.map { abs($0.start - 0.3) < 1e-9 } == true)
+        #expect(UtteranceEnds.ownWords(words, after: 0, lead: 0.3) == words)
+    }
+
+    /// Which audio a cut is decoded with: the seconds before it, only for a short cut right after speech, never
+    /// more than was kept.
+    @Test func theContextIsTheSecondsBeforeAShortUtteranceRightAfterSpeech() {
+        let rule = LiveTranscriber.Context()
+        // A 1 s cut whose audio runs from 10 s to 11 s of the stream, its speech from 10.3 s.
+        let cut = UtteranceCutter.Cut(samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11,
+                                      speechEnd: 10.7, forced: false)
+        let kept = 0..<176_000
+        #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: rule, kept: kept) == 128_000..<160_000)
+        #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: rule, kept: 150_000..<176_000) == 150_000..<160_000)
+        #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: nil, rule: rule, kept: kept) == nil)
+        #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 8.0, rule: rule, kept: kept) == nil)
+        var long = cut
+        long.samples = [Float](repeating: 0, count: 64_000)
+        long.end = 14
+        #expect(UtteranceEnds.contextRange(for: long, lastSpeechEnd: 9.5, rule: rule, kept: 0..<230_000) == nil)
+        var none = rule
+        none.seconds = 0
+        #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: none, kept: kept) == nil)
+    }
+
+    /// A command said alone after a pause that follows its sentence is heard as itself (a second decode with the
+    /// sentence's last seconds, when the first misses it), and its utterance holds none of the sentence's words.
+    @Test func aCommandSaidAloneAfterItsSentenceIsHeardWithoutTheSentencesWords() throws {
+        let clip = WAV.speechOnly(try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav")))
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        let words = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+            .transcribe(try Self.to16k(clip), prompt: prompt).words
+        // The clip cut at its quietest 20 ms between the sentence's last word and the command's first (Whisper's
+        // word times are estimates; the pause between them is in the audio).
+        let first = try #require(words.lastIndex { $0.text.lowercased().hasPrefix("send") })
+        let from = Int(max(0, words[max(0, first - 1)].end - 0.3) * 48_000), to = Int(words[first].start * 48_000)
+        let cut = try #require(stride(from: from, to: max(from + 1, to - 960), by: 240).min { a, b in
+            clip[a..<a + 960].reduce(0) { $0 + $1 * $1 } < clip[b..<b + 960].reduce(0) { $0 + $1 * $1 }
+        }) + 480
+        let gap = [Float](repeating: 0, count: 33_600)  // 0.7 s: the VAD ends the sentence's utterance
+        let lead = [Float](repeating: 0, count: 24_000)
+        let audio = lead + Array(clip[..<cut]) + gap + Array(clip[cut...]) + lead
+        let utterances = try hear(audio, with: try LiveTranscriber(options: try options()))
+        let commandStarts = Double(lead.count + cut + gap.count) / 48_000
+        let after = utterances.filter { $0.end > commandStarts }.map(\.text).joined(separator: " ")
+        #expect(Self.detector?.detect(after)?.action == .send, "\(utterances.map { "\($0.end): \($0.text)" })")
+        let heardWords = Set(after.lowercased().split { !$0.isLetter }.map(String.init))
+        #expect(heardWords.isDisjoint(with: ["milk", "eggs", "home", "way"]), "\(after)")
+    }
+
+    /// The context's last word, placed by Whisper after the boundary, is not the utterance's if the last utterance
+    /// ended with it.
+    @Test func aContextWordRepeatedAtTheStartIsDropped() {
+        func words(_ text: String) -> [WhisperModel.TimedWord] {
+            text.split(separator: " ").map { WhisperModel.TimedWord(text: String($0), start: 0, end: 0) }
+        }
+        #expect(UtteranceEnds.withoutOverlap(words("home. Then go."), of: ["on", "the", "way", "home."]).map(\.text) == ["Then", "go."])
+        #expect(UtteranceEnds.withoutOverlap(words("way home, then go."), of: ["the", "way", "Home"]).map(\.text) == ["then", "go."])
+        #expect(UtteranceEnds.withoutOverlap(words("Then go."), of: ["home."]).map(\.text) == ["Then", "go."])
+        #expect(UtteranceEnds.withoutOverlap(words("Then go."), of: []).map(\.text) == ["Then", "go."])
+    }
+
+    /// A word or a few words written three times or more in a row are Whisper looping within a sentence: kept once,
+    /// with the unfinished repeat after them; said twice, they stay.
+    @Test func wordsWhisperLoopsOnAreKeptOnce() {
+        #expect(UtteranceEnds.plain("November November November November November") == "November")
+        #expect(UtteranceEnds.plain("11 11 11 11 11 11 11 11 11") == "11")
+        #expect(UtteranceEnds.plain("60th 60th 60th 60th 60") == "60th")
+        #expect(UtteranceEnds.plain("Dial one, dial one, dial one, dial one, dial") == "Dial one,")
+        #expect(UtteranceEnds.plain("No, no, that is wrong.") == "No, no, that is wrong.")
+        #expect(UtteranceEnds.plain("Press one one one to confirm.") == "Press one to confirm.")
+        #expect(UtteranceEnds.plain("Buy eggs eggs eggs and bread.") == "Buy eggs and bread.")
+        #expect(UtteranceEnds.plain("Record mode. Record mode. Record mode.") == "Record mode.")
     }
 
     /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.

@@ -1,0 +1,54 @@
+import BoxVoiceKeywords
+import BoxVoiceLive
+import Foundation
+
+/// `boxvoice-bench hearing-probe`: one setting of the utterance-end road on part of the bench's audio, for choosing
+/// between settings before the whole `hearing` table is run on the one chosen: word error and CPU on a prompt list,
+/// and the held-out clips under the conditions named, each miss printed with what was heard. Tables are not written
+/// from it.
+func probeHearing(models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
+                  search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?, verbose: Bool) throws {
+    let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+    let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt",
+                                                  dictionaryCache: work + "/cache")
+    options.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
+    options.whisper?.deadline = 60
+    options.whisper?.search = search
+    options.whisper?.cleans = cleans
+    options.whisper?.threads = threads
+    if let context { options.whisper?.context.seconds = context }
+    if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
+        let heard = try LiveDecode.run(stream.audio, options: options)
+        let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
+        let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
+        let seconds = Double(stream.audio.count) / 48_000
+        let fired = commands(in: heard.utterances, detector: detector)
+        if verbose {
+            for utterance in heard.utterances { say("  \(utterance.heardBy) \(String(format: "%.1f", utterance.end)): \(utterance.text)") }
+            say("  reference: \(stream.texts.joined(separator: " "))")
+        }
+        say(String(format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@",
+                     seconds / 60, 100 * WordError.rate(reference: reference, hypothesis: hypothesis),
+                     heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))"))
+    }
+    let clips = try heldOutClips(heldOut)
+    for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
+    where conditionNames.contains(where: { condition.name.contains($0) }) {
+        var right = 0, wrong = 0, cpu = 0.0
+        for (index, clip) in clips.enumerated() {
+            let heard = try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: options)
+            cpu += heard.cpuSeconds
+            let fired = commands(in: heard.utterances, detector: detector)
+            if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
+            if fired.first?.action != clip.expected {
+                say("  miss \(clip.name): \(fired.map(\.matchedPhrase)) in '\(heard.utterances.map(\.text).joined(separator: " | "))'")
+            }
+        }
+        say("\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s")
+    }
+}
+
+/// A line on stdout at once (not buffered): a probe cut short still says what it measured.
+private func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
