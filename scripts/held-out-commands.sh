@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# `make bench` (hearing): command clips no step of any tuning ever used, made into $1 (never committed), with their
-# expected action in $1/commands.tsv. New sentences, in two voices the project never heard elsewhere: espeak-ng's
-# formant voice (en-us, a male and a female variant) and festival's ked voice saying sentences of its own.
-# Keep these out of every tuning step: they exist to say how boxvoice hears the next user.
+# `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b]
+# - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
+#   session that chose the beam search and the second decode with context, which looked at its misses: since then
+#   it is a development set, reported as such.
+# - Set b (the held-out set now): other sentences, in espeak-ng's Caribbean, Lancaster, West Midlands and New York
+#   voices with variants no step used. Keep it out of every tuning step: it exists to say how boxvoice hears the
+#   next user; when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
 set -euo pipefail
 out=$1
+set=${2:-b}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -19,7 +24,8 @@ while IFS='|' read -r voice action sentence; do
     sox "$out/h$i.raw.wav" -r 16000 -c 1 -b 16 "$out/$file"
     rm -f "$out/h$i.raw.wav" "$out/h$i.txt"
     printf '%s\t%s\n' "$file" "$action" >>"$out/commands.tsv"
-done <<'LIST'
+done < <(sed -n "/^set $set\$/,/^end\$/p" <<'LIST' | sed '1d;$d'
+set a
 ked|send|The package came this afternoon and it looks fine. Send message.
 ked|sendClose|I think we covered everything for the launch. Over and out.
 ked|sendCheckpoint|The first chapter is written and saved. Send checkpoint.
@@ -36,5 +42,25 @@ en-us+f2|micOff|Someone is calling me from the other room. Stop listening.
 en-us+f2|cancel|I changed my mind about the whole thing. Cancel message.
 en-us+f2|erase|Sorry, I lost my train of thought, start over.
 en-us+f2|send|The printer on the third floor is out of paper again. Send message.
+end
+set b
+en-029+m5|send|The plumber said he would come back on Monday. Send message.
+en-029+m5|sendClose|We agreed on the colours for the new office. Over and out.
+en-029+m5|sendCheckpoint|The slides for the pitch are half finished. Send checkpoint.
+en-029+m5|sendHq|Ask the vet whether the dog needs another injection. Clean up and send.
+en-gb-x-gbclan+f3|micOff|The kettle is boiling, give me a minute. Stop listening.
+en-gb-x-gbclan+f3|cancel|Hold on, I was talking to my neighbour. Cancel message.
+en-gb-x-gbclan+f3|erase|The dates in that were all muddled up, start over.
+en-gb-x-gbclan+f3|send|Remind everyone that the library closes early on Friday. Send message.
+en-gb-x-gbcwmd+m2|sendClose|The tickets are booked and the hotel is paid for. Send and close.
+en-gb-x-gbcwmd+m2|sendCheckpoint|I have checked the first forty invoices. Send checkpoint.
+en-gb-x-gbcwmd+m2|sendHq|Tell the accountant the receipts are in the blue folder. Clean up and send.
+en-gb-x-gbcwmd+m2|micOff|My daughter needs help with her homework now. Stop listening.
+en-us-nyc+f5|cancel|That was meant for somebody else. Cancel message.
+en-us-nyc+f5|erase|I got the street name wrong, start over.
+en-us-nyc+f5|sendClose|The car is parked in the usual spot. Over and out.
+en-us-nyc+f5|send|Could you order more coffee filters for the kitchen. Send message.
+end
 LIST
+)
 echo "$i held-out clips in $out"

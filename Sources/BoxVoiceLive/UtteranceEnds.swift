@@ -10,8 +10,8 @@ public enum HeardBy: Sendable, Equatable {
     case pocketsphinxInstead(HearingError.Code)
 }
 
-/// The utterance-end road of the live path: DeepFilterNet3 cleans what is heard, Silero VAD cuts utterances, and
-/// Whisper decodes each one as it ends, on its own thread, within a deadline.
+/// The utterance-end road of the live path: DeepFilterNet3 cleans what is heard (when on), Silero VAD cuts
+/// utterances, and Whisper decodes each one as it ends, on its own thread, within a deadline.
 final class UtteranceEnds {
     let settings: LiveTranscriber.WhisperHearing
     private let filter: NoiseFilter?
@@ -34,7 +34,8 @@ final class UtteranceEnds {
         self.holdsCommand = holdsCommand
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
-        worker = try WhisperWorker(modelPath: settings.models.whisper, threads: settings.threads, search: settings.search)
+        worker = try WhisperWorker(modelPath: settings.models.whisper, threads: settings.threads,
+                                   search: settings.search)
         cutter = UtteranceCutter(rule: settings.cutting, sampleRate: Double(WhisperModel.sampleRate))
     }
 
@@ -78,7 +79,8 @@ final class UtteranceEnds {
             return remembered(alone)
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
-        guard case .success(let withContext) = worker.transcribe(context + cut.samples, prompt: settings.prompt, deadline: left) else {
+        let second = worker.transcribe(context + cut.samples, prompt: settings.prompt, deadline: left)
+        guard case .success(let withContext) = second else {
             return remembered(alone)
         }
         let shift = Double(context.count) / Double(WhisperModel.sampleRate)
@@ -93,7 +95,8 @@ final class UtteranceEnds {
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.
-    private func remembered(_ result: Result<[WhisperModel.TimedWord], HearingError>) -> Result<[WhisperModel.TimedWord], HearingError> {
+    private func remembered(_ result: Result<[WhisperModel.TimedWord], HearingError>)
+        -> Result<[WhisperModel.TimedWord], HearingError> {
         if case .success(let words) = result { lastWords = words.map(\.text) }
         return result
     }
@@ -116,7 +119,8 @@ final class UtteranceEnds {
     /// The words of a decode given `context` seconds of audio before the utterance, in the utterance's own times.
     /// The utterance's audio starts with `lead` of quiet before its speech: a word Whisper places in the first half
     /// of that quiet or earlier belongs to the context (the last utterance, already given).
-    static func ownWords(_ words: [WhisperModel.TimedWord], after context: Double, lead: Double) -> [WhisperModel.TimedWord] {
+    static func ownWords(_ words: [WhisperModel.TimedWord], after context: Double, lead: Double)
+        -> [WhisperModel.TimedWord] {
         guard context > 0 else { return words }
         return words.filter { $0.end >= context + lead / 2 }.map {
             WhisperModel.TimedWord(text: $0.text, start: max(0, $0.start - context), end: max(0, $0.end - context))
@@ -236,7 +240,9 @@ final class UtteranceEnds {
             var collapsed = false
             for length in 1...6 where index + 3 * length <= words.count {
                 var repeats = 1
-                while index + (repeats + 1) * length <= words.count, same(index, index + repeats * length, length) { repeats += 1 }
+                while index + (repeats + 1) * length <= words.count, same(index, index + repeats * length, length) {
+                    repeats += 1
+                }
                 guard repeats >= 3 else { continue }
                 kept += words[index..<index + length]
                 index += repeats * length

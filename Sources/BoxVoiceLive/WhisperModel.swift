@@ -177,8 +177,7 @@ public final class WhisperModel {
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
             // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
             // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A loop (the
-            // same sentence written again) is cut by the token ceiling and dropped by `UtteranceEnds.plain`; the
-            // beam search keeps alternatives the greedy pass throws away (BENCHMARKS.md, "Hearing").
+            // same sentence or word written again) is cut by the token ceiling and dropped by `UtteranceEnds.plain`.
             parameters.temperature_inc = 0
         }
         parameters.no_context = true

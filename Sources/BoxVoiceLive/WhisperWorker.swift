@@ -57,7 +57,8 @@ public final class WhisperWorker: Sendable {
                     result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
                 } else {
                     do {
-                        result = .success(try model.get().transcribe(job.samples, prompt: job.prompt, threads: threads, search: search,
+                        result = .success(try model.get().transcribe(job.samples, prompt: job.prompt, threads: threads,
+                                                                     search: search,
                                                                shouldStop: { job.abandoned.load(ordering: .relaxed) }))
                     } catch let error as HearingError {
                         result = .failure(error)

@@ -87,7 +87,8 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
         let seconds = index == 3 ? englishSeconds : audioSeconds  // the filter-choice column decoded English only
         return String(format: "%.2f", seconds > 0 ? cpu / seconds : 0)
     }.joined(separator: " | ") + " |"
-    falseRows.append("| **false commands, all \(String(format: "%.1f", totalMinutes)) min** (last column: English only) | "
+    falseRows.append("| **false commands, all \(String(format: "%.1f", totalMinutes)) min** "
+                     + "(last column: English only) | "
                      + falseTotals.map { "**\($0)**" }.joined(separator: " | ") + " |")
 
     // Held-out command clips under every condition.

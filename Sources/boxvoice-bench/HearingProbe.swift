@@ -7,7 +7,8 @@ import Foundation
 /// and the held-out clips under the conditions named, each miss printed with what was heard. Tables are not written
 /// from it.
 func probeHearing(models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
-                  search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?, verbose: Bool) throws {
+                  search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
+                  verbose: Bool) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
         .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -26,7 +27,9 @@ func probeHearing(models: String, real: String, work: String, hearing: String, h
         let seconds = Double(stream.audio.count) / 48_000
         let fired = commands(in: heard.utterances, detector: detector)
         if verbose {
-            for utterance in heard.utterances { say("  \(utterance.heardBy) \(String(format: "%.1f", utterance.end)): \(utterance.text)") }
+            for utterance in heard.utterances {
+                say("  \(utterance.heardBy) \(String(format: "%.1f", utterance.end)): \(utterance.text)")
+            }
             say("  reference: \(stream.texts.joined(separator: " "))")
         }
         say(String(format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@",
@@ -43,7 +46,8 @@ func probeHearing(models: String, real: String, work: String, hearing: String, h
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
             if fired.first?.action != clip.expected {
-                say("  miss \(clip.name): \(fired.map(\.matchedPhrase)) in '\(heard.utterances.map(\.text).joined(separator: " | "))'")
+                let texts = heard.utterances.map(\.text).joined(separator: " | ")
+                say("  miss \(clip.name): \(fired.map(\.matchedPhrase)) in '\(texts)'")
             }
         }
         say("\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s")

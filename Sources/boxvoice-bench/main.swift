@@ -63,14 +63,17 @@ do {
                          languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
                          timing: !arguments.contains("--no-timing"))
     case "hearing-probe"?:
-        guard let models = value("--models"), let real = value("--real"), let work = value("--work"), let hearing = value("--hearing"),
-              let heldOut = value("--held-out") else {
-            throw BenchFailure(message: "hearing-probe needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR")
+        guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
+              let hearing = value("--hearing"), let heldOut = value("--held-out") else {
+            throw BenchFailure(message: "hearing-probe needs --models DIR --real DIR --work DIR --hearing DIR "
+                               + "--held-out DIR")
         }
         let searchName = value("--search") ?? "greedy"
-        let search: WhisperModel.Search = searchName.hasPrefix("beam") ? .beam(Int(searchName.dropFirst(4)) ?? 5) : .greedy
-        try probeHearing(models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, list: value("--list"),
-                         search: search, cleans: value("--filter") != "off", conditionNames: list("--conditions", separator: ";") ?? [],
+        let search: WhisperModel.Search = searchName.hasPrefix("beam")
+            ? .beam(Int(searchName.dropFirst(4)) ?? 5) : .greedy
+        try probeHearing(models: models, real: real, work: work, hearing: hearing, heldOut: heldOut,
+                         list: value("--list"), search: search, cleans: value("--filter") != "off",
+                         conditionNames: list("--conditions", separator: ";") ?? [],
                          threads: value("--threads").flatMap(Int.init) ?? 2,
                          context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"))
     case "room"?:
