@@ -19,8 +19,8 @@ final class UtteranceEnds {
     private let worker: WhisperWorker
     private var cutter: UtteranceCutter
     private var carry: [Float] = []
-    /// The last seconds heard (`Context.seconds` and the longest utterance), from stream sample `recentStart` on: a
-    /// short utterance is decoded with what was said just before it.
+    /// The last seconds heard (`remember`), from stream sample `recentStart` on: a short utterance is decoded with
+    /// what was said just before it.
     private var recent: [Float] = []
     private var recentStart = 0
     /// Where the last utterance's speech ended, in seconds of the stream, and the words it was given.
@@ -103,14 +103,16 @@ final class UtteranceEnds {
 
     static func text(_ words: [WhisperModel.TimedWord]) -> String { words.map(\.text).joined(separator: " ") }
 
+    /// How the loop and overlap checks compare words: case and punctuation aside.
+    static func wordKey(_ text: String) -> String { text.lowercased().filter { $0.isLetter || $0.isNumber } }
+
     /// `words` without a beginning that repeats the end of the last utterance's words (the context's last word
     /// placed after the boundary).
     static func withoutOverlap(_ words: [WhisperModel.TimedWord], of last: [String]) -> [WhisperModel.TimedWord] {
-        func key(_ text: String) -> String { text.lowercased().filter { $0.isLetter || $0.isNumber } }
         let longest = min(words.count, last.count)
         guard longest > 0 else { return words }
         for length in stride(from: longest, through: 1, by: -1)
-        where (0..<length).allSatisfy({ key(words[$0].text) == key(last[last.count - length + $0]) }) {
+        where (0..<length).allSatisfy({ wordKey(words[$0].text) == wordKey(last[last.count - length + $0]) }) {
             return Array(words[length...])
         }
         return words
@@ -148,14 +150,17 @@ final class UtteranceEnds {
         return from..<first
     }
 
-    /// Keeps the audio heard for `context(for:)`: as much as the longest utterance and its context.
+    /// Keeps the audio heard for `context(for:)`. Only a cut shorter than `context.below` gets context, and every cut
+    /// ends within the samples handed in now: those samples and, before them, that length and its context (and a
+    /// second) are all that is ever read.
     private func remember(_ samples: ArraySlice<Float>) {
-        recent += samples
-        let keep = Int((settings.cutting.longest + settings.context.seconds + 2) * Double(WhisperModel.sampleRate))
+        guard settings.context.seconds > 0 else { return }
+        let keep = Int((settings.context.below + settings.context.seconds + 1) * Double(WhisperModel.sampleRate))
         if recent.count > keep + keep / 4 {
             recentStart += recent.count - keep
             recent.removeFirst(recent.count - keep)
         }
+        recent += samples
     }
 
     /// The same text as `plain(_:)` of words, for text without times.
@@ -196,7 +201,7 @@ final class UtteranceEnds {
         }
         if sentences.last?.isEmpty == true { sentences.removeLast() }
         func key(_ sentence: [WhisperModel.TimedWord]) -> String {
-            sentence.map(\.text).joined().lowercased().filter { $0.isLetter || $0.isNumber }
+            wordKey(sentence.map(\.text).joined())
         }
         let keys = sentences.map(key)
         var kept: [Int] = []
@@ -230,7 +235,7 @@ final class UtteranceEnds {
     /// repeats in a row are one; a person who says a word twice ("no, no") keeps both. An unfinished repeat after a
     /// collapsed run goes too.
     static func withoutStutters(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
-        let keys = words.map { $0.text.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let keys = words.map { wordKey($0.text) }
         func same(_ a: Int, _ b: Int, _ length: Int) -> Bool {
             (0..<length).allSatisfy { keys[a + $0] == keys[b + $0] && !keys[a + $0].isEmpty }
         }
