@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),
-        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "boxsim", "CommandGrammar", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -81,7 +81,7 @@ public enum AudioEncoding {
                 throw SoundFileError(path: output, operation: "rename", libraryMessage: String(cString: strerror(code)), systemError: code)
             }
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int64) ?? 0
-            return Encoded(frames: frames, bytes: bytes ?? 0, cpuSeconds: threadCPUSeconds() - started)
+            return Encoded(frames: frames, bytes: bytes, cpuSeconds: threadCPUSeconds() - started)
         } catch {
             unlink(partial)
             throw error

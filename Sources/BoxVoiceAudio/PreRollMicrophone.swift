@@ -108,7 +108,7 @@ public final class PreRollMicrophone: Sendable {
                 return .success(count)
             }
             if let taken { return .frames(try taken.get()) }
-            changed.wait(until: Date().addingTimeInterval(0.5))
+            _ = changed.wait(until: Date().addingTimeInterval(0.5))  // woken or not, the loop looks again
         }
     }
 

@@ -23,7 +23,7 @@ public final class DesktopBus: Sendable {
         var error = [CChar](repeating: 0, count: 256)
         let r = bv_bus_open(address, &bus, &error, error.count)
         guard r == 0, let bus else {
-            throw DesktopBusError(code: .connect, errno: -r, message: "cannot reach the desktop's message bus: \(String(cString: error))")
+            throw DesktopBusError(code: .connect, errno: -r, message: "cannot reach the desktop's message bus: \(String(cText: error))")
         }
         connection = Mutex(bus)
     }
@@ -61,7 +61,7 @@ public struct DesktopNotifier: Sendable {
             var id: UInt32 = 0
             var error = [CChar](repeating: 0, count: 256)
             let r = bv_notify(handle, app, replaces, "audio-input-microphone", summary, body, urgency.rawValue, timeoutMilliseconds, &id, &error, error.count)
-            guard r == 0 else { throw DesktopBusError(code: .call, errno: -r, message: "the notification could not be shown: \(String(cString: error))") }
+            guard r == 0 else { throw DesktopBusError(code: .call, errno: -r, message: "the notification could not be shown: \(String(cText: error))") }
             return id
         }
     }
@@ -92,7 +92,7 @@ public final class NotificationRecorder: Sendable {
                 let entry = Shown(app: String(cString: app!), summary: String(cString: summary!), body: String(cString: body!), urgency: urgency)
                 recorder.shown.withLock { $0.append(entry) }
             }, context, &error, error.count)
-            guard r == 0 else { throw DesktopBusError(code: .serve, errno: -r, message: "cannot serve notifications: \(String(cString: error))") }
+            guard r == 0 else { throw DesktopBusError(code: .serve, errno: -r, message: "cannot serve notifications: \(String(cText: error))") }
         }
         let thread = Thread { [self] in
             while running.load(ordering: .relaxed) {
@@ -109,5 +109,12 @@ public final class NotificationRecorder: Sendable {
     public func stop() {
         running.store(false, ordering: .relaxed)
         while !finished.withLock({ $0 }) { usleep(5_000) }
+    }
+}
+
+fileprivate extension String {
+    /// The text of a C buffer the library filled, up to its terminating NUL (the whole buffer if it has none).
+    init(cText buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

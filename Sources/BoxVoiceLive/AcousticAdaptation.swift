@@ -116,7 +116,7 @@ public enum AcousticAdaptation {
     /// Runs a program to its end with its output kept in a log file; a non-zero exit throws with the log's last lines.
     private static func run(_ program: String, _ arguments: [String], in folder: String) throws {
         let log = folder + "/" + URL(fileURLWithPath: program).lastPathComponent + ".log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)  // opening it next says why if it failed
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? handle.close() }
         let process = Process()

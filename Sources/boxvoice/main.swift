@@ -46,15 +46,22 @@ enum Commands {
     ])
 }
 
+extension Commands {
+    /// The one stderr line a command line the grammar refuses gets: the command, what is wrong, where help is.
+    static func usageLine(_ error: UsageError, argv: [String]) -> String {
+        let command = argv.first.flatMap { program.command($0) }
+        let helpHint = command.map { " (`boxvoice \($0.name) --help`)" } ?? ""
+        return "boxvoice\(command.map { " " + $0.name } ?? ""): \(error.message)\(error.code == .unknownCommand ? "" : helpHint)"
+    }
+}
+
 func runMain() -> Int32 {
     let argv = Array(CommandLine.arguments.dropFirst())
     let parsed: ParseResult
     do {
         parsed = try CommandLineParser(Commands.program).parse(argv)
     } catch {
-        let command = argv.first.flatMap { Commands.program.command($0) }
-        let helpHint = command.map { " (`boxvoice \($0.name) --help`)" } ?? ""
-        Console.err("boxvoice\(command.map { " " + $0.name } ?? ""): \(error.message)\(error.code == .unknownCommand ? "" : helpHint)")
+        Console.err(Commands.usageLine(error, argv: argv))
         return ExitStatus.usage
     }
     switch parsed {

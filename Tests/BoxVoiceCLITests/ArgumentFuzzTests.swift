@@ -1,11 +1,15 @@
+@testable import boxsim
+@testable import boxvoice
 import BoxVoiceTestSupport
+import CommandGrammar
 import Synchronization
 import Foundation
 import Testing
 
-/// Ten thousand generated bad command lines, run through both real binaries: each must end with exit status 2 and one
-/// line on stderr naming what is wrong, never a signal, a hang, or a run. The grammar is read from the programs' own
-/// `--help`, so a command or option added later is fuzzed too.
+/// Ten thousand generated bad command lines: the programs' own grammars must refuse each in one line naming what is
+/// wrong; a sample of them is run through both real binaries, which must exit 2 with exactly that line, never a
+/// signal, a hang, or a run. The grammar is read from the programs' `--help` text, so a command or option added later
+/// is fuzzed too.
 @Suite struct ArgumentFuzzTests {
     struct Option {
         let name: String
@@ -42,13 +46,13 @@ import Testing
         let takesArguments: Bool
     }
 
-    /// A program's grammar as its help shows it.
-    static func grammar(of binary: String) throws -> [Command] {
-        let top = try Run.process(binary, ["--help"]).stdout
+    /// A program's grammar as its help shows it (the text `PROGRAM --help` and `PROGRAM NAME --help` print).
+    static func grammar(of program: ProgramSpec) -> [Command] {
+        let top = HelpText.program(program)
         let names = top.components(separatedBy: "Commands:\n")[1].components(separatedBy: "\n\n")[0]
             .split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
-        return try names.map { name in
-            let help = try Run.process(binary, [name, "--help"]).stdout
+        return names.map { name in
+            let help = HelpText.command(program.command(name)!, program: program.name)
             let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let usage = lines.prefix { !$0.isEmpty }
             var verbs: [String] = []
@@ -92,6 +96,8 @@ import Testing
         let argv: [String]
         /// Words stderr must hold (all of them).
         let names: [String]
+        /// The kind of mistake it was made as.
+        var fault: Fault?
     }
 
     static let badNumbers = ["1e400", "1e-300", "-5", "nan", "NaN", "inf", "-inf", "", "٣", "0x10", "1,5", "99999999999999999999999",
@@ -166,53 +172,95 @@ import Testing
         }
     }
 
-    struct Outcome: Sendable {
-        let argv: [String]
-        let problem: String?
+    /// A program, its grammar, and the line its `main` writes for a refused command line.
+    struct Program: Sendable {
+        let spec: ProgramSpec
+        let binary: String
+        let usageLine: @Sendable (UsageError, [String]) -> String
     }
 
-    @Test func tenThousandBadCommandLinesEachExitTwoWithOneLineNamingTheOption() throws {
-        let boxvoice = Run.boxvoice
-        let boxsim = (boxvoice as NSString).deletingLastPathComponent + "/boxsim"
-        let home = TemporaryDirectory("fuzz")
-        let environment = Run.isolatedEnvironment(home)
+    static let programs = [
+        Program(spec: boxvoice.Commands.program, binary: Run.boxvoice, usageLine: { boxvoice.Commands.usageLine($0, argv: $1) }),
+        Program(spec: boxsim.program, binary: (Run.boxvoice as NSString).deletingLastPathComponent + "/boxsim",
+                usageLine: { boxsim.usageLine($0, argv: $1) }),
+    ]
+
+    /// The same ten thousand cases every run (a fixed seed), 8,000 for boxvoice and 2,000 for boxsim.
+    static let cases: [(program: Int, fuzz: Case)] = {
         var random = SeededRandom(seed: 20261201)
-        var cases: [(String, Case)] = []
-        var faults: [Fault: Int] = [:]
-        for (binary, count) in [(boxvoice, 8_000), (boxsim, 2_000)] {
-            let commands = try Self.grammar(of: binary)
-            #expect(commands.count >= (binary == boxsim ? 6 : 20), "\(binary): \(commands.map(\.name))")
+        var cases: [(Int, Case)] = []
+        for (program, count) in [(0, 8_000), (1, 2_000)] {
+            let commands = grammar(of: programs[program].spec)
             var made = 0
             while made < count {
                 let fault = Fault.allCases[random.below(Fault.allCases.count)]
-                guard let generated = Self.make(fault, in: commands, random: &random) else { continue }
-                cases.append((binary, generated))
-                faults[fault, default: 0] += 1
+                guard var generated = make(fault, in: commands, random: &random) else { continue }
+                generated.fault = fault
+                cases.append((program, generated))
                 made += 1
             }
         }
-        #expect(cases.count >= 10_000)
+        return cases
+    }()
+
+    /// What is wrong with how a refusal was said, if anything.
+    static func problem(with line: String, naming names: [String]) -> String? {
+        if line.contains("\n") { return "not one line: \(line)" }
+        if let missing = names.first(where: { !line.contains($0) }) { return "does not name '\(missing)': \(line)" }
+        return nil
+    }
+
+    @Test func tenThousandBadCommandLinesAreEachRefusedInOneLineNamingTheOption() {
+        #expect(Self.cases.count == 10_000)
+        for (index, program) in Self.programs.enumerated() {
+            let commands = Self.grammar(of: program.spec)
+            #expect(commands.count >= (index == 1 ? 6 : 20), "\(program.spec.name): \(commands.map(\.name))")
+        }
+        let faults = Dictionary(grouping: Self.cases, by: { $0.fuzz.fault }).mapValues(\.count)
         #expect(Fault.allCases.allSatisfy { faults[$0, default: 0] > 100 }, "\(faults)")
-        let planned = cases
-        let outcomes = Mutex<[Outcome]>([])
-        let workers = 4
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: planned.count, by: workers) {
-                let (binary, fuzz) = planned[index]
-                // In a folder of its own: a command line that ran by mistake (boxsim's default --data) writes there.
-                let result = BoundedRun.run(binary, fuzz.argv, environment: environment, seconds: 20, directory: home.path)
-                var problem: String?
-                if result.timedOut { problem = "hung (killed after 20 s)" }
-                else if let signal = result.signal { problem = "died of signal \(signal)" }
-                else if result.status != 2 { problem = "exit \(result.status): \(result.stderr) \(result.stdout.prefix(200))" }
-                else if result.stderr.filter({ $0 == "\n" }).count != 1 || !result.stderr.hasSuffix("\n") { problem = "not one line: \(result.stderr)" }
-                else if let missing = fuzz.names.first(where: { !result.stderr.contains($0) }) { problem = "does not name '\(missing)': \(result.stderr)" }
-                outcomes.withLock { $0.append(Outcome(argv: [(binary as NSString).lastPathComponent] + fuzz.argv, problem: problem)) }
+        var failures: [String] = []
+        for (index, fuzz) in Self.cases {
+            let program = Self.programs[index]
+            do {
+                let parsed = try CommandLineParser(program.spec).parse(fuzz.argv)
+                failures.append("\(program.spec.name) \(fuzz.argv.debugDescription): accepted as \(parsed)")
+            } catch {
+                if let problem = Self.problem(with: program.usageLine(error, fuzz.argv), naming: fuzz.names) {
+                    failures.append("\(program.spec.name) \(fuzz.argv.debugDescription): \(problem)")
+                }
             }
         }
+        #expect(failures.isEmpty, "\(failures.count) of \(Self.cases.count) failed; first: \(failures.prefix(5).joined(separator: "\n"))")
+    }
+
+    /// The real binaries print what their grammar says and exit 2: a sample spread over every fault kind.
+    @Test func aSampleOfThemExitTwoFromTheRealBinariesWithThatLine() throws {
+        let home = TemporaryDirectory("fuzz")
+        let environment = Run.isolatedEnvironment(home)
+        let sample = Fault.allCases.flatMap { fault in
+            (0..<2).flatMap { program in
+                Self.cases.filter { $0.program == program && $0.fuzz.fault == fault }.prefix(program == 0 ? 3 : 1)
+            }
+        }
+        #expect(sample.count >= 30, "\(sample.count)")
+        let outcomes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: sample.count) { at in
+            let (index, fuzz) = sample[at]
+            let program = Self.programs[index]
+            // In a folder of its own: a command line that ran by mistake (boxsim's default --data) writes there.
+            let result = BoundedRun.run(program.binary, fuzz.argv, environment: environment, seconds: 20, directory: home.path)
+            var expected = ""
+            do throws(UsageError) { _ = try CommandLineParser(program.spec).parse(fuzz.argv) } catch { expected = program.usageLine(error, fuzz.argv) + "\n" }
+            var problem: String?
+            if result.timedOut { problem = "hung (killed after 20 s)" }
+            else if let signal = result.signal { problem = "died of signal \(signal)" }
+            else if result.status != 2 { problem = "exit \(result.status): \(result.stderr) \(result.stdout.prefix(200))" }
+            else if result.stderr != expected { problem = "printed \(result.stderr.debugDescription), not \(expected.debugDescription)" }
+            outcomes.withLock { $0.append(problem.map { "\(program.spec.name) \(fuzz.argv.debugDescription): \($0)" } ?? "") }
+        }
         let all = outcomes.withLock { $0 }
-        let failures = all.filter { $0.problem != nil }
-        #expect(all.count == cases.count)
-        #expect(failures.isEmpty, "\(failures.count) of \(all.count) failed; first: \(failures.prefix(5).map { "\($0.argv.debugDescription): \($0.problem!)" }.joined(separator: "\n"))")
+        #expect(all.count == sample.count)
+        let failures = all.filter { !$0.isEmpty }
+        #expect(failures.isEmpty, "\(failures.count) of \(all.count) failed; first: \(failures.prefix(5).joined(separator: "\n"))")
     }
 }
