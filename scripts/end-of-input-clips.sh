@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # Issue "end of input": command clips that end exactly where their command's last word ends (no trailing silence),
-# in voices no tuning step used (espeak-ng's Scottish English voice and its Received Pronunciation voice with a female
-# variant), made into $1 as 48 kHz mono Float32 WAV with the actions expected, in order, in $1/clips.tsv.
-# Keep these out of every tuning step: they check that the end of the input settles the last command.
+# made into $1 as 48 kHz mono Float32 WAV with the actions expected, in order, in $1/clips.tsv.
+# - Set 1: espeak-ng's Scottish English voice and its Received Pronunciation voice with a female variant. Its one
+#   miss was looked at while choosing the hearing's settings, so it is a development set now.
+# - Set 2 (the default, held out): other sentences in festival's kal (diphone, American male) and slt (HTS, American
+#   female) voices (Debian's festvox-kallpc16k and festvox-us-slt-hts), which no step of any tuning used.
+# Keep set 2 out of every tuning step: it checks that the end of the input settles the last command.
+# Usage: scripts/end-of-input-clips.sh DIR [1|2]
 set -euo pipefail
 out=$1
+set_name=${2:-2}
 mkdir -p "$out"
 : >"$out/clips.tsv"
-i=0
-while IFS='|' read -r voice actions sentence; do
-    i=$((i + 1))
-    espeak-ng -v "$voice" -s 155 -w "$out/e$i.raw.wav" "$sentence"
-    # The file ends with the command: trailing silence trimmed (reverse, cut the leading quiet, reverse back).
-    sox "$out/e$i.raw.wav" -r 48000 -c 1 -e floating-point -b 32 "$out/e$i.wav" pad 0.5 0 \
-        reverse silence 1 0.005 0.5% reverse
-    rm -f "$out/e$i.raw.wav"
-    printf 'e%s.wav\t%s\t%s\n' "$i" "$actions" "$sentence" >>"$out/clips.tsv"
-done <<'LIST'
+speak() { # voice, sentence, output WAV
+    case $1 in
+        kal|slt)
+            printf '%s\n' "$2" >"$3.txt"
+            local voice=voice_kal_diphone
+            [ "$1" = slt ] && voice=voice_cmu_us_slt_arctic_hts
+            text2wave -eval "($voice)" "$3.txt" -o "$3"
+            rm -f "$3.txt" ;;
+        *) espeak-ng -v "$1" -s 155 -w "$3" "$2" ;;
+    esac
+}
+set1=$(cat <<'LIST'
 en-gb-scotland|send|Add milk and eggs to the shopping list, send message
 en-gb-scotland|sendCheckpoint|We still have to migrate the database, send checkpoint
 en-gb-scotland|sendClose|That covers the agenda for tomorrow, over and out
@@ -27,4 +34,32 @@ en-gb-x-rp+f4|cancel|Actually the shop is closed today, cancel message
 en-gb-x-rp+f4|erase|I said that all wrong, start over
 en-gb-x-rp+f4|erase,send,sendCheckpoint,send,sendClose|Buy the wrong bread, start over. Buy rye bread for lunch, send message. The first draft of the letter is done, send checkpoint. Call the plumber about the leak, send message. That is everything for today, send and close the mic
 LIST
-echo "$i clips in $out"
+)
+set2=$(cat <<'LIST'
+kal|send|Remind me to water the tomato plants tonight, send message
+kal|sendCheckpoint|The invoice numbers all match the ledger now, send checkpoint
+kal|sendClose|Book a table for four at seven thirty, over and out
+kal|micOff|Hold on while I find the tracking number, stop listening
+slt|sendClose|The printer on the second floor is jammed again, send and close the mic
+slt|sendHq|Ask the landlord whether the heating will be fixed by Monday, clean up and send
+slt|cancel|Tell the team the meeting moved to the big room, cancel message
+slt|erase|No wait that is not what I meant, start over
+slt|erase,send,sendCheckpoint,sendClose|Pick up the dry cleaning, start over. Pick up the parcel from the post office, send message. The slides for the review are finished, send checkpoint. I am heading home now, over and out
+LIST
+)
+case $set_name in
+    1) list=$set1 ;;
+    2) list=$set2 ;;
+    *) echo "end-of-input-clips.sh: no set '$set_name' (1 or 2)" >&2; exit 2 ;;
+esac
+i=0
+while IFS='|' read -r voice actions sentence; do
+    i=$((i + 1))
+    speak "$voice" "$sentence" "$out/e$i.raw.wav"
+    # The file ends with the command: trailing silence trimmed (reverse, cut the leading quiet, reverse back).
+    sox -G "$out/e$i.raw.wav" -r 48000 -c 1 -e floating-point -b 32 "$out/e$i.wav" pad 0.5 0 \
+        reverse silence 1 0.005 0.5% reverse
+    rm -f "$out/e$i.raw.wav"
+    printf 'e%s.wav\t%s\t%s\n' "$i" "$actions" "$sentence" >>"$out/clips.tsv"
+done <<<"$list"
+echo "$i clips (set $set_name) in $out"
