@@ -43,12 +43,12 @@ let package = Package(
         .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio", "BoxVoiceContract"]),
         // Local speech recognition: pocketsphinx (Debian's en-us model) for words while speaking and the command
         // spotter; Silero VAD, Whisper and DeepFilterNet3 for each utterance once it ends.
-        .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "CPocketSphinx", "CSpeexDSP", "CWhisper", "CDeepFilter"]),
+        .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "CPocketSphinx", "CSpeexDSP", "CWhisper", "CDeepFilter"]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
         // Both programs' command lines as data: one parser, --help, man pages and completions (pure Swift).
         .target(name: "CommandGrammar", dependencies: ["EditDistance"]),
-        // One small pure function two modules share.
+        // Word distance and the nearest-word suggestion the grammar, the settings and the live recognizer share (pure).
         .target(name: "EditDistance"),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
@@ -57,10 +57,12 @@ let package = Package(
         // Feedback without a terminal: desktop notifications over D-Bus (sd-bus).
         .target(name: "BoxVoiceDesktop", dependencies: ["CSDBusShim"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
-        .target(name: "BoxVoiceCore", dependencies: ["CommandGrammar", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive", "BoxSim"]),
-        .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
+        .target(name: "BoxVoiceCore", dependencies: ["EditDistance", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive"]),
+        // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on them.
+        .target(name: "BoxVoiceCalibration", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceLive"]),
+        .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
-        .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),
+        .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
         .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore"], path: "Tests/BoxVoiceTestSupport"),
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceCalibrationTests", dependencies: ["BoxVoiceCalibration", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),
         .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "boxsim", "CommandGrammar", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceTestSupport"]),

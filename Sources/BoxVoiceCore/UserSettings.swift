@@ -1,5 +1,5 @@
 import BoxVoiceLive
-import CommandGrammar
+import EditDistance
 import Foundation
 
 /// What a user sets once instead of on every command line (`$XDG_CONFIG_HOME/boxvoice/config.json`). Flags override

@@ -163,14 +163,3 @@ public struct CommandLineParser: Sendable {
     }
 }
 
-/// The closest known word to a mistyped one, if it is close enough to be what was meant.
-public enum Suggestion {
-    public static func nearest(to word: String, among candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, distance(word, $0)) }.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
-        guard let scored, scored.1 <= max(2, word.count / 3), scored.1 < word.count else { return nil }
-        return scored.0
-    }
-
-    /// Levenshtein distance over characters.
-    public static func distance(_ a: String, _ b: String) -> Int { editDistance(a, b) }
-}

@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceCalibration
 import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceLive

@@ -5,12 +5,12 @@ import BoxVoiceLive
 import Foundation
 
 /// The local box `dictate` uses when none is paired: boxsim in-process (pocketsphinx HQ), paired on the spot.
-public enum EmbeddedBox {
+enum EmbeddedBox {
     /// Its name in the store and in every listing: the one spelling of it, which no paired box may take.
-    public static let name = BoxRegistry.embeddedBoxName
+    static let name = BoxRegistry.embeddedBoxName
 
     /// Starts it with its data under `dataDirectory`; stop the server when done.
-    public static func start(dataDirectory: String) throws -> (server: BoxSimServer, client: BoxClient) {
+    static func start(dataDirectory: String) throws -> (server: BoxSimServer, client: BoxClient) {
         var configuration = BoxSimConfiguration(dataDirectory: dataDirectory)
         // Its HQ is Whisper where the model is there, as a real box's is a real recognizer.
         if let models = HearingModels.besideThisProgram() { configuration.hq = .whisper(model: models.whisper) }

@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceCalibration
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceTestSupport
