@@ -57,10 +57,15 @@ let package = Package(
         // Feedback without a terminal: desktop notifications over D-Bus (sd-bus).
         .target(name: "BoxVoiceDesktop", dependencies: ["CSDBusShim"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
-        .target(name: "BoxVoiceCore", dependencies: ["EditDistance", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive"]),
+        .target(name: "BoxVoiceCore", dependencies: ["EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive"]),
+        // What a user sees of a dictation: events as JSON lines, the terminal's status area, `status --follow`,
+        // desktop notifications and cues.
+        .target(name: "BoxVoicePresentation", dependencies: ["BoxVoiceCore", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive"]),
+        // The user unit: hotkey turns over the control socket, retranscription answers, delivery between turns.
+        .target(name: "BoxVoiceDaemon", dependencies: ["BoxVoiceCore", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore"]),
         // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on them.
         .target(name: "BoxVoiceCalibration", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceLive"]),
-        .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
+        .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoicePresentation", "BoxVoiceDaemon", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
         .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),
 
@@ -74,6 +79,8 @@ let package = Package(
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoicePresentationTests", dependencies: ["BoxVoicePresentation", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceDaemonTests", dependencies: ["BoxVoiceDaemon", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCalibrationTests", dependencies: ["BoxVoiceCalibration", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),

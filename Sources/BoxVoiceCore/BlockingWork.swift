@@ -6,8 +6,8 @@ import Synchronization
 /// Dispatch's shared global queue has about one thread per core; when those are all waiting on the network, on a
 /// lock or on another test, work queued behind them starts late — an upload made "while recording" would then start
 /// after the recording ended. A thread per piece of blocking work costs far less than that delay.
-enum BlockingWork {
-    static func start(_ name: String, _ work: @escaping @Sendable () -> Void) {
+public enum BlockingWork {
+    public static func start(_ name: String, _ work: @escaping @Sendable () -> Void) {
         let thread = Thread(block: work)
         thread.name = name
         thread.start()
@@ -16,7 +16,7 @@ enum BlockingWork {
 
 /// Runs work in the order given, one piece at a time, on a thread of its own started when work arrives (and ended when
 /// none is left): for feedback the caller must not wait for (a speaker, a notification daemon that hangs).
-final class SerialWork: Sendable {
+public final class SerialWork: Sendable {
     private struct Queue {
         var pending: [@Sendable () -> Void] = []
         var running = false
@@ -25,9 +25,9 @@ final class SerialWork: Sendable {
     private let name: String
     private let queue = Mutex(Queue())
 
-    init(_ name: String) { self.name = name }
+    public init(_ name: String) { self.name = name }
 
-    func run(_ work: @escaping @Sendable () -> Void) {
+    public func run(_ work: @escaping @Sendable () -> Void) {
         let start = queue.withLock { queue in
             queue.pending.append(work)
             defer { queue.running = true }

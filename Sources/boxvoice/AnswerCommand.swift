@@ -1,5 +1,6 @@
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoiceDaemon
 import BoxVoiceStore
 import CommandGrammar
 import Foundation

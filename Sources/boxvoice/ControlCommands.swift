@@ -1,4 +1,6 @@
 import BoxVoiceCore
+import BoxVoiceDaemon
+import BoxVoicePresentation
 import CommandGrammar
 import Foundation
 

@@ -2,6 +2,8 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoiceDaemon
+import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import CommandGrammar

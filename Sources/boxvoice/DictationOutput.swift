@@ -1,4 +1,5 @@
 import BoxVoiceCore
+import BoxVoicePresentation
 import BoxVoiceKeywords
 import Foundation
 

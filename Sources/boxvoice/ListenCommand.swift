@@ -1,5 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceCore
+import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceLive
 import CommandGrammar

@@ -1,3 +1,4 @@
+import BoxVoiceCore
 import Foundation
 
 /// The one JSON spelling of dictation events: `dictate --json` prints it, the daemon's `status --follow` streams it.

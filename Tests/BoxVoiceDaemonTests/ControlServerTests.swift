@@ -1,4 +1,5 @@
 import BoxVoiceCore
+import BoxVoiceDaemon
 import BoxVoiceTestSupport
 import Foundation
 import Glibc

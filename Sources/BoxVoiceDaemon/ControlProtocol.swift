@@ -1,3 +1,4 @@
+import BoxVoiceCore
 import Foundation
 
 /// One request on the daemon's control socket: a single JSON line, `{"command": "toggle"}` or

@@ -1,5 +1,6 @@
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import BoxVoiceCore
 import Foundation
 
 /// What `boxvoice status --follow` shows of the daemon's event lines (the JSON `DictationEvents` writes): words for a

@@ -3,6 +3,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoiceDaemon
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation

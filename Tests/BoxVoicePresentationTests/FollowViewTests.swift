@@ -1,4 +1,5 @@
 import BoxVoiceCore
+import BoxVoicePresentation
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import BoxVoiceCore
 import BoxVoiceAudio
 import Foundation
 

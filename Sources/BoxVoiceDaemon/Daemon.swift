@@ -1,3 +1,5 @@
+import BoxVoicePresentation
+import BoxVoiceCore
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract

@@ -1,3 +1,4 @@
+import BoxVoiceCore
 import Foundation
 
 /// Why the control socket could not be set up or reached, in words for the user.

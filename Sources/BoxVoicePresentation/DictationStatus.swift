@@ -1,3 +1,4 @@
+import BoxVoiceCore
 import BoxVoiceContract
 import BoxVoiceKeywords
 import Foundation
