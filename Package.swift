@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "BoxVoiceCore", dependencies: ["EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive"]),
         // What a user sees of a dictation: events as JSON lines, the terminal's status area, `status --follow`,
         // desktop notifications and cues.
-        .target(name: "BoxVoicePresentation", dependencies: ["BoxVoiceCore", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive"]),
+        .target(name: "BoxVoicePresentation", dependencies: ["BoxVoiceCore", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore"]),
         // The user unit: hotkey turns over the control socket, retranscription answers, delivery between turns.
         .target(name: "BoxVoiceDaemon", dependencies: ["BoxVoiceCore", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore"]),
         // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on them.
@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoicePresentationTests", dependencies: ["BoxVoicePresentation", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceDaemonTests", dependencies: ["BoxVoiceDaemon", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceDaemonTests", dependencies: ["BoxVoiceDaemon", "BoxVoicePresentation", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCalibrationTests", dependencies: ["BoxVoiceCalibration", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),

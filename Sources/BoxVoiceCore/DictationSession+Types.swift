@@ -109,25 +109,26 @@ extension DictationSession {
         case keyword(action: KeywordAction, phrase: String, at: Double)
         case segment(index: Int, seconds: Double)
         /// HQ progress of one segment of the message being dictated (or finished).
-        case hq(messageId: String, index: Int, state: HQState)
+        case hq(messageId: MessageID, index: Int, state: HQState)
         /// HQ failed for this message: it goes out with its live text.
         case fallback(reason: String, failure: BoxFailure?)
         /// A command ended the message and it is durable (before HQ and before any POST): it will reach the box.
-        case committed(messageId: String)
+        case committed(messageId: MessageID)
         /// Its final text is framed and waiting for the POST: `message` as the box receives it (speech framing and
         /// keyword tag), `text` as the user said it.
-        case queued(messageId: String, message: String, text: String)
-        case delivered(messageId: String)
-        case postponed(messageId: String, failure: BoxFailure)
+        case queued(messageId: MessageID, message: String, text: String)
+        case delivered(messageId: MessageID)
+        case postponed(messageId: MessageID, failure: BoxFailure)
         /// Committed, waiting for the box to name the conversation the run's first message opened (contract §5).
-        case heldForSession(messageId: String)
+        case heldForSession(messageId: MessageID)
         /// What segments go to the box's HQ as from now on (`wav` or `opus`), and why.
-        case uploadCodec(format: String, reason: String)
-        case failed(messageId: String, reason: String)
+        case uploadCodec(format: UploadChoice.Format, reason: String)
+        /// `messageId` nil: a failure of the run itself (its store could not be read), no one message's.
+        case failed(messageId: MessageID?, reason: String)
         /// The box refused the message (a 4xx); it stays in the outbox. `needsRePair`: the box no longer accepts this
         /// device (401).
-        case refused(messageId: String, reason: String, needsRePair: Bool)
-        case draft(messageId: String)
+        case refused(messageId: MessageID, reason: String, needsRePair: Bool)
+        case draft(messageId: MessageID)
         case discarded
         /// What a killed earlier run left was put right at start (drafts adopted, headers repaired).
         case recovered(RecoveryReport)

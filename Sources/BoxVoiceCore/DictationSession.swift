@@ -120,7 +120,7 @@ public final class DictationSession: Sendable {
             if !report.isEmpty { onEvent(.recovered(report)) }
         } catch {
             // Dictation goes on; what an earlier run left stays where it is for the next command to put right.
-            onEvent(.failed(messageId: "", reason: "could not check for what an interrupted run left (\(error)); it is kept and checked again next time"))
+            onEvent(.failed(messageId: nil, reason: "could not check for what an interrupted run left (\(error)); it is kept and checked again next time"))
         }
         finisher.resumeAbandoned { worker.deliverNow(everything: true) }
         do {
@@ -262,12 +262,12 @@ public final class DictationSession: Sendable {
                                                                                                 typedPrefix: configuration.typedPrefix))
         do {
             try store.keepDraft(message.id, ending)
-            onEvent(.draft(messageId: message.id.rawValue))
+            onEvent(.draft(messageId: message.id))
             return .storageFailed(error, draft: message.id, diskFull: diskFull)
         } catch let draftError {
             // Not even the draft could be written: the row stays `recording`, and the next run adopts it with its
             // audio (and the words noted so far).
-            onEvent(.failed(messageId: message.id.rawValue, reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
+            onEvent(.failed(messageId: message.id, reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
             return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
         }
     }
@@ -308,14 +308,14 @@ public final class DictationSession: Sendable {
                     let body = MessageFinisher.frame(ending.liveText, origin: .live, id: message.id, at: ending.at)
                     try store.commitSend(message.id, ending, liveBody: body)
                     announce()
-                    onEvent(.committed(messageId: message.id.rawValue))
+                    onEvent(.committed(messageId: message.id))
                     for segment in rest { submit(segment, to: &message) }
-                    onEvent(.queued(messageId: message.id.rawValue, message: body, text: ending.liveText))
+                    onEvent(.queued(messageId: message.id, message: body, text: ending.liveText))
                     worker.deliverNow()
                 } else {
                     try store.commitSend(message.id, ending, liveBody: nil)
                     announce()
-                    onEvent(.committed(messageId: message.id.rawValue))
+                    onEvent(.committed(messageId: message.id))
                     for segment in rest { submit(segment, to: &message) }
                     message.held.forEach(message.uploader.submit)
                     finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) { worker.deliverNow() }
@@ -336,7 +336,7 @@ public final class DictationSession: Sendable {
                                                                             typedPrefix: configuration.typedPrefix))
                 try store.keepDraft(message.id, ending)
                 announce()
-                onEvent(.draft(messageId: message.id.rawValue))
+                onEvent(.draft(messageId: message.id))
             case .beginNextMessage:
                 message = try begin(&state)
             case .stop:
@@ -387,12 +387,12 @@ public final class DictationSession: Sendable {
 
     private static func event(for report: OutboxDelivery.Report) -> Event? {
         switch report {
-        case .delivered(let id, _): .delivered(messageId: id.rawValue)
-        case .postponed(let id, let failure, _): .postponed(messageId: id.rawValue, failure: failure)
+        case .delivered(let id, _): .delivered(messageId: id)
+        case .postponed(let id, let failure, _): .postponed(messageId: id, failure: failure)
         case .refused(let id, let failure, _):
-            .refused(messageId: id.rawValue, reason: report.summary, needsRePair: { if case .unauthorized = failure { true } else { false } }())
-        case .storeFailed: .failed(messageId: "", reason: report.summary)
-        case .held(let id): .heldForSession(messageId: id.rawValue)
+            .refused(messageId: id, reason: report.summary, needsRePair: { if case .unauthorized = failure { true } else { false } }())
+        case .storeFailed: .failed(messageId: nil, reason: report.summary)
+        case .held(let id): .heldForSession(messageId: id)
         }
     }
 }

@@ -43,10 +43,10 @@ public final class MessageFinisher: Sendable {
     /// A new uploader for one message's segments, reporting its progress as that message's `hq` events.
     public func uploader(for id: MessageID, session: String?) -> HQUploader {
         let onEvent = self.onEvent
-        let key = id.rawValue
+        let key = id
         return HQUploader(client: client, session: session, retryDelays: hqRetryDelays, codec: uploadCodec, workDirectory: workDirectory) { event in
             switch event {
-            case .codec(let choice): onEvent(.uploadCodec(format: choice.format.rawValue, reason: choice.reason))
+            case .codec(let choice): onEvent(.uploadCodec(format: choice.format, reason: choice.reason))
             case .started(let index, _): onEvent(.hq(messageId: key, index: index + 1, state: .uploading))
             case .uploaded(let result):
                 onEvent(.hq(messageId: key, index: result.index + 1,
@@ -73,7 +73,7 @@ public final class MessageFinisher: Sendable {
         do {
             try store.compressRecording(id, holding: lease)
         } catch {
-            onEvent(.failed(messageId: id.rawValue, reason: "its recording could not be compressed (\(error)); it is kept as recorded"))
+            onEvent(.failed(messageId: id, reason: "its recording could not be compressed (\(error)); it is kept as recorded"))
         }
     }
 
@@ -97,7 +97,7 @@ public final class MessageFinisher: Sendable {
                 compress(message.id, holding: lease)
             }
         } catch {
-            onEvent(.failed(messageId: "", reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))
+            onEvent(.failed(messageId: nil, reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))
         }
     }
 
@@ -109,7 +109,7 @@ public final class MessageFinisher: Sendable {
         do {
             found = try store.message(id)
         } catch {
-            onEvent(.failed(messageId: id.rawValue, reason: "could not read it back (\(error)); it stays committed and is finished by the next run"))
+            onEvent(.failed(messageId: id, reason: "could not read it back (\(error)); it stays committed and is finished by the next run"))
             return
         }
         guard let message = found, message.state == .awaitingHQ else { return }
@@ -147,10 +147,10 @@ public final class MessageFinisher: Sendable {
             // commits nothing without words).
             do {
                 try store.returnUnheardToDraft(id)
-                onEvent(.failed(messageId: id.rawValue, reason: "not a word was heard in it (live or by HQ), so nothing was sent; it is "
+                onEvent(.failed(messageId: id, reason: "not a word was heard in it (live or by HQ), so nothing was sent; it is "
                                 + "kept as a draft: `boxvoice outbox discard \(id)` drops it"))
             } catch {
-                onEvent(.failed(messageId: id.rawValue, reason: "not a word was heard in it, so nothing was sent (\(error))"))
+                onEvent(.failed(messageId: id, reason: "not a word was heard in it, so nothing was sent (\(error))"))
             }
             withExtendedLifetime(lease) {}
             return
@@ -159,10 +159,10 @@ public final class MessageFinisher: Sendable {
         let body = Self.frame(resolved.text, origin: origin, id: id, at: message.commandAt ?? Date())
         do {
             try store.frame(id, body: body, text: resolved.text)
-            onEvent(.queued(messageId: id.rawValue, message: body, text: resolved.text))
+            onEvent(.queued(messageId: id, message: body, text: resolved.text))
         } catch {
             // The row stays `awaitingHQ` with its live text: the next run (or the daemon) finishes it.
-            onEvent(.failed(messageId: id.rawValue, reason: "could not store its final text (\(error)); it stays committed and is finished by the next run"))
+            onEvent(.failed(messageId: id, reason: "could not store its final text (\(error)); it stays committed and is finished by the next run"))
         }
         withExtendedLifetime(lease) {}
     }

@@ -11,7 +11,7 @@ public enum UploadCodec: String, Sendable, CaseIterable {
 
 /// What one segment is uploaded as, and why (shown in the status area and `--json`).
 public struct UploadChoice: Sendable, Equatable {
-    public enum Format: String, Sendable { case wav, opus }
+    public enum Format: String, Sendable, Codable { case wav, opus }
     public var format: Format
     public var reason: String
 }

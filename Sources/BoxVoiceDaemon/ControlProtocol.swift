@@ -32,38 +32,62 @@ public struct ControlRequest: Sendable, Equatable {
         self.follow = follow
     }
 
-    public static func decode(_ line: String) throws -> ControlRequest {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+    public static func decode(_ line: String) throws(DecodingError) -> ControlRequest {
+        do {
+            return try JSONDecoder().decode(ControlRequest.self, from: Data(line.utf8))
+        } catch let error as DecodingError {
+            throw error
+        } catch {
             throw DecodingError(reason: "expected one JSON object")
         }
-        for key in object.keys where key != "command" && key != "follow" {
-            throw DecodingError(reason: "unknown field '\(key)'")
+    }
+
+    public var encoded: String { jsonLine(self) }
+}
+
+extension ControlRequest: Codable {
+    private enum Field: String, CodingKey {
+        case command, follow
+    }
+
+    /// Any key spelled otherwise, so an unknown field can be named.
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        if let unknown = all.allKeys.map(\.stringValue).sorted().first(where: { Field(rawValue: $0) == nil }) {
+            throw DecodingError(reason: "unknown field '\(unknown)'")
         }
-        struct Fields: Decodable {
-            var command: String
-            var follow: Bool?
-        }
-        let fields: Fields
+        let fields = try decoder.container(keyedBy: Field.self)
+        let name: String
+        let follow: Bool
         do {
-            fields = try JSONDecoder().decode(Fields.self, from: Data(line.utf8))
+            name = try fields.decode(String.self, forKey: .command)
+            follow = try fields.decodeIfPresent(Bool.self, forKey: .follow) ?? false
         } catch {
             throw DecodingError(reason: "'command' must be a string and 'follow' true or false")
         }
-        guard let command = Command(rawValue: fields.command) else {
-            throw DecodingError(reason: "unknown command '\(fields.command)' (one of \(Command.allCases.map(\.rawValue).joined(separator: ", ")))")
+        guard let command = Command(rawValue: name) else {
+            throw DecodingError(reason: "unknown command '\(name)' (one of \(Command.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
-        let follow = fields.follow ?? false
         guard !follow || command == .status else { throw DecodingError(reason: "only status can follow") }
-        return ControlRequest(command, follow: follow)
+        self.init(command, follow: follow)
     }
 
-    public var encoded: String {
-        follow ? #"{"command":"\#(command.rawValue)","follow":true}"# : #"{"command":"\#(command.rawValue)"}"#
+    public func encode(to encoder: Encoder) throws {
+        var fields = encoder.container(keyedBy: Field.self)
+        try fields.encode(command.rawValue, forKey: .command)
+        if follow { try fields.encode(true, forKey: .follow) }
     }
 }
 
 /// What the daemon is doing, as its control socket reports it (the raw values are the wire spelling).
-public enum DaemonState: String, Sendable, Equatable, CaseIterable {
+public enum DaemonState: String, Sendable, Equatable, CaseIterable, Codable {
     case idle
     case dictating
     /// The request could not be read, so nothing can be said of the state.
@@ -71,7 +95,7 @@ public enum DaemonState: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The daemon's answer: whether the command did something, the dictation state after it, and a sentence for people.
-public struct ControlReply: Sendable, Equatable {
+public struct ControlReply: Sendable, Equatable, Codable {
     public var ok: Bool
     public var state: DaemonState
     public var message: String
@@ -82,19 +106,15 @@ public struct ControlReply: Sendable, Equatable {
         self.message = message
     }
 
-    public var object: [String: Any] { ["ok": ok, "state": state.rawValue, "message": message] }
-
     public static func decode(_ line: String) -> ControlReply? {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-              let ok = object["ok"] as? Bool, let state = (object["state"] as? String).flatMap(DaemonState.init(rawValue:)),
-              let message = object["message"] as? String
-        else { return nil }
-        return ControlReply(ok: ok, state: state, message: message)
+        try? JSONDecoder().decode(ControlReply.self, from: Data(line.utf8))
     }
 }
 
-/// One JSON object as one line, keys sorted.
-public func jsonLine(_ object: [String: Any]) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+/// A value as one JSON line, keys sorted.
+public func jsonLine<Value: Encodable>(_ value: Value) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
     return String(decoding: data, as: UTF8.self)
 }

@@ -1,4 +1,5 @@
 import BoxVoiceCore
+import BoxVoicePresentation
 import Foundation
 
 /// Why the control socket could not be set up or reached, in words for the user.
@@ -75,8 +76,8 @@ public final class ControlServer: @unchecked Sendable {
     /// Sends one JSON line to every `status --follow` client without ever waiting on one: a client that went away,
     /// or stopped reading until its socket buffer (a few hundred events) filled, is dropped. A paused terminal or a
     /// stuck status bar must never hold the dictation that calls this.
-    public func broadcast(_ object: [String: Any]) {
-        let line = Array((jsonLine(object) + "\n").utf8)
+    public func broadcast(_ event: EventRecord) {
+        let line = Array((event.line + "\n").utf8)
         lock.withLock {
             followers = followers.filter { descriptor in
                 if Self.writeWithoutWaiting(line, to: descriptor) { return true }
@@ -143,7 +144,7 @@ public final class ControlServer: @unchecked Sendable {
         } catch {
             reply = ControlReply(ok: false, state: .unknown, message: "\(error)")
         }
-        guard Self.write(jsonLine(reply.object) + "\n", to: client), follow else {
+        guard Self.write(jsonLine(reply) + "\n", to: client), follow else {
             close(client)
             return
         }

@@ -68,7 +68,7 @@ public final class Daemon: Sendable {
         /// Opens the microphone for a turn.
         public var openDevice: @Sendable () throws -> CapturePCM
         public var deviceName: String
-        /// Logs the normal 404 of a request another client answered first.
+        /// Logs the normal 404 of a request another client answered first, and what each message said.
         public var debug = false
         /// How often what killed runs left is looked for, and pending messages are tried.
         public var deliveryInterval: TimeInterval = 10
@@ -143,8 +143,10 @@ public final class Daemon: Sendable {
     public func run(until stop: StopSignal) throws {
         let configuration = self.configuration
         let log = self.log
-        let texts = Mutex<[String: String]>([:])
+        let texts = Mutex<[MessageID: String]>([:])
         let turnBox = Mutex<String?>(nil)
+        // What was said stays out of the journal unless `--debug` asks for it.
+        let debugText = configuration.debug
         let turns = DictationTurns(begin: { [self] in
             guard let target = dictationTarget else {
                 configuration.feedback(.couldNotStart(reason: NoBoxPaired().description))
@@ -177,9 +179,9 @@ public final class Daemon: Sendable {
             dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.reference, store: configuration.store)
             let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
                 if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) { configuration.feedback(told) }
-                guard let object = DictationEvents.jsonObject(event) else { return }
-                self.broadcast(object)
-                if case .partial = event {} else { log("\(target.name): dictation: \(jsonLine(object))") }
+                guard let record = EventRecord(event) else { return }
+                self.broadcast(record)
+                if case .partial = event {} else { log("\(target.name): dictation: \((debugText ? record : record.withoutWords).line)") }
             }
             log("\(target.name): dictation turn started on '\(configuration.deviceName)' (commands: \(phrases ?? "language model only"))")
             turnBox.withLock { $0 = target.name }
@@ -188,7 +190,7 @@ public final class Daemon: Sendable {
         }, onEnd: { [self] error in
             log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
             if let box = turnBox.withLock({ $0 }) { configuration.feedback(.ended(box: box)) }
-            broadcast(["event": "idle"])
+            broadcast(EventRecord(.idle))
         })
         // The control socket first: a second daemon must stop here, before it subscribes to any box.
         let server = try ControlServer(path: configuration.controlSocket) { [self] request in
@@ -292,8 +294,8 @@ public final class Daemon: Sendable {
         }
     }
 
-    private func broadcast(_ object: [String: Any]) {
-        control.withLock { $0 }?.broadcast(object)
+    private func broadcast(_ event: EventRecord) {
+        control.withLock { $0 }?.broadcast(event)
     }
 
     /// What killed runs left (a message awaiting HQ, a recording cut off) is put right, and due messages are sent.

@@ -1,6 +1,7 @@
 import BoxVoiceCore
 import BoxVoiceContract
 import BoxVoiceKeywords
+import BoxVoiceStore
 import Foundation
 
 /// What the terminal's live status area shows, folded from the session's events. Pure: the CLI draws `render`'s
@@ -15,9 +16,9 @@ public struct DictationStatus: Sendable {
     public private(set) var partial = ""
     /// HQ state per segment number of the latest message that has any.
     public private(set) var hq: [Int: DictationSession.HQState] = [:]
-    private var hqMessage = ""
+    private var hqMessage: MessageID?
     /// What segments go to the box as (`wav`, `opus`), once the first was chosen.
-    public private(set) var uploadFormat: String?
+    public private(set) var uploadFormat: UploadChoice.Format?
     /// Spoken commands to remind the user of, as the vocabulary spells them.
     public let hints: [String]
     /// Seconds of this run the live recognizer skipped because it fell behind (marked in the first line).
@@ -98,7 +99,7 @@ public struct DictationStatus: Sendable {
         case .uploadCodec(let format, let reason):
             let first = uploadFormat == nil
             uploadFormat = format
-            return first ? [] : ["uploads now go as \(format == "opus" ? "Opus" : "WAV"): \(reason)"]
+            return first ? [] : ["uploads now go as \(format == .opus ? "Opus" : "WAV"): \(reason)"]
         case .committed:
             newMessage()
         case .commandChecked(let action, .rejected, _):
@@ -116,8 +117,10 @@ public struct DictationStatus: Sendable {
         case .delivered(let id):
             return ["delivered \(id)"]
         case .postponed(let id, let failure):
-            return ["kept in the outbox, will retry \(id.isEmpty ? "" : id + " ")(\(words(for: failure)))"]
-        case .failed(let id, let reason), .refused(let id, let reason, _):
+            return ["kept in the outbox, will retry \(id) (\(words(for: failure)))"]
+        case .failed(let id, let reason):
+            return ["not delivered, kept in the outbox\(id.map { ": \($0)" } ?? ""): \(reason)"]
+        case .refused(let id, let reason, _):
             return ["not delivered, kept in the outbox: \(id): \(reason)"]
         case .heldForSession(let id):
             return ["kept in the outbox until the box names this run's new conversation: \(id)"]
@@ -153,7 +156,7 @@ public struct DictationStatus: Sendable {
         if behind >= 1 { first += "  live \(Self.seconds(behind)) behind" }
         if notHeardLive > 0 { first += "  live: \(Self.seconds(notHeardLive)) not heard" }
         if !hq.isEmpty {
-            first += "  HQ" + (uploadFormat.map { "(\($0))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
+            first += "  HQ" + (uploadFormat.map { "(\($0.rawValue))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
         }
         // Only the newest utterances can show: an hour of dictation is not joined ten times a second.
         var newest: [String] = partial.isEmpty ? [] : [partial]

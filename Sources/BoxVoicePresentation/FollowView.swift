@@ -1,27 +1,28 @@
-import BoxVoiceCore
+import BoxVoiceKeywords
 import Foundation
 
-/// What `boxvoice status --follow` shows of the daemon's event lines (the JSON `DictationEvents` writes): words for a
-/// person, or the state a status bar (waybar, polybar) draws. Pure: a JSON object in, text out.
+/// What `boxvoice status --follow` shows of the daemon's event lines: words for a person, or the state a status bar
+/// (waybar, polybar) draws. Pure: an event in, text out.
 public enum FollowView {
     /// A line for a person, or nil for an event too frequent to print (levels, partial words).
-    public static func line(_ event: [String: Any]) -> String? {
-        let id = event["messageId"] as? String ?? ""
-        switch event["event"] as? String ?? "" {
-        case "listening": return "listening"
-        case "final": return (event["text"] as? String).map { "… " + $0 }
-        case "keyword": return "heard \"\(event["phrase"] as? String ?? "")\" (\(words(event["action"] as? String)))"
-        case "committed": return "kept: the message is safe in the outbox"
-        case "codec": return "HQ uploads go as \((event["codec"] as? String) == "opus" ? "Opus" : "WAV"): \(event["reason"] as? String ?? "")"
-        case "fallback": return "HQ unavailable, the live text is sent: \(event["reason"] as? String ?? "")"
-        case "queued": return event["reason"].map { "kept in the outbox, will retry \(id): \($0)" } ?? "sending \(id)"
-        case "held": return "kept in the outbox until the box names this turn's new conversation: \(id)"
-        case "delivered": return "delivered \(id)"
-        case "failed": return "not delivered (kept in the outbox) \(id): \(event["reason"] as? String ?? "")"
-        case "draft": return "kept as a draft: \(id)"
-        case "discarded": return "discarded"
-        case "recovered": return event["message"] as? String
-        case "idle": return "idle"
+    public static func line(_ event: EventRecord) -> String? {
+        let id = event.messageId?.rawValue ?? ""
+        switch event.event {
+        case .listening: return "listening"
+        case .final: return event.text.map { "… " + $0 }
+        case .keyword: return "heard \"\(event.phrase ?? "")\" (\(words(event.action)))"
+        case .committed: return "kept: the message is safe in the outbox"
+        case .codec: return "HQ uploads go as \(event.codec == .opus ? "Opus" : "WAV"): \(event.reason ?? "")"
+        case .fallback: return "HQ unavailable, the live text is sent: \(event.reason ?? "")"
+        case .queued: return "sending \(id)"
+        case .postponed: return "kept in the outbox, will retry \(id): \(event.reason ?? "")"
+        case .held: return "kept in the outbox until the box names this turn's new conversation: \(id)"
+        case .delivered: return "delivered \(id)"
+        case .failed: return "not delivered (kept in the outbox)\(id.isEmpty ? "" : " " + id): \(event.reason ?? "")"
+        case .draft: return "kept as a draft: \(id)"
+        case .discarded: return "discarded"
+        case .recovered: return event.message
+        case .idle: return "idle"
         default: return nil
         }
     }
@@ -32,14 +33,13 @@ public enum FollowView {
         case idle, recording, holding, failed
     }
 
-    public static func state(after event: [String: Any], from current: BarState) -> BarState {
-        switch event["event"] as? String ?? "" {
-        case "listening", "level", "partial", "final", "keyword", "segment", "hq", "committed": .recording
-        case "queued" where event["reason"] != nil: .holding
-        case "held": .holding
-        case "failed": .failed
-        case "idle": current == .recording ? .idle : current
-        case "delivered": current == .holding ? .idle : current
+    public static func state(after event: EventRecord, from current: BarState) -> BarState {
+        switch event.event {
+        case .listening, .partial, .final, .keyword, .segment, .hq, .committed: .recording
+        case .postponed, .held: .holding
+        case .failed: .failed
+        case .idle: current == .recording ? .idle : current
+        case .delivered: current == .holding ? .idle : current
         default: current
         }
     }
@@ -52,20 +52,28 @@ public enum FollowView {
         case .holding: ("⏸ held", "boxvoice: a message waits in the outbox for the box")
         case .failed: ("✗ not sent", "boxvoice: the box refused a message; `boxvoice outbox` lists it")
         }
-        let object: [String: String] = ["text": text, "tooltip": tooltip, "class": state.rawValue, "alt": state.rawValue]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Four strings: encoding cannot fail.
+        return String(decoding: try! encoder.encode(Bar(text: text, tooltip: tooltip, class: state.rawValue, alt: state.rawValue)), as: UTF8.self)
     }
 
-    private static func words(_ action: String?) -> String {
-        switch action ?? "" {
-        case "send", "sendHq": "send"
-        case "sendClose": "send, then end the turn"
-        case "sendCheckpoint": "send this part"
-        case "micOff": "pause, keep a draft"
-        case "cancel": "cancel"
-        case "erase": "drop what was said so far"
-        default: action ?? ""
+    private struct Bar: Encodable {
+        let text: String
+        let tooltip: String
+        let `class`: String
+        let alt: String
+    }
+
+    private static func words(_ action: KeywordAction?) -> String {
+        switch action {
+        case .send, .sendHq: "send"
+        case .sendClose: "send, then end the turn"
+        case .sendCheckpoint: "send this part"
+        case .micOff: "pause, keep a draft"
+        case .cancel: "cancel"
+        case .erase: "drop what was said so far"
+        case nil: ""
         }
     }
 }

@@ -1,6 +1,7 @@
 import BoxVoiceCore
 import BoxVoiceAudio
 import BoxVoiceDesktop
+import BoxVoiceStore
 import Foundation
 import Synchronization
 
@@ -40,7 +41,7 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
 
     /// Turns a dictation event into what the user hears of it (nil: nothing to tell). `texts` remembers what each
     /// message said between its `queued` and the turn's last word on it (delivered, held or refused).
-    public static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[String: String]>) -> TurnFeedbackEvent? {
+    public static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[MessageID: String]>) -> TurnFeedbackEvent? {
         switch event {
         case .queued(let id, _, let text):
             texts.withLock { $0[id] = text }

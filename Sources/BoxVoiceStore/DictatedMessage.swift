@@ -25,6 +25,22 @@ public struct MessageID: Hashable, Sendable, Comparable, CustomStringConvertible
     public static func < (a: MessageID, b: MessageID) -> Bool { a.rawValue < b.rawValue }
 }
 
+/// A message id travels in JSON as its canonical string; any other spelling is refused when read back.
+extension MessageID: Codable {
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let id = MessageID(exactly: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a message id: \(text)"))
+        }
+        self = id
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
 /// Why the box did not take a message, as a caller can switch on it.
 public enum DeliveryFailureKind: String, Sendable, Equatable, CaseIterable {
     /// The device token is no longer accepted (401): re-pair.

@@ -11,6 +11,8 @@ public struct RecoveryReport: Sendable, Equatable {
     /// Folders of discarded or evicted messages that a crash left behind, now removed.
     public var removedFolders = 0
 
+    public init() {}
+
     public var isEmpty: Bool { adoptedDrafts.isEmpty && repairedFiles == 0 && removedFolders == 0 }
 
     /// Said once to the user.

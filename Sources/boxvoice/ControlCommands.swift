@@ -39,7 +39,7 @@ extension ControlCommand {
                 if reply == nil {
                     reply = ControlReply.decode(line)
                     if waybar {
-                        bar = reply?.message.hasPrefix("dictating") == true ? .recording : .idle
+                        bar = reply?.state == .dictating ? .recording : .idle
                         Console.out(FollowView.bar(bar))
                     } else if json || reply == nil {
                         Console.out(line)
@@ -52,7 +52,7 @@ extension ControlCommand {
                     Console.out(line)
                     return true
                 }
-                guard let event = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else { return true }
+                guard let event = EventRecord(line: line) else { return true }
                 if waybar {
                     let next = FollowView.state(after: event, from: bar)
                     if next != bar { Console.out(FollowView.bar(next)) }

@@ -27,7 +27,7 @@ enum DaemonCommand: Command {
     from `boxvoice devices file-pcm`) is paced to real time, so a turn holds as much audio as it lasted.
     """, options: [
         CommonOptions.box, CommonOptions.device, CommonOptions.alsaConfig,
-        OptionSpec("--debug", help: "also log the normal 404s of requests another client answered first"),
+        OptionSpec("--debug", help: "also log what each message said, and the normal 404s of requests another client answered first"),
     ])
 
     static func run(_ invocation: Invocation) throws -> Int32 {

@@ -3,6 +3,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceCore
+import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import CommandGrammar
@@ -77,7 +78,7 @@ enum DictateCommand: Command {
             client = started.client
             box = .embedded
             output.notice("No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`.",
-                          json: "local-box")
+                          json: .localBox)
         }
         // Without --session, each message goes to the box's default session, asked when it is sent: listening
         // starts at once, even with the box unreachable (messages wait in the outbox, never sent into a new session).
@@ -111,7 +112,7 @@ enum DictateCommand: Command {
         let keys = TerminalKeys(control: control) { output.acknowledge($0) }
         if !noKeys { keys.start() }
         defer { keys.restore() }
-        if json { Console.json(["event": "listening", "box": box.description]) } else if output.mode == .plain { Console.err("Listening (box '\(box)') …") }
+        if json { Console.out(EventRecord.listening(box: box.description).line) } else if output.mode == .plain { Console.err("Listening (box '\(box)') …") }
         do {
             try dictation.run(pcm: pcm, stop: stop, control: control)
         } catch {

@@ -35,9 +35,9 @@ final class DictationOutput: @unchecked Sendable {
         resultsToStdout = isatty(STDOUT_FILENO) != 1
     }
 
-    func notice(_ line: String, json event: String) {
+    func notice(_ line: String, json event: EventRecord.Kind) {
         switch mode {
-        case .json: Console.json(["event": event, "message": line])
+        case .json: Console.out(EventRecord.notice(event, message: line).line)
         case .plain: Console.err(line)
         case .terminal: lock.withLock { draw(above: [line], force: true) }
         }
@@ -112,13 +112,13 @@ final class DictationOutput: @unchecked Sendable {
     }
 
     private static func json(_ event: DictationSession.Event) {
-        if let object = DictationEvents.jsonObject(event) { Console.json(object) }
+        if let record = EventRecord(event) { Console.out(record.line) }
     }
 
     private func plain(_ event: DictationSession.Event) {
         switch event {
         case .level, .partial, .segment, .hearingBehind: break
-        case .uploadCodec(let format, let reason): Console.err("HQ uploads go as \(format == "opus" ? "Opus" : "WAV"): \(reason)")
+        case .uploadCodec(let format, let reason): Console.err("HQ uploads go as \(format == .opus ? "Opus" : "WAV"): \(reason)")
         case .final(let text): Console.out("… \(text)")
         case .keyword(let action, let phrase, let at): Console.out("[\(at.formatted(2)) s] \(DictationStatus.name(of: action)) (\"\(phrase)\")")
         case .hq(_, let index, let state):
@@ -138,7 +138,8 @@ final class DictationOutput: @unchecked Sendable {
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
         case .postponed(let id, let failure): Console.err("kept in the outbox, will retry: \(id) (\(status.words(for: failure)))")
-        case .failed(let id, let reason), .refused(let id, let reason, _): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
+        case .failed(let id, let reason): Console.err("not delivered (kept in the outbox)\(id.map { ": \($0)" } ?? ""): \(reason)")
+        case .refused(let id, let reason, _): Console.err("not delivered (kept in the outbox): \(id): \(reason)")
         case .heldForSession(let id): Console.err("kept in the outbox until the box names this run's new conversation: \(id)")
         case .draft(let id): Console.out("kept as a draft: \(id)")
         case .discarded: Console.out("discarded")

@@ -37,7 +37,7 @@ import Testing
         #expect(kept.text.hasPrefix("Please buy milk"))
         // Committed and sent: kept compressed, one Ogg Opus file for the whole recording.
         #expect(kept.segments.map { ($0 as NSString).lastPathComponent } == ["audio.ogg"])
-        #expect(run.events.contains(.delivered(messageId: id)))
+        #expect(run.events.contains(.delivered(messageId: try #require(MessageID(exactly: id)))))
         // The command was announced only once the message was durable, and before any HQ or POST.
         let order = run.events.compactMap { event -> String? in
             switch event {

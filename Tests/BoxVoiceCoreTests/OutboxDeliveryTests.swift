@@ -46,7 +46,7 @@ import Testing
         _ = courier.run(everything: true)
         #expect(box.server.messages.isEmpty)
         #expect(try store.message(id)?.state == .draft)
-        #expect(events.all.contains { if case .failed(id.rawValue, let reason) = $0 { reason.contains("not a word was heard") } else { false } })
+        #expect(events.all.contains { if case .failed(id, let reason) = $0 { reason.contains("not a word was heard") } else { false } })
     }
 
     /// Two couriers (the daemon and a command) post one message at the same moment: the box deduplicates it, and

@@ -62,7 +62,7 @@ import Testing
         let body = try #require(run.delivered.first?.message)
         #expect(body.hasPrefix("<speech stt-service=\"pocketsphinx\""), "HQ heard the Opus upload: \(body)")
         #expect(body.lowercased().contains("milk"), "\(body)")
-        #expect(run.events.contains { if case .uploadCodec("opus", _) = $0 { true } else { false } })
+        #expect(run.events.contains { if case .uploadCodec(.opus, _) = $0 { true } else { false } })
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasSuffix(".ogg") }.isEmpty, "upload copies removed")
     }
 
@@ -80,6 +80,6 @@ import Testing
         #expect(run.fallbacks == 0, "the WAV resend was transcribed: no fallback to the live text")
         #expect(run.delivered.first?.message.hasPrefix("<speech stt-service=\"boxsim\"") == true)
         #expect(try store.uploadProfile(box: "home").wavOnly)
-        #expect(run.events.contains { if case .uploadCodec("wav", _) = $0 { true } else { false } })
+        #expect(run.events.contains { if case .uploadCodec(.wav, _) = $0 { true } else { false } })
     }
 }

@@ -35,7 +35,8 @@ import Testing
 
     @Test func repliesRoundTrip() {
         let reply = ControlReply(ok: false, state: .idle, message: "not dictating")
-        #expect(ControlReply.decode(jsonLine(reply.object)) == reply)
+        #expect(ControlReply.decode(jsonLine(reply)) == reply)
+        #expect(jsonLine(reply) == #"{"message":"not dictating","ok":false,"state":"idle"}"#)
         #expect(ControlReply.decode("garbage") == nil)
     }
 }

@@ -1,5 +1,6 @@
 import BoxVoiceCore
 import BoxVoiceDaemon
+import BoxVoicePresentation
 import BoxVoiceTestSupport
 import Foundation
 import Glibc
@@ -38,7 +39,9 @@ import Testing
         let text = String(repeating: "w", count: 4_000)
         let started = Date()
         for index in 0..<2_000 {
-            server.broadcast(["event": "partial", "text": text, "index": index])
+            var event = EventRecord(.partial)
+            event.text = text + String(index)
+            server.broadcast(event)
         }
         #expect(Date().timeIntervalSince(started) < 5, "the broadcasts never waited on the stalled follower")
         #expect(server.followerCount == 0, "the stalled follower was dropped")

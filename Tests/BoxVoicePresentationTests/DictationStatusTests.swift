@@ -2,11 +2,14 @@ import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoicePresentation
 import BoxVoiceKeywords
+import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
 import Testing
 
 @Suite struct DictationStatusTests {
+    static let m = MessageID(parsing: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
+
     private func status() throws -> DictationStatus {
         DictationStatus(vocabulary: try Vocabulary.load(path: Checkout.keywordVocabulary))
     }
@@ -36,8 +39,8 @@ import Testing
         _ = view.apply(.final("please buy milk"))
         _ = view.apply(.partial("and eggs"))
         _ = view.apply(.segment(index: 1, seconds: 60))
-        _ = view.apply(.hq(messageId: "M", index: 1, state: .done))
-        _ = view.apply(.hq(messageId: "M", index: 2, state: .retrying(attempt: 1)))
+        _ = view.apply(.hq(messageId: Self.m, index: 1, state: .done))
+        _ = view.apply(.hq(messageId: Self.m, index: 2, state: .retrying(attempt: 1)))
         let lines = view.render(width: 120, color: false)
         #expect(lines[0] == "● 01:15  [######----]  segments 1  HQ 1✓ 2↻1")
         #expect(lines[1] == "… please buy milk and eggs")
@@ -50,11 +53,11 @@ import Testing
         _ = view.apply(.final("hello"))
         _ = view.apply(.segment(index: 1, seconds: 3))
         #expect(view.apply(.keyword(action: .send, phrase: "x", at: 3.2)) == ["[00:03] send (\"x\")"])
-        #expect(view.apply(.committed(messageId: "M")).isEmpty)
+        #expect(view.apply(.committed(messageId: Self.m)).isEmpty)
         #expect(view.heard.isEmpty && view.segments == 0)
-        #expect(view.apply(.queued(messageId: "M", message: "<speech>hello</speech>", text: "hello")) == ["sending: hello"])
-        #expect(view.apply(.delivered(messageId: "M")) == ["delivered M"])
-        #expect(!view.render(width: 80, color: false).contains("delivered M"), "printed once, above the area, not again in it")
+        #expect(view.apply(.queued(messageId: Self.m, message: "<speech>hello</speech>", text: "hello")) == ["sending: hello"])
+        #expect(view.apply(.delivered(messageId: Self.m)) == ["delivered \(Self.m)"])
+        #expect(!view.render(width: 80, color: false).contains("delivered \(Self.m)"), "printed once, above the area, not again in it")
         #expect(view.apply(.keyword(action: .sendClose, phrase: "x", at: 4)) == ["[00:04] send, end of turn (\"x\")"], "no code names on screen")
     }
 

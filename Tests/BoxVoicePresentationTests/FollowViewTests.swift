@@ -4,25 +4,31 @@ import Foundation
 import Testing
 
 @Suite struct FollowViewTests {
+    static let id = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+
     @Test(arguments: [
         (#"{"event":"listening"}"#, "listening"),
         (#"{"event":"final","text":"buy milk"}"#, "… buy milk"),
         (#"{"event":"keyword","action":"sendClose","phrase":"over and out","at":3.2}"#, "heard \"over and out\" (send, then end the turn)"),
-        (#"{"event":"delivered","messageId":"A1"}"#, "delivered A1"),
-        (#"{"event":"queued","messageId":"A1","reason":"box down"}"#, "kept in the outbox, will retry A1: box down"),
-        (#"{"event":"held","messageId":"A1","reason":"x"}"#, "kept in the outbox until the box names this turn's new conversation: A1"),
+        (#"{"event":"delivered","messageId":"\#(id)"}"#, "delivered \(id)"),
+        (#"{"event":"queued","messageId":"\#(id)"}"#, "sending \(id)"),
+        (#"{"event":"postponed","messageId":"\#(id)","reason":"box down"}"#, "kept in the outbox, will retry \(id): box down"),
+        (#"{"event":"held","messageId":"\#(id)","reason":"x"}"#, "kept in the outbox until the box names this turn's new conversation: \(id)"),
         (#"{"event":"codec","codec":"opus","reason":"link 2.0 Mbit/s"}"#, "HQ uploads go as Opus: link 2.0 Mbit/s"),
+        (#"{"event":"failed","reason":"the store is unreadable"}"#, "not delivered (kept in the outbox): the store is unreadable"),
         (#"{"event":"idle"}"#, "idle"),
     ])
     func eventsReadAsWords(_ json: String, _ expected: String) throws {
-        let event = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let event = try #require(EventRecord(line: json))
         #expect(FollowView.line(event) == expected)
     }
 
-    @Test func levelsAndPartialWordsAreNotPrinted() throws {
-        for json in [#"{"event":"level","elapsed":1,"dBFS":-20}"#, #"{"event":"partial","text":"bu"}"#, #"{"event":"segment","index":1}"#] {
-            let event = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-            #expect(FollowView.line(event) == nil, "\(json)")
+    @Test func partialWordsAndSegmentsAreNotPrintedAndUnknownLinesAreNotEvents() throws {
+        for json in [#"{"event":"partial","text":"bu"}"#, #"{"event":"segment","index":1}"#] {
+            #expect(FollowView.line(try #require(EventRecord(line: json))) == nil, "\(json)")
+        }
+        for json in [#"{"event":"level","elapsed":1}"#, #"{"event":"queued","messageId":"not-an-id"}"#, "[]", "nonsense"] {
+            #expect(EventRecord(line: json) == nil, "\(json)")
         }
     }
 
@@ -30,19 +36,19 @@ import Testing
     /// refusal shows until the next turn.
     @Test func theBarFollowsATurnAndWhatBecomesOfItsMessage() throws {
         func next(_ state: FollowView.BarState, _ json: String) throws -> FollowView.BarState {
-            FollowView.state(after: try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]), from: state)
+            FollowView.state(after: try #require(EventRecord(line: json)), from: state)
         }
         var state = FollowView.BarState.idle
         state = try next(state, #"{"event":"listening"}"#)
         #expect(state == .recording)
-        state = try next(state, #"{"event":"queued","messageId":"A","reason":"box down"}"#)
+        state = try next(state, #"{"event":"postponed","messageId":"\#(Self.id)","reason":"box down"}"#)
         #expect(state == .holding)
         state = try next(state, #"{"event":"idle"}"#)
         #expect(state == .holding, "the turn ended, the message still waits")
-        state = try next(state, #"{"event":"delivered","messageId":"A"}"#)
+        state = try next(state, #"{"event":"delivered","messageId":"\#(Self.id)"}"#)
         #expect(state == .idle)
         state = try next(state, #"{"event":"listening"}"#)
-        state = try next(state, #"{"event":"failed","messageId":"B","reason":"401"}"#)
+        state = try next(state, #"{"event":"failed","messageId":"\#(Self.id)","reason":"401"}"#)
         state = try next(state, #"{"event":"idle"}"#)
         #expect(state == .failed)
         let line = try #require(try JSONSerialization.jsonObject(with: Data(FollowView.bar(.recording).utf8)) as? [String: String])

@@ -7,10 +7,7 @@ import Testing
 @Suite struct WhisperMissedEventTests {
     @Test(arguments: [(HearingError.Code.abandoned, "late"), (.decodeFailed, "failed"), (.modelUnusable, "failed")])
     func aMissedUtteranceIsSaidWithItsReasonAndWhoseWordsStandIn(_ code: HearingError.Code, _ reason: String) throws {
-        let object = try #require(DictationEvents.jsonObject(.whisperMissed(reason: code, at: 12.5)))
-        #expect(object["event"] as? String == "whisper-missed")
-        #expect(object["reason"] as? String == reason)
-        #expect(object["heardBy"] as? String == "pocketsphinx")
-        #expect(object["at"] as? Double == 12.5)
+        let record = try #require(EventRecord(.whisperMissed(reason: code, at: 12.5)))
+        #expect(record.line == #"{"at":12.5,"event":"whisper-missed","heardBy":"pocketsphinx","reason":"\#(reason)"}"#)
     }
 }
