@@ -28,7 +28,9 @@ let package = Package(
         // sd-bus (libsystemd) builds D-Bus messages through variadic calls: one C function per call made or answered.
         .target(name: "CSDBusShim", linkerSettings: [.linkedLibrary("systemd")]),
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
-        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        .systemLibrary(
+            name: "CPocketSphinx", pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
@@ -40,10 +42,16 @@ let package = Package(
         .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // Durable state on disk: the outbox and the retention index (SQLite).
-        .target(name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio", "BoxVoiceContract"]),
+        .target(
+            name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio", "BoxVoiceContract"]),
         // Local speech recognition: pocketsphinx (Debian's en-us model) for words while speaking and the command
         // spotter; Silero VAD, Whisper and DeepFilterNet3 for each utterance once it ends.
-        .target(name: "BoxVoiceLive", dependencies: ["EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "CPocketSphinx", "CSpeexDSP", "CWhisper", "CDeepFilter"]),
+        .target(
+            name: "BoxVoiceLive",
+            dependencies: [
+                "EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "CPocketSphinx", "CSpeexDSP", "CWhisper",
+                "CDeepFilter",
+            ]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),
         // Both programs' command lines as data: one parser, --help, man pages and completions (pure Swift).
@@ -57,34 +65,78 @@ let package = Package(
         // Feedback without a terminal: desktop notifications over D-Bus (sd-bus).
         .target(name: "BoxVoiceDesktop", dependencies: ["CSDBusShim"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
-        .target(name: "BoxVoiceCore", dependencies: ["EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive"]),
+        .target(
+            name: "BoxVoiceCore",
+            dependencies: [
+                "EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore",
+                "BoxVoiceLive",
+            ]),
         // What a user sees of a dictation: events as JSON lines, the terminal's status area, `status --follow`,
         // desktop notifications and cues.
-        .target(name: "BoxVoicePresentation", dependencies: ["BoxVoiceCore", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore"]),
+        .target(
+            name: "BoxVoicePresentation",
+            dependencies: [
+                "BoxVoiceCore", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract", "BoxVoiceKeywords",
+                "BoxVoiceLive", "BoxVoiceStore",
+            ]),
         // The user unit: hotkey turns over the control socket, retranscription answers, delivery between turns.
-        .target(name: "BoxVoiceDaemon", dependencies: ["BoxVoiceCore", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore"]),
-        // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on them.
+        .target(
+            name: "BoxVoiceDaemon",
+            dependencies: [
+                "BoxVoiceCore", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox", "BoxVoiceContract",
+                "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore",
+            ]),
+        // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on
+        // them.
         .target(name: "BoxVoiceCalibration", dependencies: ["BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceLive"]),
-        .executableTarget(name: "boxvoice", dependencies: ["CommandGrammar", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoicePresentation", "BoxVoiceDaemon", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore", "BoxSim"]),
+        .executableTarget(
+            name: "boxvoice",
+            dependencies: [
+                "CommandGrammar", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoicePresentation", "BoxVoiceDaemon",
+                "BoxVoiceDesktop",
+                "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore",
+                "BoxSim",
+            ]),
         // `make bench`: measurements against baselines written here (the naive keyword matcher lives in test support).
-        .executableTarget(name: "boxvoice-bench", dependencies: ["BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport"]),
+        .executableTarget(
+            name: "boxvoice-bench",
+            dependencies: [
+                "BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore",
+                "BoxVoiceCalibration", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport",
+            ]),
 
         // MARK: Tests (one target per module, plus the CLI end to end)
-        .target(name: "BoxVoiceTestSupport", dependencies: ["BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore"], path: "Tests/BoxVoiceTestSupport"),
+        .target(
+            name: "BoxVoiceTestSupport",
+            dependencies: [
+                "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore",
+            ], path: "Tests/BoxVoiceTestSupport"),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         // Vectors/ is read by path at test time, like ../shared/vectors.
-        .testTarget(name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"], exclude: ["Vectors"]),
+        .testTarget(
+            name: "BoxVoiceKeywordsTests", dependencies: ["BoxVoiceKeywords", "BoxVoiceTestSupport"],
+            exclude: ["Vectors"]),
         .testTarget(name: "CommandGrammarTests", dependencies: ["CommandGrammar", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoicePresentationTests", dependencies: ["BoxVoicePresentation", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceDaemonTests", dependencies: ["BoxVoiceDaemon", "BoxVoicePresentation", "BoxVoiceTestSupport"]),
+        .testTarget(
+            name: "BoxVoiceDaemonTests",
+            dependencies: ["BoxVoiceDaemon", "BoxVoicePresentation", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceCalibrationTests", dependencies: ["BoxVoiceCalibration", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceLiveTests", dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),
-        .testTarget(name: "BoxVoiceCLITests", dependencies: ["boxvoice", "boxsim", "CommandGrammar", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceTestSupport"]),
+        .testTarget(
+            name: "BoxVoiceStoreTests", dependencies: ["BoxVoiceStore", "BoxVoiceContract", "BoxVoiceTestSupport"]),
+        .testTarget(
+            name: "BoxVoiceLiveTests",
+            dependencies: ["BoxVoiceLive", "BoxVoiceKeywords", "BoxVoiceTestSupport", "EditDistance"]),
+        .testTarget(
+            name: "BoxVoiceCLITests",
+            dependencies: [
+                "boxvoice", "boxsim", "CommandGrammar", "BoxVoiceAudio", "BoxVoiceStore", "BoxVoiceBox",
+                "BoxVoiceContract", "BoxVoiceTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,8 @@ public struct BoxSimConfiguration: Sendable {
     /// The box's slug; the base URL is `http://127.0.0.1:PORT/<slug>`.
     public var slug: String
     public var hq: HQMode
-    /// The text HQ returns when its mode does not say (after `flaky` failures, after `slow` waits); nil: describe the audio.
+    /// The text HQ returns when its mode does not say (after `flaky` failures, after `slow` waits); nil: describe the
+    /// audio.
     public var hqText: String?
     /// The default session when the box starts (nil: keep the one its data folder remembers, if any). It moves as
     /// the box's does (contract §5).
@@ -37,9 +38,12 @@ public struct BoxSimConfiguration: Sendable {
     /// Sessions the box knows besides the default one (a send to an unknown one is 410, or 404 when exact).
     public var extraSessions: [String] = []
 
-    public init(port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .pocketsphinx, hqText: String? = nil,
-                defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 64 << 20,
-                pairingTicketSeconds: Double = 600) {
+    public init(
+        port: Int = 0, dataDirectory: String, slug: String = "main/test1", hq: HQMode = .pocketsphinx,
+        hqText: String? = nil,
+        defaultSession: String? = nil, turnSeconds: Double = 0, maxBodyBytes: Int = 64 << 20,
+        pairingTicketSeconds: Double = 600
+    ) {
         self.port = port
         self.dataDirectory = dataDirectory
         self.slug = slug
@@ -80,17 +84,27 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
         case ("describe", nil): return .describe
         case ("fixed", let value?): return .fixed(value)
         case ("fail", let code?) where !code.isEmpty: return .fail(code: code)
-        case ("flaky", let count?) where Int(count).map({ (0...1_000_000).contains($0) }) == true: return .flaky(Int(count)!)
-        case ("slow", let seconds?) where Double(seconds).map({ (0...600).contains($0) }) == true: return .slow(Double(seconds)!)
+        case ("flaky", let count?) where Int(count).map({ (0...1_000_000).contains($0) }) == true:
+            return .flaky(Int(count)!)
+        case ("slow", let seconds?) where Double(seconds).map({ (0...600).contains($0) }) == true:
+            return .slow(Double(seconds)!)
         case ("pocketsphinx", nil): return .pocketsphinx
         case ("whisper", nil):
             guard let models = HearingModels.besideThisProgram() else {
-                throw ParseError(description: "HQ mode whisper needs Whisper's model, which is missing (run `make setup`, or choose --hq pocketsphinx)")
+                throw ParseError(
+                    description:
+                        "HQ mode whisper needs Whisper's model, which is missing (run `make setup`, or choose --hq "
+                        + "pocketsphinx)"
+                )
             }
             return .whisper(model: models.whisper)
         case ("whisper", let model?) where !model.isEmpty: return .whisper(model: model)
         default:
-            throw ParseError(description: "unknown HQ mode '\(text)' (whisper, whisper:MODEL, pocketsphinx, describe, fixed:TEXT, fail:CODE, flaky:N up to 1000000, slow:SECONDS up to 600)")
+            throw ParseError(
+                description:
+                    "unknown HQ mode '\(text)' (whisper, whisper:MODEL, pocketsphinx, describe, fixed:TEXT, fail:CODE, "
+                    + "flaky:N up to 1000000, slow:SECONDS up to 600)"
+            )
         }
     }
 
@@ -109,8 +123,10 @@ public enum HQMode: Sendable, Equatable, CustomStringConvertible {
     /// Whether the box marks a failure with this code permanent (contract §1): missing keys, a bad response shape,
     /// any upstream 4xx but 429 (`http_4xx`), and the upstream codes that mean the request itself is wrong.
     public static func isPermanent(code: String) -> Bool {
-        let always: Set = ["missing_api_key", "missing_openrouter_key", "bad_response_shape", "invalid_api_key",
-                           "invalid_request_error", "invalid_file_format"]
+        let always: Set = [
+            "missing_api_key", "missing_openrouter_key", "bad_response_shape", "invalid_api_key",
+            "invalid_request_error", "invalid_file_format",
+        ]
         if always.contains(code) { return true }
         if code.hasPrefix("http_4"), code.count == 8, Int(code.dropFirst(5)) != nil, code != "http_429" { return true }
         return false

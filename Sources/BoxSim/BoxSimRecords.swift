@@ -44,6 +44,7 @@ public struct SimTranscription: Codable, Sendable, Equatable {
 /// What boxsim keeps in its data folder, written through on every change so a restart keeps it (as a real box would).
 /// Pairing tickets are not here: they die with the process, like the box's.
 final class BoxSimRecords: @unchecked Sendable {
+    // @unchecked: the lists change under `lock` only, and each change is written through before it is released.
     private let directory: String
     private let lock = NSLock()
     private(set) var devices: [SimDevice]

@@ -14,8 +14,12 @@ extension BoxSimServer {
     /// refused send claims nothing, and a retry of an accepted id to a session that went away is 410, not a duplicate.
     func send(_ body: RequestBody) -> SimResponse {
         guard let object = body.object else { return .json(400, ["error": "body must be a JSON object"]) }
-        guard let message = object["message"] as? String, !message.isEmpty else { return .json(400, ["error": "message must be a non-empty string"]) }
-        guard let session = object["session"] as? String, !session.isEmpty else { return .json(400, ["error": "session must be a non-empty string"]) }
+        guard let message = object["message"] as? String, !message.isEmpty else {
+            return .json(400, ["error": "message must be a non-empty string"])
+        }
+        guard let session = object["session"] as? String, !session.isEmpty else {
+            return .json(400, ["error": "session must be a non-empty string"])
+        }
         var messageId = ""
         if let value = object["messageId"] {
             guard let text = value as? String else { return .json(400, ["error": "messageId must be a string"]) }
@@ -43,15 +47,20 @@ extension BoxSimServer {
                     switch sessions.availability(session) {
                     case .live?: break
                     case .deleting?:
-                        return .json(410, ["error": "Chat session is being deleted", "code": "CHAT_SESSION_UNAVAILABLE"])
+                        return .json(
+                            410, ["error": "Chat session is being deleted", "code": "CHAT_SESSION_UNAVAILABLE"])
                     case nil:
-                        return exact ? .json(404, ["error": "Chat session not found"])
+                        return exact
+                            ? .json(404, ["error": "Chat session not found"])
                             : .json(410, ["error": "Chat session is unavailable", "code": "CHAT_SESSION_UNAVAILABLE"])
                     }
                 }
                 // An empty id is accepted and never deduplicated.
                 if !messageId.isEmpty,
-                   records.messages.contains(where: { $0.messageId == messageId && now.timeIntervalSince($0.receivedAt) < Self.dedupWindow }) {
+                    records.messages.contains(where: {
+                        $0.messageId == messageId && now.timeIntervalSince($0.receivedAt) < Self.dedupWindow
+                    })
+                {
                     return .json(200, ["deduplicated": true])
                 }
                 let fresh = session == "new"
@@ -59,11 +68,16 @@ extension BoxSimServer {
                 let queued = !fresh && sessions.isBusy(target, now: now)
                 let turnId = queued ? nil : UUID().uuidString.lowercased()
                 if !queued { sessions.started(target, now: now, turnSeconds: configuration.turnSeconds) }
-                records.addMessage(SimMessage(messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId, queued: queued))
-                events.emitStored("chat-user-message", dataJSON: Self.json([
-                    "sessionId": fresh ? NSNull() : target as Any, "message": message, "user": NSNull(),
-                    "timestamp": Int(now.timeIntervalSince1970 * 1_000),
-                ]))
+                records.addMessage(
+                    SimMessage(
+                        messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId,
+                        queued: queued))
+                events.emitStored(
+                    "chat-user-message",
+                    dataJSON: Self.json([
+                        "sessionId": fresh ? NSNull() : target as Any, "message": message, "user": NSNull(),
+                        "timestamp": Int(now.timeIntervalSince1970 * 1_000),
+                    ]))
                 if fresh {
                     sessions.assigned(target)
                     events.emitStored("chat-session-assigned", dataJSON: Self.json(["sessionId": target]))
@@ -79,33 +93,47 @@ extension BoxSimServer {
     static let filePartLimit = 52_428_800
 
     func transcribe(_ request: SimRequest, _ body: RequestBody) -> SimResponse {
-        var record = SimTranscription(at: Date(), session: nil, ignoredFields: [], filename: nil, guessedFormat: "webm",
-                                      bytes: request.body.count, sampleRate: nil, channels: nil, float32: nil, frames: nil, status: 400, text: nil)
+        var record = SimTranscription(
+            at: Date(), session: nil, ignoredFields: [], filename: nil, guessedFormat: "webm",
+            bytes: request.body.count, sampleRate: nil, channels: nil, float32: nil, frames: nil, status: 400, text: nil
+        )
         let result = transcribe(request, body, into: &record)
         record.status = result.status
         records.withLock { $0.addTranscription(record) }
         return result
     }
 
-    private func transcribe(_ request: SimRequest, _ body: RequestBody, into record: inout SimTranscription) -> SimResponse {
-        guard case .multipart(let contentType) = body else { return .json(406, ["error": "the request is not multipart"]) }
+    private func transcribe(_ request: SimRequest, _ body: RequestBody, into record: inout SimTranscription)
+        -> SimResponse
+    {
+        guard case .multipart(let contentType) = body else {
+            return .json(406, ["error": "the request is not multipart"])
+        }
         guard let form = try? MultipartForm(body: request.body, contentType: contentType) else {
             return .json(500, ["error": "Internal server error"])
         }
         // The file is the first file part, whatever its name; a part without a filename is a text field unless typed
         // application/octet-stream.
-        guard let fileIndex = form.parts.firstIndex(where: \.isFile) else { return .json(400, ["error": "No audio uploaded"]) }
+        guard let fileIndex = form.parts.firstIndex(where: \.isFile) else {
+            return .json(400, ["error": "No audio uploaded"])
+        }
         let file = form.parts[fileIndex]
         guard file.body.count <= Self.filePartLimit else { return .json(413, ["error": "request file too large"]) }
         // Text fields are read once the file is buffered: one sent after the file part may be missed. boxsim always
         // misses it (the worse of the box's two outcomes), so a client that sends fields late finds out here.
-        record.session = form.parts[..<fileIndex].last { $0.name == "session" && !$0.isFile }.map { String(decoding: $0.body, as: UTF8.self) }
+        record.session = form.parts[..<fileIndex].last { $0.name == "session" && !$0.isFile }.map {
+            String(decoding: $0.body, as: UTF8.self)
+        }
         record.ignoredFields = form.parts[(fileIndex + 1)...].map(\.name)
         record.filename = file.filename
         let ext = (file.filename.map { ($0 as NSString).pathExtension.lowercased() }) ?? ""
         record.guessedFormat = ["wav", "webm", "mp3", "m4a", "ogg", "flac"].contains(ext) ? ext : "webm"
         record.bytes = file.body.count
-        let recognizes = switch configuration.hq { case .pocketsphinx, .whisper: true; default: false }
+        let recognizes =
+            switch configuration.hq {
+            case .pocketsphinx, .whisper: true;
+            default: false
+            }
         let audio = decode(file.body, recognize: recognizes)
         record.sampleRate = audio?.sampleRate
         record.channels = audio?.channels
@@ -127,8 +155,12 @@ extension BoxSimServer {
             .json(500, ["error": message, "permanent": HQMode.isPermanent(code: code), "code": code])
         }
         func success(_ text: String?) -> SimResponse {
-            let fallback = audio.map { String(format: "boxsim heard %.2f s of audio", Double($0.frames) / Double(max($0.sampleRate, 1))) } ?? ""
-            return .json(200, ["text": text ?? configuration.hqText ?? fallback, "diarized": false, "service": "boxsim"])
+            let fallback =
+                audio.map {
+                    String(format: "boxsim heard %.2f s of audio", Double($0.frames) / Double(max($0.sampleRate, 1)))
+                } ?? ""
+            return .json(
+                200, ["text": text ?? configuration.hqText ?? fallback, "diarized": false, "service": "boxsim"])
         }
         if configuration.hqRejectedFormats.contains(guessedFormat) {
             return failure("invalid_file_format", "The transcription service cannot read \(guessedFormat) audio")
@@ -174,15 +206,19 @@ extension BoxSimServer {
         var recognized: String?
     }
 
-
     /// Reads the uploaded audio with libsndfile, as an HQ provider would, and (in pocketsphinx mode) recognizes it.
     func decode(_ bytes: ArraySlice<UInt8>, recognize: Bool) -> DecodedUpload? {
         let path = configuration.dataDirectory + "/upload-\(UUID().uuidString).tmp"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)), let file = try? SoundFile.open(path: path) else { return nil }
-        var upload = DecodedUpload(sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames,
-                                   container: file.container)
-        if recognize, case .whisper(let modelPath) = configuration.hq, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
+            let file = try? SoundFile.open(path: path)
+        else { return nil }
+        var upload = DecodedUpload(
+            sampleRate: file.sampleRate, channels: file.channels, float32: file.isFloat32, frames: file.frames,
+            container: file.container)
+        if recognize, case .whisper(let modelPath) = configuration.hq,
+            let samples = try? SpeechConversion.recognizerSamples(fromFile: path)
+        {
             // Linux priorities are per thread (who 0 is the calling thread) and its new threads inherit it
             // (whisper.cpp's OpenMP team is started by this thread); the server's thread keeps it, which serves an
             // embedded box well enough.
@@ -194,7 +230,8 @@ extension BoxSimServer {
         } else if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
             upload.recognized = recognizerLock.withLock { () -> String? in
                 if recognizer == nil {
-                    let model = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: configuration.dataDirectory + "/cache")
+                    let model = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(
+                        keptIn: configuration.dataDirectory + "/cache")
                     recognizer = try? PocketSphinxDecoder(model: model)
                 }
                 return try? recognizer?.transcribe(samples)

@@ -17,7 +17,9 @@ extension BoxSimServer {
         }
         var requested = 10_000.0
         if let value = object["timeoutMs"] {
-            guard let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c", number.doubleValue.isFinite else {
+            guard let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c",
+                number.doubleValue.isFinite
+            else {
                 return .json(400, ["error": "bad-request", "message": "timeoutMs must be a number"])
             }
             requested = number.doubleValue
@@ -27,9 +29,19 @@ extension BoxSimServer {
         eventSink.emit("chat-last-audio-request", ["requestId": requestId, "messageId": messageId])
         switch lastAudio.wait(requestId) {
         case .timeout:
-            return .json(504, ["error": "no-client", "message": "No client answered; one may not be connected right now. Try again later."])
+            return .json(
+                504,
+                [
+                    "error": "no-client",
+                    "message": "No client answered; one may not be connected right now. Try again later.",
+                ])
         case .none:
-            return .json(404, ["error": "no-audio", "message": "No recording is held for this message. Other messages may still have audio."])
+            return .json(
+                404,
+                [
+                    "error": "no-audio",
+                    "message": "No recording is held for this message. Other messages may still have audio.",
+                ])
         case .audio(let answer):
             var headers: [(String, String)] = [("Content-Type", answer.contentType)]
             if let recordedAt = answer.recordedAt { headers.append(("X-Recorded-At", recordedAt)) }
@@ -37,7 +49,9 @@ extension BoxSimServer {
                 // `text.slice(0, 1500)` counts UTF-16 code units; a cut inside a surrogate pair leaves a lone half,
                 // which encodeURIComponent refuses: the requester gets 500, not the recording.
                 let units = Array(text.utf16.prefix(1_500))
-                guard let cut = String(utf16CodeUnits: units, count: units.count) as String?, !Self.endsInLoneSurrogate(units) else {
+                guard let cut = String(utf16CodeUnits: units, count: units.count) as String?,
+                    !Self.endsInLoneSurrogate(units)
+                else {
                     return .json(500, ["error": "Internal server error"])
                 }
                 headers.append(("X-Message-Text", Self.percentEncode(cut)))
@@ -55,19 +69,29 @@ extension BoxSimServer {
 
     func answerLastAudio(requestId: String, _ request: SimRequest, _ body: RequestBody) -> SimResponse {
         if case .multipart(let contentType) = body {
-            guard let form = try? MultipartForm(body: request.body, contentType: contentType) else { return .json(500, ["error": "Internal server error"]) }
-            guard let fileIndex = form.parts.firstIndex(where: \.isFile) else { return .json(400, ["error": "No audio uploaded"]) }
+            guard let form = try? MultipartForm(body: request.body, contentType: contentType) else {
+                return .json(500, ["error": "Internal server error"])
+            }
+            guard let fileIndex = form.parts.firstIndex(where: \.isFile) else {
+                return .json(400, ["error": "No audio uploaded"])
+            }
             // Fields count only before the file part, as on the box.
             let fields = form.parts[..<fileIndex]
-            func field(_ name: String) -> String? { fields.last { $0.name == name }.map { String(decoding: $0.body, as: UTF8.self) } }
+            func field(_ name: String) -> String? {
+                fields.last { $0.name == name }.map { String(decoding: $0.body, as: UTF8.self) }
+            }
             let file = form.parts[fileIndex]
             // The requester gets the part's type; a part without one reads as text/plain.
-            let answer = LastAudioPending.Fulfillment(audio: Array(file.body), contentType: file.contentType ?? "text/plain",
-                                                      recordedAt: field("recordedAt"), text: field("text"),
-                                                      messageId: field("messageId"), sessionId: field("sessionId"))
+            let answer = LastAudioPending.Fulfillment(
+                audio: Array(file.body), contentType: file.contentType ?? "text/plain",
+                recordedAt: field("recordedAt"), text: field("text"),
+                messageId: field("messageId"), sessionId: field("sessionId"))
             switch lastAudio.fulfill(requestId, answer) {
             case .delivered: return .json(200, ["ok": true])
-            case .ignored: return .json(200, ["ok": false, "ignored": true, "message": "messageId did not match the pending request's target"])
+            case .ignored:
+                return .json(
+                    200,
+                    ["ok": false, "ignored": true, "message": "messageId did not match the pending request's target"])
             case .unknown: return .json(404, ["error": "unknown-request"])
             }
         }
@@ -79,7 +103,8 @@ extension BoxSimServer {
 
     /// encodeURIComponent: everything but A–Z a–z 0–9 - _ . ! ~ * ' ( ) is escaped.
     static func percentEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(127)))
         allowed.insert(charactersIn: "-_.!~*'()")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }

@@ -8,6 +8,7 @@ import Foundation
 /// Inspection and control live under `/boxsim/…` (no authentication; loopback only): mint a pairing link,
 /// list received messages and transcription calls.
 public final class BoxSimServer: @unchecked Sendable {
+    // @unchecked: `http` is set once during init; the rest of the mutable state is under `lock` (or `records`'s own).
     public let configuration: BoxSimConfiguration
     public var port: Int { http.port }
     /// What a pairing link names as `baseURL`.
@@ -33,23 +34,29 @@ public final class BoxSimServer: @unchecked Sendable {
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration
         records = try BoxSimRecords(directory: configuration.dataDirectory)
-        sessions = ChatSessions(directory: configuration.dataDirectory, configured: configuration.defaultSession,
-                                extra: configuration.extraSessions, seen: records.messages.map(\.session))
-        http = try HTTPServer(port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32,
-                              readBitsPerSecond: configuration.uplinkBitsPerSecond) { [unowned self] request in
+        sessions = ChatSessions(
+            directory: configuration.dataDirectory, configured: configuration.defaultSession,
+            extra: configuration.extraSessions, seen: records.messages.map(\.session))
+        http = try HTTPServer(
+            port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32,
+            readBitsPerSecond: configuration.uplinkBitsPerSecond
+        ) { [unowned self] request in
             self.route(request)
         }
-        events = try EventHub(server: http, dataDirectory: configuration.dataDirectory,
-                              pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
+        events = try EventHub(
+            server: http, dataDirectory: configuration.dataDirectory,
+            pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
         _ = eventSink.add { [weak events] name, data in events?.emitTransient(name, dataJSON: Self.json(data)) }
         let hub = events!
-        http.handleWebSockets(path: "/" + configuration.slug + "/api/trpc", .init(
-            authorize: { [unowned self] headers in
-                self.device(authorizing: headers) == nil ? #"{"error":"Not authenticated"}"# : nil
-            },
-            opened: { hub.opened($0) },
-            received: { hub.received($0, $1) },
-            closed: { hub.closed($0) }))
+        http.handleWebSockets(
+            path: "/" + configuration.slug + "/api/trpc",
+            .init(
+                authorize: { [unowned self] headers in
+                    self.device(authorizing: headers) == nil ? #"{"error":"Not authenticated"}"# : nil
+                },
+                opened: { hub.opened($0) },
+                received: { hub.received($0, $1) },
+                closed: { hub.closed($0) }))
     }
 
     public func stop() {
@@ -62,7 +69,9 @@ public final class BoxSimServer: @unchecked Sendable {
 
     /// Publishes a stored event, as the box does for chat activity; returns its id.
     @discardableResult
-    public func emitStoredEvent(_ name: String, _ data: [String: Any]) -> Int { events.emitStored(name, dataJSON: Self.json(data)) }
+    public func emitStoredEvent(_ name: String, _ data: [String: Any]) -> Int {
+        events.emitStored(name, dataJSON: Self.json(data))
+    }
 
     /// The session `GET /api/chat/default` names now.
     public var defaultSession: String? { lock.withLock { sessions.defaultSession } }
@@ -76,7 +85,10 @@ public final class BoxSimServer: @unchecked Sendable {
     }
 
     static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]))
+            ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -90,12 +102,15 @@ public final class BoxSimServer: @unchecked Sendable {
     public func mintPairingLink(label: String = "Bee Box", session: String? = nil) -> String {
         let ticket = Self.randomToken(bytes: 32)
         lock.withLock { tickets[ticket] = Date().addingTimeInterval(configuration.pairingTicketSeconds) }
-        var items = [URLQueryItem(name: "baseURL", value: baseURL), URLQueryItem(name: "label", value: label),
-                     URLQueryItem(name: "pairingToken", value: ticket)]
+        var items = [
+            URLQueryItem(name: "baseURL", value: baseURL), URLQueryItem(name: "label", value: label),
+            URLQueryItem(name: "pairingToken", value: ticket),
+        ]
         if let session { items.append(URLQueryItem(name: "session", value: session)) }
         var components = URLComponents()
         components.queryItems = items
-        let query = components.percentEncodedQuery!.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: "/", with: "%2F")
+        let query = components.percentEncodedQuery!.replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(
+            of: "/", with: "%2F")
         return "beebox://pair?" + query
     }
 
@@ -106,7 +121,10 @@ public final class BoxSimServer: @unchecked Sendable {
         let prefix = "/" + configuration.slug + "/api/"
         guard request.path.hasPrefix(prefix) else { return notFound(request) }
         let endpoint = String(request.path.dropFirst(prefix.count))
-        let known = ["pairing/redeem", "pairing/session", "chat/default", "chat/send", "chat/transcribe-audio", "chat/last-audio/request"]
+        let known = [
+            "pairing/redeem", "pairing/session", "chat/default", "chat/send", "chat/transcribe-audio",
+            "chat/last-audio/request",
+        ]
         guard known.contains(endpoint) || endpoint.hasPrefix("chat/last-audio/") else { return notFound(request) }
         // The framework reads the body by its Content-Type before any route code or authentication runs.
         let body: RequestBody
@@ -119,7 +137,9 @@ public final class BoxSimServer: @unchecked Sendable {
         case (_, "pairing/redeem"): return notFound(request)
         default: break
         }
-        guard let (device, byBearer) = device(authorizing: request.headers) else { return .json(401, ["error": "Not authenticated"]) }
+        guard let (device, byBearer) = device(authorizing: request.headers) else {
+            return .json(401, ["error": "Not authenticated"])
+        }
         var response: SimResponse
         switch (request.method, endpoint) {
         case ("POST", "pairing/session"): response = SimResponse(status: 204)
@@ -127,20 +147,24 @@ public final class BoxSimServer: @unchecked Sendable {
         case ("POST", "chat/send"): response = send(body)
         case ("POST", "chat/transcribe-audio"): response = transcribe(request, body)
         case ("POST", "chat/last-audio/request"): response = requestLastAudio(body)
-        case ("POST", let path) where path.hasPrefix("chat/last-audio/") && !path.dropFirst("chat/last-audio/".count).contains("/"):
+        case ("POST", let path)
+        where path.hasPrefix("chat/last-audio/") && !path.dropFirst("chat/last-audio/".count).contains("/"):
             response = answerLastAudio(requestId: String(path.dropFirst("chat/last-audio/".count)), request, body)
         default: return notFound(request)
         }
         // Every answer to a bearer-authenticated request sets the mobile cookie (contract §6).
         if byBearer, let cookie = device.cookie {
-            response.headers.append(("Set-Cookie", "bbx_mobile=\(cookie); Path=/\(configuration.slug); HttpOnly; SameSite=Lax"))
+            response.headers.append(
+                ("Set-Cookie", "bbx_mobile=\(cookie); Path=/\(configuration.slug); HttpOnly; SameSite=Lax"))
         }
         return response
     }
 
     /// fastify's answer for a route it does not have.
     private func notFound(_ request: SimRequest) -> SimResponse {
-        .json(404, ["message": "Route \(request.method):\(request.path) not found", "error": "Not Found", "statusCode": 404])
+        .json(
+            404,
+            ["message": "Route \(request.method):\(request.path) not found", "error": "Not Found", "statusCode": 404])
     }
 
     /// The device a request authenticates as — by the `bbx_mobile` cookie, checked first, else by the bearer token
@@ -149,7 +173,8 @@ public final class BoxSimServer: @unchecked Sendable {
         let devices = records.withLock { $0.devices }
         if let cookies = headers["cookie"] {
             for pair in cookies.split(separator: ";") {
-                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(
+                    String.init)
                 guard parts.count == 2, parts[0] == "bbx_mobile" else { continue }
                 if let device = devices.first(where: { $0.cookie == parts[1] }) { return (device, false) }
             }
@@ -164,13 +189,16 @@ public final class BoxSimServer: @unchecked Sendable {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
         func encoded<T: Encodable>(_ value: T) -> SimResponse {
-            SimResponse(status: 200, headers: [("Content-Type", SimResponse.jsonContentType)], body: Array((try? encoder.encode(value)) ?? Data()))
+            SimResponse(
+                status: 200, headers: [("Content-Type", SimResponse.jsonContentType)],
+                body: Array((try? encoder.encode(value)) ?? Data()))
         }
         let query = URLComponents(string: "?" + request.query)?.queryItems ?? []
         func parameter(_ name: String) -> String? { query.first { $0.name == name }?.value }
         switch (request.method, request.path) {
         case ("POST", "/boxsim/pair-link"):
-            return .json(200, ["link": mintPairingLink(label: parameter("label") ?? "Bee Box", session: parameter("session"))])
+            return .json(
+                200, ["link": mintPairingLink(label: parameter("label") ?? "Bee Box", session: parameter("session"))])
         case ("POST", "/boxsim/retranscribe"):
             // The agent's side (`bbx chat retranscribe`), without a device token.
             guard case .body(let body) = RequestBody.parse(request) else { return .json(400, ["error": "bad-request"]) }
@@ -183,9 +211,13 @@ public final class BoxSimServer: @unchecked Sendable {
             // Simulator feature (fault injection): `count` retranscription requests for `message` at once, as a
             // misbehaving agent or a hostile box would send them; nobody waits for the answers (they get 404).
             let count = min(max(Int(parameter("count") ?? "") ?? 0, 0), 100_000)
-            guard count > 0, let message = parameter("message"), !message.isEmpty else { return .json(400, ["error": "give count=N and message=ID"]) }
+            guard count > 0, let message = parameter("message"), !message.isEmpty else {
+                return .json(400, ["error": "give count=N and message=ID"])
+            }
             for _ in 0..<count {
-                events?.emitTransient("chat-last-audio-request", dataJSON: Self.json(["requestId": UUID().uuidString.lowercased(), "messageId": message]))
+                events?.emitTransient(
+                    "chat-last-audio-request",
+                    dataJSON: Self.json(["requestId": UUID().uuidString.lowercased(), "messageId": message]))
             }
             return .json(200, ["ok": true, "sent": count])
         case ("POST", "/boxsim/default"):
@@ -195,7 +227,9 @@ public final class BoxSimServer: @unchecked Sendable {
             return .json(200, ["sessionId": session as Any? ?? NSNull()])
         case ("POST", "/boxsim/session"):
             // Simulator feature: a session is being deleted, is gone, or is live.
-            guard let id = parameter("id"), !id.isEmpty, let state = parameter("state"), ["live", "deleting", "gone"].contains(state) else {
+            guard let id = parameter("id"), !id.isEmpty, let state = parameter("state"),
+                ["live", "deleting", "gone"].contains(state)
+            else {
                 return .json(400, ["error": "give id=SESSION and state=live|deleting|gone"])
             }
             setSession(id, state == "gone" ? nil : state == "live" ? .live : .deleting)
@@ -206,8 +240,13 @@ public final class BoxSimServer: @unchecked Sendable {
         case ("GET", "/boxsim/messages"): return encoded(messages)
         case ("GET", "/boxsim/transcriptions"): return encoded(transcriptions)
         case ("GET", "/boxsim/status"):
-            return .json(200, ["baseURL": baseURL, "hq": configuration.hq.description, "devices": devices.count, "messages": messages.count,
-                               "defaultSession": defaultSession as Any? ?? NSNull()])
+            return .json(
+                200,
+                [
+                    "baseURL": baseURL, "hq": configuration.hq.description, "devices": devices.count,
+                    "messages": messages.count,
+                    "defaultSession": defaultSession as Any? ?? NSNull(),
+                ])
         default: return .json(404, ["error": "Not found"])
         }
     }
@@ -221,7 +260,9 @@ public final class BoxSimServer: @unchecked Sendable {
         // Optional; when present a non-empty string (the ticket stays unspent otherwise). Trimmed; blank → the default.
         var deviceLabel = "iOS companion"
         if let label = object["deviceLabel"] {
-            guard let text = label as? String, !text.isEmpty else { return .json(400, ["error": "deviceLabel must be a non-empty string"]) }
+            guard let text = label as? String, !text.isEmpty else {
+                return .json(400, ["error": "deviceLabel must be a non-empty string"])
+            }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { deviceLabel = trimmed }
         }
@@ -230,18 +271,26 @@ public final class BoxSimServer: @unchecked Sendable {
             return expiry > Date()
         }
         guard valid else { return .json(401, ["error": "Pairing code is invalid or expired."]) }
-        let device = SimDevice(deviceId: UUID().uuidString.lowercased(), label: deviceLabel, token: Self.randomToken(bytes: 32), pairedAt: Date(),
-                               cookie: Self.randomToken(bytes: 32))
+        let device = SimDevice(
+            deviceId: UUID().uuidString.lowercased(), label: deviceLabel, token: Self.randomToken(bytes: 32),
+            pairedAt: Date(),
+            cookie: Self.randomToken(bytes: 32))
         records.withLock { $0.addDevice(device) }
-        return .json(200, ["boxSlug": configuration.slug.split(separator: "/").last.map(String.init) ?? configuration.slug,
-                           "label": "Bee Box", "deviceId": device.deviceId, "deviceLabel": device.label, "token": device.token])
+        return .json(
+            200,
+            [
+                "boxSlug": configuration.slug.split(separator: "/").last.map(String.init) ?? configuration.slug,
+                "label": "Bee Box", "deviceId": device.deviceId, "deviceLabel": device.label, "token": device.token,
+            ])
     }
 
     static func randomToken(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 }
 

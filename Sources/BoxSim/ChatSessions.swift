@@ -22,7 +22,9 @@ struct ChatSessions: Sendable {
 
     init(directory: String, configured defaultSession: String?, extra: [String], seen: [String]) {
         path = directory + "/sessions.json"
-        let saved = FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(File.self, from: $0) }
+        let saved = FileManager.default.contents(atPath: path).flatMap {
+            try? JSONDecoder().decode(File.self, from: $0)
+        }
         sessions = saved?.sessions ?? [:]
         self.defaultSession = saved?.defaultSession
         for id in extra + seen where sessions[id] == nil { sessions[id] = .live }

@@ -58,9 +58,13 @@ final class EventHub: @unchecked Sendable {
         case .pong:
             break
         case .unreadable:
-            send(EventFrames.error(.init(id: nil), message: "Unable to parse message", code: .parseError, path: nil), to: connection)
+            send(
+                EventFrames.error(.init(id: nil), message: "Unable to parse message", code: .parseError, path: nil),
+                to: connection)
         case .unknownMethod(let reply, let method):
-            send(EventFrames.error(reply, message: "Unknown method \"\(method)\"", code: .badRequest, path: nil), to: connection)
+            send(
+                EventFrames.error(reply, message: "Unknown method \"\(method)\"", code: .badRequest, path: nil),
+                to: connection)
         case .subscribe(let reply, let path, let lastEventId):
             subscribe(connection, reply, path: path, lastEventId: lastEventId)
         case .stop(let reply):
@@ -73,17 +77,26 @@ final class EventHub: @unchecked Sendable {
         }
     }
 
-    private func subscribe(_ connection: Int, _ reply: EventFrames.Reply, path: String, lastEventId: EventFrames.LastEventID) {
+    private func subscribe(
+        _ connection: Int, _ reply: EventFrames.Reply, path: String, lastEventId: EventFrames.LastEventID
+    ) {
         guard let id = reply.id else {
-            send(EventFrames.error(reply, message: "A subscription needs an id", code: .badRequest, path: nil), to: connection)
+            send(
+                EventFrames.error(reply, message: "A subscription needs an id", code: .badRequest, path: nil),
+                to: connection)
             return
         }
         guard path == Self.subscriptionPath else {
-            send(EventFrames.error(reply, message: "No \"subscription\"-procedure on path \"\(path)\"", code: .notFound, path: path), to: connection)
+            send(
+                EventFrames.error(
+                    reply, message: "No \"subscription\"-procedure on path \"\(path)\"", code: .notFound, path: path),
+                to: connection)
             return
         }
         if case .invalid = lastEventId {
-            send(EventFrames.error(reply, message: "lastEventId must be a string", code: .badRequest, path: path), to: connection)
+            send(
+                EventFrames.error(reply, message: "lastEventId must be a string", code: .badRequest, path: path),
+                to: connection)
             return
         }
         // Registering, answering `started` and replaying happen under the lock, so a live event emitted meanwhile
@@ -92,14 +105,18 @@ final class EventHub: @unchecked Sendable {
             guard connections[connection] != nil else { return }
             guard connections[connection]?.subscriptions[id] == nil else {
                 // The earlier subscription under this id stays live.
-                server?.send(EventFrames.error(reply, message: "Duplicate id \(id)", code: .badRequest, path: path), to: connection)
+                server?.send(
+                    EventFrames.error(reply, message: "Duplicate id \(id)", code: .badRequest, path: path),
+                    to: connection)
                 return
             }
             connections[connection]?.subscriptions[id] = reply
             server?.send(EventFrames.started(reply), to: connection)
             if case .given(let last) = lastEventId {
                 for event in stored.after(last) {
-                    server?.send(EventFrames.event(reply, name: event.name, dataJSON: event.data, trackedId: String(event.id)), to: connection)
+                    server?.send(
+                        EventFrames.event(reply, name: event.name, dataJSON: event.data, trackedId: String(event.id)),
+                        to: connection)
                 }
             }
         }
@@ -133,7 +150,10 @@ final class EventHub: @unchecked Sendable {
         lock.withLock {
             for (connection, state) in connections {
                 for reply in state.subscriptions.values {
-                    server?.send(EventFrames.error(reply, message: message, code: .internalServerError, path: Self.subscriptionPath), to: connection)
+                    server?.send(
+                        EventFrames.error(
+                            reply, message: message, code: .internalServerError, path: Self.subscriptionPath),
+                        to: connection)
                     server?.send(EventFrames.stopped(reply), to: connection)
                 }
                 connections[connection]?.subscriptions.removeAll()
@@ -145,7 +165,8 @@ final class EventHub: @unchecked Sendable {
     private func deliverLocked(_ name: String, _ dataJSON: String, trackedId: String?) {
         for (connection, state) in connections {
             for reply in state.subscriptions.values {
-                server?.send(EventFrames.event(reply, name: name, dataJSON: dataJSON, trackedId: trackedId), to: connection)
+                server?.send(
+                    EventFrames.event(reply, name: name, dataJSON: dataJSON, trackedId: trackedId), to: connection)
             }
         }
     }

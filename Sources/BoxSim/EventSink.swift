@@ -2,6 +2,7 @@ import Foundation
 
 /// Fans the box's transient events out to whoever listens (the event WebSocket, tests).
 final class EventSink: @unchecked Sendable {
+    // @unchecked: `handlers` and `nextToken` are touched under `lock` only.
     typealias Handler = @Sendable (String, [String: String]) -> Void
     private let lock = NSLock()
     private var handlers: [Int: Handler] = [:]

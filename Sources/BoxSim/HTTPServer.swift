@@ -29,13 +29,16 @@ public struct SimResponse: Sendable {
     public static let jsonContentType = "application/json; charset=utf-8"
 
     public static func json(_ status: Int, _ object: Any) -> SimResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return SimResponse(status: status, headers: [("Content-Type", jsonContentType)], body: Array(data))
     }
 }
 
 /// An HTTP server on loopback, on civetweb. This file is the only place that imports the civetweb C module.
 final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `context` is set at start and cleared at stop; connections and pacing are under their own locks.
     typealias Handler = @Sendable (SimRequest) -> SimResponse
 
     let port: Int
@@ -56,15 +59,20 @@ final class HTTPServer: @unchecked Sendable {
     private static let libraryInit: Void = { _ = mg_init_library(0) }()
 
     /// Listens on 127.0.0.1:`port` (0: any free port).
-    init(port: Int, maxBodyBytes: Int, threads: Int = 8, readBitsPerSecond: Double? = nil, handler: @escaping Handler) throws {
+    init(port: Int, maxBodyBytes: Int, threads: Int = 8, readBitsPerSecond: Double? = nil, handler: @escaping Handler)
+        throws
+    {
         _ = Self.libraryInit
         self.handler = handler
         self.readBitsPerSecond = readBitsPerSecond
         self.maxBodyBytes = maxBodyBytes
         var callbacks = mg_callbacks()
-        callbacks.log_message = { _, _ in 1 }  // civetweb would print to stderr; the simulator reports through its own log
-        let options = ["listening_ports", "127.0.0.1:\(port)", "num_threads", "\(threads)", "enable_keep_alive", "yes",
-                       "request_timeout_ms", "180000"]
+        // civetweb would print to stderr; the simulator reports through its own log
+        callbacks.log_message = { _, _ in 1 }
+        let options = [
+            "listening_ports", "127.0.0.1:\(port)", "num_threads", "\(threads)", "enable_keep_alive", "yes",
+            "request_timeout_ms", "180000",
+        ]
         var cStrings = options.map { strdup($0) } + [nil]
         defer { cStrings.forEach { free($0) } }
         let started = cStrings.withUnsafeMutableBufferPointer { buffer in
@@ -72,15 +80,19 @@ final class HTTPServer: @unchecked Sendable {
                 mg_start(&callbacks, nil, options)
             }
         }
-        guard let started else { throw StartFailure(message: "cannot listen on 127.0.0.1:\(port) (in use, or not allowed)") }
+        guard let started else {
+            throw StartFailure(message: "cannot listen on 127.0.0.1:\(port) (in use, or not allowed)")
+        }
         context = started
         var ports = [mg_server_port](repeating: mg_server_port(), count: 1)
         _ = mg_get_server_ports(started, 1, &ports)
         self.port = Int(ports[0].port)
-        mg_set_request_handler(started, "/", { connection, data in
-            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-            return server.serve(connection!)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        mg_set_request_handler(
+            started, "/",
+            { connection, data in
+                let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+                return server.serve(connection!)
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     // MARK: WebSocket
@@ -101,19 +113,24 @@ final class HTTPServer: @unchecked Sendable {
 
     func handleWebSockets(path: String, _ handlers: WebSocketHandlers) {
         webSocketHandlers = handlers
-        mg_set_websocket_handler(context, path, { connection, data in
-            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-            return server.webSocketConnect(connection!)
-        }, { connection, data in
-            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-            server.webSocketReady(connection!)
-        }, { connection, bits, payload, length, data in
-            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-            return server.webSocketData(connection!, bits: bits, payload: payload, length: length)
-        }, { connection, data in
-            let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-            server.webSocketClosed(connection!)
-        }, Unmanaged.passUnretained(self).toOpaque())
+        mg_set_websocket_handler(
+            context, path,
+            { connection, data in
+                let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+                return server.webSocketConnect(connection!)
+            },
+            { connection, data in
+                let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+                server.webSocketReady(connection!)
+            },
+            { connection, bits, payload, length, data in
+                let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+                return server.webSocketData(connection!, bits: bits, payload: payload, length: length)
+            },
+            { connection, data in
+                let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+                server.webSocketClosed(connection!)
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Sends a text frame; false when the connection is gone.
@@ -133,7 +150,9 @@ final class HTTPServer: @unchecked Sendable {
     /// civetweb then sees the connection end and cleans up as for any dropped client.
     func cut(_ id: Int) {
         let ports: (remote: Int, local: Int)? = connectionsLock.withLock {
-            guard let connection = connections[id], let info = mg_get_request_info(connection)?.pointee else { return nil }
+            guard let connection = connections[id], let info = mg_get_request_info(connection)?.pointee else {
+                return nil
+            }
             return (Int(info.remote_port), Int(info.server_port))
         }
         guard let ports, let descriptor = Self.socket(remotePort: ports.remote, localPort: ports.local) else { return }
@@ -145,7 +164,9 @@ final class HTTPServer: @unchecked Sendable {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
         for entry in entries {
             guard let descriptor = Int32(entry) else { continue }
-            if port(of: descriptor, peer: true) == remotePort, port(of: descriptor, peer: false) == localPort { return descriptor }
+            if port(of: descriptor, peer: true) == remotePort, port(of: descriptor, peer: false) == localPort {
+                return descriptor
+            }
         }
         return nil
     }
@@ -154,7 +175,9 @@ final class HTTPServer: @unchecked Sendable {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(descriptor, $0, &length) : getsockname(descriptor, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? getpeername(descriptor, $0, &length) : getsockname(descriptor, $0, &length)
+            }
         }
         guard result == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -178,7 +201,9 @@ final class HTTPServer: @unchecked Sendable {
     private func webSocketConnect(_ connection: OpaquePointer) -> Int32 {
         guard let refusal = webSocketHandlers?.authorize(headers(of: connection)) else { return 0 }
         // Refuse the upgrade with a real HTTP 401, as the box does, so clients can tell "re-pair" from "down".
-        let response = "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: \(refusal.utf8.count)\r\nConnection: close\r\n\r\n\(refusal)"
+        let response =
+            "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: "
+            + "\(refusal.utf8.count)\r\nConnection: close\r\n\r\n\(refusal)"
         _ = Array(response.utf8).withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) }
         return 1
     }
@@ -189,11 +214,14 @@ final class HTTPServer: @unchecked Sendable {
         webSocketHandlers?.opened(id)
     }
 
-    private func webSocketData(_ connection: OpaquePointer, bits: Int32, payload: UnsafeMutablePointer<CChar>?, length: Int) -> Int32 {
+    private func webSocketData(
+        _ connection: OpaquePointer, bits: Int32, payload: UnsafeMutablePointer<CChar>?, length: Int
+    ) -> Int32 {
         let opcode = bits & 0x0F
         if opcode == Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) { return 0 }
         guard opcode == Int32(MG_WEBSOCKET_OPCODE_TEXT) else { return 1 }  // control-frame pings do not count
-        let text = payload.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
+        let text =
+            payload.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
         webSocketHandlers?.received(Self.id(of: connection), text)
         return 1
     }
@@ -240,7 +268,8 @@ final class HTTPServer: @unchecked Sendable {
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 }
             }
-            response = body.count > maxBodyBytes
+            response =
+                body.count > maxBodyBytes
                 ? .json(413, ["error": "Request body too large (limit \(maxBodyBytes / 1_000_000) MB)"])
                 : handler(SimRequest(method: method, path: path, query: query, headers: headers, body: body))
         }
@@ -248,7 +277,9 @@ final class HTTPServer: @unchecked Sendable {
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(response.body.count)\r\n\r\n"
         _ = Array(head.utf8).withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) }
-        if !response.body.isEmpty { _ = response.body.withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) } }
+        if !response.body.isEmpty {
+            _ = response.body.withUnsafeBytes { mg_write(connection, $0.baseAddress, $0.count) }
+        }
         return Int32(response.status)
     }
 

@@ -5,6 +5,7 @@ import Foundation
 /// the first `none` cancels the timeout and starts a grace window as long as the timeout, during which audio
 /// may still win; after it the requester gets `no-audio`; with no answer at all, `no-client`.
 final class LastAudioPending: @unchecked Sendable {
+    // @unchecked: `requests` is read and written under `condition` only (requesters wait on it).
     struct Fulfillment: Sendable {
         var audio: [UInt8]
         var contentType: String
@@ -38,13 +39,17 @@ final class LastAudioPending: @unchecked Sendable {
     /// Registers a request; its id is server-minted.
     func create(messageId: String, timeout: TimeInterval) -> String {
         let id = UUID().uuidString.lowercased()
-        condition.withLock { requests[id] = Request(messageId: messageId, timeout: timeout, deadline: Date().addingTimeInterval(timeout)) }
+        condition.withLock {
+            requests[id] = Request(messageId: messageId, timeout: timeout, deadline: Date().addingTimeInterval(timeout))
+        }
         return id
     }
 
     /// Ids and message ids of requests still waiting (for inspection).
     var pending: [(requestId: String, messageId: String)] {
-        condition.withLock { requests.filter { $0.value.fulfillment == nil }.map { ($0.key, $0.value.messageId) }.sorted { $0.0 < $1.0 } }
+        condition.withLock {
+            requests.filter { $0.value.fulfillment == nil }.map { ($0.key, $0.value.messageId) }.sorted { $0.0 < $1.0 }
+        }
     }
 
     /// Blocks the requester until the request settles; afterwards the id is unknown.
@@ -64,7 +69,9 @@ final class LastAudioPending: @unchecked Sendable {
 
     func fulfill(_ id: String, _ fulfillment: Fulfillment) -> AnswerResult {
         condition.withLock {
-            guard var request = requests[id], request.fulfillment == nil, Date() < request.deadline else { return .unknown }
+            guard var request = requests[id], request.fulfillment == nil, Date() < request.deadline else {
+                return .unknown
+            }
             guard fulfillment.messageId == request.messageId else { return .ignored }  // echo-and-verify
             request.fulfillment = fulfillment
             requests[id] = request
@@ -76,7 +83,9 @@ final class LastAudioPending: @unchecked Sendable {
     /// False when the request is unknown (settled, timed out, never existed).
     func reportNone(_ id: String) -> Bool {
         condition.withLock {
-            guard var request = requests[id], request.fulfillment == nil, Date() < request.deadline else { return false }
+            guard var request = requests[id], request.fulfillment == nil, Date() < request.deadline else {
+                return false
+            }
             if !request.noneSeen {
                 request.noneSeen = true
                 request.deadline = Date().addingTimeInterval(request.timeout)

@@ -23,25 +23,41 @@ public struct MultipartForm: Sendable {
     public let parts: [Part]
 
     public init(body: [UInt8], contentType: String) throws {
-        guard contentType.lowercased().hasPrefix("multipart/form-data") else { throw Malformed(reason: "not multipart/form-data") }
-        guard let boundaryParameter = contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) })
-            .first(where: { $0.lowercased().hasPrefix("boundary=") }) else { throw Malformed(reason: "no boundary") }
+        guard contentType.lowercased().hasPrefix("multipart/form-data") else {
+            throw Malformed(reason: "not multipart/form-data")
+        }
+        guard
+            let boundaryParameter = contentType.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { $0.lowercased().hasPrefix("boundary=") })
+        else { throw Malformed(reason: "no boundary") }
         var boundary = String(boundaryParameter.dropFirst("boundary=".count))
-        if boundary.hasPrefix("\""), boundary.hasSuffix("\""), boundary.count >= 2 { boundary = String(boundary.dropFirst().dropLast()) }
+        if boundary.hasPrefix("\""), boundary.hasSuffix("\""), boundary.count >= 2 {
+            boundary = String(boundary.dropFirst().dropLast())
+        }
         guard !boundary.isEmpty else { throw Malformed(reason: "empty boundary") }
         let delimiter = Array("--\(boundary)".utf8)
         let separator = Array("\r\n--\(boundary)".utf8)
-        guard var cursor = Self.find(delimiter, in: body, from: 0) else { throw Malformed(reason: "no opening boundary") }
+        guard var cursor = Self.find(delimiter, in: body, from: 0) else {
+            throw Malformed(reason: "no opening boundary")
+        }
         cursor += delimiter.count
         var parts: [Part] = []
         while true {
-            if body.count >= cursor + 2, body[cursor] == UInt8(ascii: "-"), body[cursor + 1] == UInt8(ascii: "-") { break }
-            guard body.count >= cursor + 2, body[cursor] == 13, body[cursor + 1] == 10 else { throw Malformed(reason: "boundary not followed by CRLF") }
+            if body.count >= cursor + 2, body[cursor] == UInt8(ascii: "-"), body[cursor + 1] == UInt8(ascii: "-") {
+                break
+            }
+            guard body.count >= cursor + 2, body[cursor] == 13, body[cursor + 1] == 10 else {
+                throw Malformed(reason: "boundary not followed by CRLF")
+            }
             cursor += 2
-            guard let headerEnd = Self.find(Array("\r\n\r\n".utf8), in: body, from: cursor) else { throw Malformed(reason: "part headers never end") }
+            guard let headerEnd = Self.find(Array("\r\n\r\n".utf8), in: body, from: cursor) else {
+                throw Malformed(reason: "part headers never end")
+            }
             let headerText = String(decoding: body[cursor..<headerEnd], as: UTF8.self)
             let bodyStart = headerEnd + 4
-            guard let bodyEnd = Self.find(separator, in: body, from: bodyStart) else { throw Malformed(reason: "part never closed") }
+            guard let bodyEnd = Self.find(separator, in: body, from: bodyStart) else {
+                throw Malformed(reason: "part never closed")
+            }
             var name: String?
             var filename: String?
             var type: String?
@@ -65,7 +81,9 @@ public struct MultipartForm: Sendable {
         for piece in line.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             guard piece.lowercased().hasPrefix(key + "=") else { continue }
             var value = String(piece.dropFirst(key.count + 1))
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
             return value
         }
         return nil

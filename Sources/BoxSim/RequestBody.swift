@@ -17,14 +17,22 @@ enum RequestBody {
     /// The parsed body, or the framework's refusal.
     static func parse(_ request: SimRequest) -> Parsed {
         let contentType = request.header("content-type") ?? ""
-        let media = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let media =
+            contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         switch media {
         case "application/json":
             guard !request.body.isEmpty else {
-                return .refused(frameworkError(400, "FST_ERR_CTP_EMPTY_JSON_BODY", "Body cannot be empty when content-type is set to 'application/json'"))
+                return .refused(
+                    frameworkError(
+                        400, "FST_ERR_CTP_EMPTY_JSON_BODY",
+                        "Body cannot be empty when content-type is set to 'application/json'"))
             }
-            guard let value = try? JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed]) else {
-                return .refused(frameworkError(400, "FST_ERR_CTP_INVALID_JSON_BODY", "Body is not valid JSON but content-type is set to 'application/json'"))
+            guard let value = try? JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed])
+            else {
+                return .refused(
+                    frameworkError(
+                        400, "FST_ERR_CTP_INVALID_JSON_BODY",
+                        "Body is not valid JSON but content-type is set to 'application/json'"))
             }
             return .body(.json(value))
         case "text/plain":
@@ -34,7 +42,9 @@ enum RequestBody {
         case "" where request.body.isEmpty:
             return .body(.none)
         default:
-            return .refused(frameworkError(415, "FST_ERR_CTP_INVALID_MEDIA_TYPE", "Unsupported Media Type: \(media.isEmpty ? "none" : media)"))
+            return .refused(
+                frameworkError(
+                    415, "FST_ERR_CTP_INVALID_MEDIA_TYPE", "Unsupported Media Type: \(media.isEmpty ? "none" : media)"))
         }
     }
 
@@ -45,6 +55,11 @@ enum RequestBody {
     }
 
     static func frameworkError(_ status: Int, _ code: String, _ message: String) -> SimResponse {
-        .json(status, ["statusCode": status, "code": code, "error": status == 415 ? "Unsupported Media Type" : "Bad Request", "message": message])
+        .json(
+            status,
+            [
+                "statusCode": status, "code": code, "error": status == 415 ? "Unsupported Media Type" : "Bad Request",
+                "message": message,
+            ])
     }
 }

@@ -8,6 +8,7 @@ import Glibc
 ///
 /// Not thread-safe: after `open` it belongs to the one capture thread that reads it.
 public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
+    // @unchecked: the handle is used by the one capture thread that opened it (see above); nothing else touches it.
     public let name: String
     public let format: SampleFormat
     public let sampleRate: Int
@@ -37,8 +38,9 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
         let pcm = try Self.open(name, configFile: configFile, stream: SND_PCM_STREAM_CAPTURE)
         handle = pcm
         do {
-            let negotiated = try Self.negotiate(pcm, name: name, formats: formats, rate: sampleRate,
-                                                periodFrames: sampleRate * periodMilliseconds / 1000)
+            let negotiated = try Self.negotiate(
+                pcm, name: name, formats: formats, rate: sampleRate,
+                periodFrames: sampleRate * periodMilliseconds / 1000)
             format = negotiated.format
             self.sampleRate = negotiated.rate
             periodFrames = negotiated.period
@@ -68,8 +70,9 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
             let ready = snd_pcm_wait(handle, Int32(stallSeconds * 1_000))
             switch ready {
             case 0:
-                throw ALSAError(kind: .stalled, device: name, operation: "snd_pcm_wait", code: -ETIMEDOUT,
-                                libraryMessage: "no audio for \(stallSeconds) s")
+                throw ALSAError(
+                    kind: .stalled, device: name, operation: "snd_pcm_wait", code: -ETIMEDOUT,
+                    libraryMessage: "no audio for \(stallSeconds) s")
             case -EPIPE: return .overrun
             case -ESTRPIPE: return .suspended
             case -EINTR, -EAGAIN: return .frames(0)
@@ -117,10 +120,13 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
             if rc < 0 { throw error(kind, name, op, rc) }
         }
         try check(snd_pcm_hw_params_any(pcm, params), "snd_pcm_hw_params_any")
-        try check(snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
-        guard let chosen = formats.first(where: { snd_pcm_hw_params_test_format(pcm, params, $0.alsaValue) == 0 }) else {
-            throw ALSAError(kind: .unsupportedConfiguration, device: name, operation: "snd_pcm_hw_params_test_format",
-                            code: -EINVAL, libraryMessage: "none of \(formats.map(\.rawValue).joined(separator: ", ")) is offered")
+        try check(
+            snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
+        guard let chosen = formats.first(where: { snd_pcm_hw_params_test_format(pcm, params, $0.alsaValue) == 0 })
+        else {
+            throw ALSAError(
+                kind: .unsupportedConfiguration, device: name, operation: "snd_pcm_hw_params_test_format",
+                code: -EINVAL, libraryMessage: "none of \(formats.map(\.rawValue).joined(separator: ", ")) is offered")
         }
         try check(snd_pcm_hw_params_set_format(pcm, params, chosen.alsaValue), "snd_pcm_hw_params_set_format")
         try check(snd_pcm_hw_params_set_channels(pcm, params, 1), "snd_pcm_hw_params_set_channels")
@@ -129,14 +135,17 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
         rc = snd_pcm_hw_params_set_rate_near(pcm, params, &actualRate, nil)
         try check(rc, "snd_pcm_hw_params_set_rate_near")
         guard Int(actualRate) == rate else {
-            throw ALSAError(kind: .unsupportedConfiguration, device: name, operation: "snd_pcm_hw_params_set_rate_near",
-                            code: -EINVAL, libraryMessage: "device offers \(actualRate) Hz, not \(rate) Hz")
+            throw ALSAError(
+                kind: .unsupportedConfiguration, device: name, operation: "snd_pcm_hw_params_set_rate_near",
+                code: -EINVAL, libraryMessage: "device offers \(actualRate) Hz, not \(rate) Hz")
         }
         var period = snd_pcm_uframes_t(periodFrames)
-        try check(snd_pcm_hw_params_set_period_size_near(pcm, params, &period, nil), "snd_pcm_hw_params_set_period_size_near")
+        try check(
+            snd_pcm_hw_params_set_period_size_near(pcm, params, &period, nil), "snd_pcm_hw_params_set_period_size_near")
         // Eight periods (~160 ms) of slack before an overrun when the capture thread is descheduled.
         var buffer = period * 8
-        try check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &buffer), "snd_pcm_hw_params_set_buffer_size_near")
+        try check(
+            snd_pcm_hw_params_set_buffer_size_near(pcm, params, &buffer), "snd_pcm_hw_params_set_buffer_size_near")
         try check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
         return Negotiated(format: chosen, rate: rate, period: Int(period), buffer: Int(buffer))
     }

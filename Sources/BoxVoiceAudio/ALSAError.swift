@@ -35,18 +35,25 @@ public struct ALSAError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .deviceNotFound:
-            "capture device '\(device)' was not found (ALSA: \(libraryMessage)). Nothing was recorded. Run `boxvoice devices` to list capture devices, then pass one with --device."
+            "capture device '\(device)' was not found (ALSA: \(libraryMessage)). Nothing was recorded. Run `boxvoice "
+                + "devices` to list capture devices, then pass one with --device."
         case .deviceBusy:
-            "capture device '\(device)' is busy: another program is using it (ALSA: \(libraryMessage)). Nothing was recorded. Close that program or pick another device from `boxvoice devices`."
+            "capture device '\(device)' is busy: another program is using it (ALSA: \(libraryMessage)). Nothing was "
+                + "recorded. Close that program or pick another device from `boxvoice devices`."
         case .unsupportedConfiguration:
-            "capture device '\(device)' cannot record 48 kHz mono in FLOAT_LE, S32_LE or S16_LE (ALSA: \(libraryMessage)). Pick another device from `boxvoice devices` (the `plug`-based ones such as 'default' convert)."
+            "capture device '\(device)' cannot record 48 kHz mono in FLOAT_LE, S32_LE or S16_LE (ALSA: "
+                + "\(libraryMessage)). Pick another device from `boxvoice devices` (the `plug`-based ones such as "
+                + "'default' convert)."
         case .io:
-            "reading from capture device '\(device)' failed in \(operation) (ALSA: \(libraryMessage)). Segments already closed are kept."
+            "reading from capture device '\(device)' failed in \(operation) (ALSA: \(libraryMessage)). Segments "
+                + "already closed are kept."
         case .configuration:
             "the ALSA configuration '\(device)' could not be loaded (ALSA: \(libraryMessage))."
         case .stalled:
-            "capture device '\(device)' stopped delivering audio (\(libraryMessage)): it was unplugged, or the sound server removed it. "
-                + "Everything recorded up to then is kept. Check the microphone, or pick another device from `boxvoice devices`."
+            "capture device '\(device)' stopped delivering audio (\(libraryMessage)): it was unplugged, or the sound "
+                + "server removed it. "
+                + "Everything recorded up to then is kept. Check the microphone, or pick another device from `boxvoice "
+                + "devices`."
         }
     }
 }

@@ -17,7 +17,8 @@ public final class ALSAPlaybackPCM: @unchecked Sendable {
         self.sampleRate = sampleRate
         let pcm = try ALSACapturePCM.open(name, configFile: configFile, stream: SND_PCM_STREAM_PLAYBACK)
         handle = pcm
-        let rc = snd_pcm_set_params(pcm, SampleFormat.float32LE.alsaValue, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 100_000)
+        let rc = snd_pcm_set_params(
+            pcm, SampleFormat.float32LE.alsaValue, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, 100_000)
         guard rc >= 0 else {
             snd_pcm_close(pcm)
             handle = nil

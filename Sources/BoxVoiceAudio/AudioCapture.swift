@@ -6,6 +6,7 @@ import Synchronization
 /// The capture thread does nothing but read, convert and enqueue: it never touches disk or network,
 /// so a slow consumer costs dropped chunks (counted), never a device overrun.
 public final class AudioCapture: @unchecked Sendable {
+    // @unchecked: statistics and the failure are under `lock`; the stop flag is atomic; `thread` is set before start.
     public struct Statistics: Sendable, Equatable {
         /// Frames read from the device while recording (dropped ones included).
         public var framesCaptured: Int64 = 0

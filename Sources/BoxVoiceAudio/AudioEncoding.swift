@@ -56,15 +56,18 @@ public enum AudioEncoding {
         let partial = output + ".partial"
         unlink(partial)
         do {
-            let file: SoundFile = switch codec {
-            case .opus(let rate): try SoundFile.createOggOpus(path: partial, bitsPerSecond: rate)
-            case .flac: try SoundFile.createFLAC(path: partial)
-            }
+            let file: SoundFile =
+                switch codec {
+                case .opus(let rate): try SoundFile.createOggOpus(path: partial, bitsPerSecond: rate)
+                case .flac: try SoundFile.createFLAC(path: partial)
+                }
             var frames: Int64 = 0
             for input in inputs {
                 let source = try SoundFile.open(path: input)
                 guard source.sampleRate == 48_000, source.channels == 1 else {
-                    throw SoundFileError(path: input, operation: "encode", libraryMessage: "expected 48 kHz mono, found \(source.sampleRate) Hz × \(source.channels)")
+                    throw SoundFileError(
+                        path: input, operation: "encode",
+                        libraryMessage: "expected 48 kHz mono, found \(source.sampleRate) Hz × \(source.channels)")
                 }
                 while true {
                     let chunk = try source.read(maxFrames: 48_000)
@@ -78,7 +81,9 @@ public enum AudioEncoding {
             try sync(partial)
             guard rename(partial, output) == 0 else {
                 let code = errno
-                throw SoundFileError(path: output, operation: "rename", libraryMessage: String(cString: strerror(code)), systemError: code)
+                throw SoundFileError(
+                    path: output, operation: "rename", libraryMessage: String(cString: strerror(code)),
+                    systemError: code)
             }
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int64) ?? 0
             return Encoded(frames: frames, bytes: bytes, cpuSeconds: threadCPUSeconds() - started)
@@ -94,7 +99,8 @@ public enum AudioEncoding {
         defer { close(fd) }
         guard fsync(fd) == 0 else {
             let code = errno
-            throw SoundFileError(path: path, operation: "sync", libraryMessage: String(cString: strerror(code)), systemError: code)
+            throw SoundFileError(
+                path: path, operation: "sync", libraryMessage: String(cString: strerror(code)), systemError: code)
         }
     }
 

@@ -17,6 +17,7 @@ public struct AudioChunk: Sendable, Equatable {
 /// caller counts it as dropped (a real-time device would overrun anyway if the reader stalled).
 /// `put` waits for room and is only for sources without a device clock.
 public final class FrameQueue: @unchecked Sendable {
+    // @unchecked: every field is touched with `condition` held (takers and putters really wait on it).
     private let condition = NSCondition()
     private var chunks: [AudioChunk] = []
     private var head = 0

@@ -7,6 +7,7 @@ import Foundation
 /// PCM would fill those seconds with minutes of audio. Once paced, the source behaves like a microphone, so a slow
 /// consumer loses chunks as it would live.
 public final class PacedCapturePCM: CapturePCM, @unchecked Sendable {
+    // @unchecked: its counters belong to the one capture thread that reads it, like the PCM it wraps.
     private let source: CapturePCM
     private var delivered: Int64 = 0
     private var started: ContinuousClock.Instant?
@@ -28,7 +29,9 @@ public final class PacedCapturePCM: CapturePCM, @unchecked Sendable {
         // Frames come out when they would have been recorded, not before.
         let due = start + .nanoseconds(delivered * 1_000_000_000 / Int64(sampleRate))
         let wait = clock.now.duration(to: due)
-        if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18) }
+        if wait > .zero {
+            Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18)
+        }
         let outcome = try source.read(into: buffer, frames: frames)
         if case .frames(let count) = outcome { delivered += Int64(count) }
         return outcome

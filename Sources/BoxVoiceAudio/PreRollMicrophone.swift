@@ -54,7 +54,9 @@ public final class PreRollMicrophone: Sendable {
 
     /// Closes the device (the held audio is dropped).
     public func stop() {
-        state.withLock { $0.stopped = true; $0.ring = []; $0.pending = [] }
+        state.withLock {
+            $0.stopped = true; $0.ring = []; $0.pending = []
+        }
         changed.broadcast()
         while !finished.withLock({ $0 }) { usleep(2_000) }
     }
@@ -64,7 +66,9 @@ public final class PreRollMicrophone: Sendable {
         var buffer = [UInt8](repeating: 0, count: periodFrames * bytesPerFrame)
         while !state.withLock({ $0.stopped }) {
             do {
-                let outcome = try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, frames: periodFrames) }
+                let outcome = try buffer.withUnsafeMutableBytes {
+                    try source.read(into: $0.baseAddress!, frames: periodFrames)
+                }
                 guard case .frames(let count) = outcome else {
                     try source.recover(from: outcome)
                     continue
@@ -103,7 +107,9 @@ public final class PreRollMicrophone: Sendable {
                 if state.stopped { return .success(0) }
                 let count = min(frames, state.pending.count / bytesPerFrame)
                 guard count > 0 else { return nil }
-                state.pending.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: count * bytesPerFrame) }
+                state.pending.withUnsafeBytes {
+                    buffer.copyMemory(from: $0.baseAddress!, byteCount: count * bytesPerFrame)
+                }
                 state.pending.removeFirst(count * bytesPerFrame)
                 return .success(count)
             }

@@ -46,8 +46,14 @@ public struct RecordingWriteError: Error, CustomStringConvertible {
         var reason = String(describing: underlying)
         while reason.hasSuffix(".") { reason.removeLast() }
         var text = "recording stopped: \(reason)."
-        text += keptSegments.isEmpty ? " No segment was completed." : " \(keptSegments.count) completed segment(s) are kept."
-        if let partialSegment { text += " The segment being written, \(partialSegment), holds what reached the disk; `boxvoice repair` fixes its header if it was damaged." }
+        text +=
+            keptSegments.isEmpty
+            ? " No segment was completed." : " \(keptSegments.count) completed segment(s) are kept."
+        if let partialSegment {
+            text +=
+                " The segment being written, \(partialSegment), holds what reached the disk; `boxvoice repair` fixes "
+                + "its header if it was damaged."
+        }
         return text + " Check that the folder is writable and the disk has free space, then record again."
     }
 }
@@ -96,7 +102,8 @@ public final class Recorder {
                 if stop.isRequested {
                     capture.stop()
                     // Keep what was already captured.
-                    while case let chunks = capture.queue.takeAll(limitFrames: batchFrames, timeout: 0), !chunks.isEmpty {
+                    while case let chunks = capture.queue.takeAll(limitFrames: batchFrames, timeout: 0), !chunks.isEmpty
+                    {
                         if try write(chunks) { break }
                     }
                     end = .stopRequested

@@ -58,9 +58,11 @@ public final class RecordingRoad: Sendable {
     ///     queue's depth (a file).
     ///   - onLevel: about ten times a second of audio, the recording's position and loudness.
     ///   - onCaptureLoss: when the capture dropped frames or the device overran (never expected: this road drains it).
-    public init(capture: AudioCapture, hasDeviceClock: Bool, hearingSeconds: Double, sampleRate: Int = 48_000,
-                onLevel: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
-                onCaptureLoss: @escaping @Sendable (AudioCapture.Statistics) -> Void = { _ in }) {
+    public init(
+        capture: AudioCapture, hasDeviceClock: Bool, hearingSeconds: Double, sampleRate: Int = 48_000,
+        onLevel: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
+        onCaptureLoss: @escaping @Sendable (AudioCapture.Statistics) -> Void = { _ in }
+    ) {
         self.capture = capture
         self.skipsAhead = hasDeviceClock
         self.sampleRate = sampleRate
@@ -127,7 +129,8 @@ public final class RecordingRoad: Sendable {
             if let failure = state.failure { throw failure }
             guard let writer = state.writer else { return Cut(segments: [], endFrame: state.heldStart) }
             let end = frame ?? state.statistics.framesReceived
-            let (segments, tail) = try writer.finish(atFrame: end - state.writerStart, notBefore: earliest - state.writerStart)
+            let (segments, tail) = try writer.finish(
+                atFrame: end - state.writerStart, notBefore: earliest - state.writerStart)
             state.writer = nil
             state.closed = []
             // While a writer is attached nothing is held: everything received after its start went to it.
@@ -172,7 +175,9 @@ public final class RecordingRoad: Sendable {
                 sinceLevel += chunk.samples.count
                 if sinceLevel >= sampleRate / 10 {
                     sinceLevel = 0
-                    onLevel(Double(chunk.startFrame + Int64(chunk.samples.count)) / Double(sampleRate), Self.loudness(chunk.samples))
+                    onLevel(
+                        Double(chunk.startFrame + Int64(chunk.samples.count)) / Double(sampleRate),
+                        Self.loudness(chunk.samples))
                 }
                 if skipsAhead {
                     let dropped = hearing.push(chunk, keepingAtMost: hearingLimitFrames, dropTo: hearingLimitFrames / 2)

@@ -52,8 +52,9 @@ public final class Resampler {
                 scratch.withUnsafeMutableBufferPointer { outBuf in
                     // A nil input tells soxr the stream has ended, so it flushes its filter.
                     let source = last ? nil : UnsafeRawPointer(inBuf.baseAddress.map { $0 + offset })
-                    return soxr_process(handle, source, last ? 0 : input.count - offset, &consumed,
-                                        outBuf.baseAddress, block, &produced)
+                    return soxr_process(
+                        handle, source, last ? 0 : input.count - offset, &consumed,
+                        outBuf.baseAddress, block, &produced)
                 }
             }
             if let error { throw ResamplerError(libraryMessage: String(cString: error)) }

@@ -36,11 +36,13 @@ public enum SampleFormat: String, Sendable, CaseIterable, CustomStringConvertibl
             switch self {
             case .float32LE:
                 #if _endian(little)
-                UnsafeMutableRawPointer(target).copyMemory(from: source, byteCount: frameCount * 4)
+                    UnsafeMutableRawPointer(target).copyMemory(from: source, byteCount: frameCount * 4)
                 #else
-                for i in 0..<frameCount {
-                    target[i] = Float(bitPattern: UInt32(littleEndian: source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
-                }
+                    for i in 0..<frameCount {
+                        target[i] = Float(
+                            bitPattern: UInt32(
+                                littleEndian: source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
+                    }
                 #endif
                 return SampleSanitizer.sanitize(UnsafeMutableBufferPointer(start: target, count: frameCount))
             case .signed32LE:

@@ -67,7 +67,9 @@ public enum SegmentJoin {
             while true {
                 let outcome: PCMReadOutcome
                 do {
-                    outcome = try buffer.withUnsafeMutableBytes { try source.read(into: $0.baseAddress!, frames: 48_000) }
+                    outcome = try buffer.withUnsafeMutableBytes {
+                        try source.read(into: $0.baseAddress!, frames: 48_000)
+                    }
                 } catch is CaptureEnded {
                     break
                 }

@@ -50,8 +50,10 @@ public final class SegmentWriter {
     /// The most recent samples of the open segment (at least `searchFrames` of them once that many exist).
     private var recent: [Float] = []
 
-    public init(directory: String, policy: SegmentPolicy = SegmentPolicy(), sampleRate: Int = 48_000,
-                firstIndex: Int = 1, headerRefreshFrames: Int? = nil, writeBatchFrames: Int? = nil) {
+    public init(
+        directory: String, policy: SegmentPolicy = SegmentPolicy(), sampleRate: Int = 48_000,
+        firstIndex: Int = 1, headerRefreshFrames: Int? = nil, writeBatchFrames: Int? = nil
+    ) {
         self.directory = directory
         self.policy = policy
         self.sampleRate = sampleRate
@@ -130,9 +132,13 @@ public final class SegmentWriter {
     /// lie seconds back, behind a segment that closed meanwhile.
     /// - Parameter earliest: no cut before this frame (the end of what was already handed on, e.g. uploaded).
     /// - Returns: every segment of the recording as it now stands, and the tail.
-    public func finish(atFrame frame: Int64, notBefore earliest: Int64) throws -> (segments: [ClosedSegment], tail: [Float]) {
+    public func finish(atFrame frame: Int64, notBefore earliest: Int64) throws -> (
+        segments: [ClosedSegment], tail: [Float]
+    ) {
         let frame = max(frame, earliest, 0)
-        guard frame < closedFrames, let holding = closedSegments.firstIndex(where: { $0.startFrame + $0.frames > frame }) else {
+        guard frame < closedFrames,
+            let holding = closedSegments.firstIndex(where: { $0.startFrame + $0.frames > frame })
+        else {
             let (_, tail) = try finish(atFrame: frame)
             return (closedSegments, tail)
         }
@@ -158,8 +164,9 @@ public final class SegmentWriter {
             try file.close()
             var levels = AudioLevels()
             kept.withUnsafeBufferPointer { levels.add($0) }
-            let segment = ClosedSegment(index: cutSegment.index, path: cutSegment.path, startFrame: cutSegment.startFrame,
-                                        frames: Int64(keep), sampleRate: sampleRate, levels: levels)
+            let segment = ClosedSegment(
+                index: cutSegment.index, path: cutSegment.path, startFrame: cutSegment.startFrame,
+                frames: Int64(keep), sampleRate: sampleRate, levels: levels)
             closedSegments.append(segment)
             closedFrames += Int64(keep)
             nextIndex = cutSegment.index + 1
@@ -185,7 +192,9 @@ public final class SegmentWriter {
 
     private func flush(_ file: SoundFile) throws {
         guard unwritten > 0 else { return }
-        try recent.withUnsafeBufferPointer { try file.write(UnsafeBufferPointer(rebasing: $0[($0.count - unwritten)...])) }
+        try recent.withUnsafeBufferPointer {
+            try file.write(UnsafeBufferPointer(rebasing: $0[($0.count - unwritten)...]))
+        }
         framesSinceHeader += unwritten
         unwritten = 0
         if framesSinceHeader >= headerRefreshFrames {
@@ -198,9 +207,11 @@ public final class SegmentWriter {
         if let file { return file }
         if !FileManager.default.fileExists(atPath: directory) {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw SoundFileError(path: directory, operation: "create folder", libraryMessage: error.localizedDescription)
+                throw SoundFileError(
+                    path: directory, operation: "create folder", libraryMessage: error.localizedDescription)
             }
         }
         let path = (directory as NSString).appendingPathComponent(Self.fileName(index: nextIndex))
@@ -226,8 +237,9 @@ public final class SegmentWriter {
         try flush(file)
         if frames < planner.frames { try file.truncate(toFrames: Int64(frames)) }
         try file.close()
-        let segment = ClosedSegment(index: openIndex, path: file.path, startFrame: closedFrames, frames: Int64(frames),
-                                    sampleRate: sampleRate, levels: planner.levels(before: frames))
+        let segment = ClosedSegment(
+            index: openIndex, path: file.path, startFrame: closedFrames, frames: Int64(frames),
+            sampleRate: sampleRate, levels: planner.levels(before: frames))
         closedFrames += Int64(frames)
         closedSegments.append(segment)
         self.file = nil

@@ -52,37 +52,44 @@ public final class SoundFile {
         channels = Int(info.channels)
         isFloat32 = (info.format & Int32(SF_FORMAT_SUBMASK)) == Int32(SF_FORMAT_FLOAT)
         frames = info.frames
-        container = switch (info.format & Int32(SF_FORMAT_TYPEMASK), info.format & Int32(SF_FORMAT_SUBMASK)) {
-        case (Int32(SF_FORMAT_WAV), _): .wav
-        case (Int32(SF_FORMAT_OGG), Int32(SF_FORMAT_OPUS)): .oggOpus
-        case (Int32(SF_FORMAT_OGG), Int32(SF_FORMAT_VORBIS)): .oggVorbis
-        case (Int32(SF_FORMAT_FLAC), _): .flac
-        default: .other
-        }
+        container =
+            switch (info.format & Int32(SF_FORMAT_TYPEMASK), info.format & Int32(SF_FORMAT_SUBMASK)) {
+            case (Int32(SF_FORMAT_WAV), _): .wav
+            case (Int32(SF_FORMAT_OGG), Int32(SF_FORMAT_OPUS)): .oggOpus
+            case (Int32(SF_FORMAT_OGG), Int32(SF_FORMAT_VORBIS)): .oggVorbis
+            case (Int32(SF_FORMAT_FLAC), _): .flac
+            default: .other
+            }
     }
 
     deinit { try? close() }
 
     /// Creates (or replaces) a WAV of 32-bit float samples: the format boxvoice records and uploads.
     public static func createFloatWAV(path: String, sampleRate: Int = 48_000, channels: Int = 1) throws -> SoundFile {
-        try create(path: path, sampleRate: sampleRate, channels: channels,
-                   format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT))
+        try create(
+            path: path, sampleRate: sampleRate, channels: channels,
+            format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT))
     }
 
     /// Creates (or replaces) a WAV of 16-bit signed samples (the compact answer format of contract §7.2).
     public static func createPCM16WAV(path: String, sampleRate: Int, channels: Int = 1) throws -> SoundFile {
-        try create(path: path, sampleRate: sampleRate, channels: channels,
-                   format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
+        try create(
+            path: path, sampleRate: sampleRate, channels: channels,
+            format: Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16))
     }
 
     /// Creates (or replaces) an Ogg Opus file (48 kHz: Opus's own rate) coded at about `bitsPerSecond`.
     public static func createOggOpus(path: String, channels: Int = 1, bitsPerSecond: Int) throws -> SoundFile {
-        let file = try create(path: path, sampleRate: 48_000, channels: channels, format: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS))
+        let file = try create(
+            path: path, sampleRate: 48_000, channels: channels, format: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS))
         // libsndfile sets Opus's target bitrate from a "compression level" in 0…1, linear between its 256 kbit/s and
         // 6 kbit/s per channel (level 0 is the highest rate).
         let perChannel = Double(bitsPerSecond) / Double(channels)
         var level = min(1, max(0, (256_000 - perChannel) / (256_000 - 6_000)))
-        guard sf_command(file.handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size)) == Int32(SF_TRUE) else {
+        guard
+            sf_command(file.handle, Int32(SFC_SET_COMPRESSION_LEVEL), &level, Int32(MemoryLayout<Double>.size))
+                == Int32(SF_TRUE)
+        else {
             throw file.failure("set the Opus bitrate of")
         }
         return file
@@ -90,7 +97,8 @@ public final class SoundFile {
 
     /// Creates (or replaces) a FLAC file of 24-bit samples: lossless for what a microphone delivers.
     public static func createFLAC(path: String, sampleRate: Int = 48_000, channels: Int = 1) throws -> SoundFile {
-        try create(path: path, sampleRate: sampleRate, channels: channels, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_24))
+        try create(
+            path: path, sampleRate: sampleRate, channels: channels, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_24))
     }
 
     private static func create(path: String, sampleRate: Int, channels: Int, format: Int32) throws -> SoundFile {
@@ -102,7 +110,8 @@ public final class SoundFile {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
-            throw SoundFileError(path: path, operation: "create", libraryMessage: String(cString: strerror(code)), systemError: code)
+            throw SoundFileError(
+                path: path, operation: "create", libraryMessage: String(cString: strerror(code)), systemError: code)
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
             Glibc.close(fd)
@@ -126,15 +135,18 @@ public final class SoundFile {
     }
 
     private func requireHandle(_ operation: String) throws -> OpaquePointer {
-        guard let handle else { throw SoundFileError(path: path, operation: operation, libraryMessage: "file is closed") }
+        guard let handle else {
+            throw SoundFileError(path: path, operation: operation, libraryMessage: "file is closed")
+        }
         return handle
     }
 
     /// Called right after the failing call, so `errno` is still the system's answer to it.
     private func failure(_ operation: String) -> SoundFileError {
         let code = errno
-        return SoundFileError(path: path, operation: operation, libraryMessage: String(cString: sf_strerror(handle)),
-                              systemError: sf_error(handle) == Int32(SF_ERR_SYSTEM) ? code : nil)
+        return SoundFileError(
+            path: path, operation: operation, libraryMessage: String(cString: sf_strerror(handle)),
+            systemError: sf_error(handle) == Int32(SF_ERR_SYSTEM) ? code : nil)
     }
 
     /// Appends interleaved frames.
@@ -173,7 +185,9 @@ public final class SoundFile {
     public func read(maxFrames: Int) throws -> [Float] {
         let handle = try requireHandle("read")
         var samples = [Float](repeating: 0, count: maxFrames * channels)
-        let got = samples.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(maxFrames)) }
+        let got = samples.withUnsafeMutableBufferPointer {
+            sf_readf_float(handle, $0.baseAddress, sf_count_t(maxFrames))
+        }
         if got < 0 { throw failure("read") }
         samples.removeLast((maxFrames - Int(got)) * channels)
         samplesRepaired += SampleSanitizer.sanitize(&samples)

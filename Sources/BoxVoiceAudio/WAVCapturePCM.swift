@@ -9,6 +9,7 @@ public struct CaptureEnded: Error, Sendable, Equatable {
 /// Delivers 48 kHz mono Float32 in 20 ms periods as fast as it is read (wrap it in `PacedCapturePCM` for real
 /// time). The file is streamed, a period at a time: an hour-long input costs no more memory than a minute.
 public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
+    // @unchecked: the file is read by the one capture thread that reads this PCM, like a device handle.
     public let name: String
     public let format = SampleFormat.float32LE
     public let sampleRate = 48_000
@@ -34,7 +35,9 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     public static func load(_ path: String) throws -> [Float] {
         let file = try SoundFile.open(path: path)
         let interleaved = try file.readAll()
-        var mono = file.channels == 1 ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+        var mono =
+            file.channels == 1
+            ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
         if file.sampleRate != 48_000 {
             let resampler = try Resampler(from: Double(file.sampleRate), to: 48_000)
             mono = try resampler.process(mono) + resampler.flush()
@@ -50,7 +53,9 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
         }
         while pending.count - pendingStart < count, !fileEnded {
             let interleaved = try file.read(maxFrames: 4_800)
-            var mono = file.channels == 1 ? interleaved
+            var mono =
+                file.channels == 1
+                ? interleaved
                 : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
             if interleaved.isEmpty {
                 fileEnded = true

@@ -29,7 +29,9 @@ public enum WAVRepair {
     /// Repairs `path` if needed.
     @discardableResult
     public static func repair(path: String) throws -> Outcome {
-        guard let handle = FileHandle(forUpdatingAtPath: path) else { throw Failure(path: path, reason: "it cannot be opened for writing") }
+        guard let handle = FileHandle(forUpdatingAtPath: path) else {
+            throw Failure(path: path, reason: "it cannot be opened for writing")
+        }
         defer { try? handle.close() }
         let fileSize = Int(try handle.seekToEnd())
         try handle.seek(toOffset: 0)
@@ -50,7 +52,9 @@ public enum WAVRepair {
         try put(dataSize, at: layout.dataSizeOffset)
         if let fact = layout.factCountOffset { try put(UInt32(clamping: frames), at: fact) }
         // A partial trailing frame would make the RIFF chunk odd; drop it.
-        if available % layout.blockAlign != 0 { try handle.truncate(atOffset: UInt64(layout.dataStart) + UInt64(dataSize)) }
+        if available % layout.blockAlign != 0 {
+            try handle.truncate(atOffset: UInt64(layout.dataStart) + UInt64(dataSize))
+        }
         try handle.synchronize()
         return .repaired(headerFrames: headerFrames, frames: frames)
     }
@@ -73,7 +77,9 @@ public enum WAVRepair {
             UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
         }
         func tag(_ at: Int) -> String { String(decoding: bytes[at..<at + 4], as: UTF8.self) }
-        guard bytes.count >= 12, tag(0) == "RIFF", tag(8) == "WAVE" else { throw Failure(path: path, reason: "it is not a RIFF/WAVE file") }
+        guard bytes.count >= 12, tag(0) == "RIFF", tag(8) == "WAVE" else {
+            throw Failure(path: path, reason: "it is not a RIFF/WAVE file")
+        }
         var offset = 12
         var blockAlign: Int?
         var factCount: Int?
@@ -85,9 +91,12 @@ public enum WAVRepair {
             } else if id == "fact" {
                 factCount = offset + 8
             } else if id == "data" {
-                guard let blockAlign, blockAlign > 0 else { throw Failure(path: path, reason: "no usable fmt chunk before the data") }
-                return Layout(riffSize: u32(4), blockAlign: blockAlign, dataSizeOffset: offset + 4,
-                              dataStart: offset + 8, dataSize: u32(offset + 4), factCountOffset: factCount)
+                guard let blockAlign, blockAlign > 0 else {
+                    throw Failure(path: path, reason: "no usable fmt chunk before the data")
+                }
+                return Layout(
+                    riffSize: u32(4), blockAlign: blockAlign, dataSizeOffset: offset + 4,
+                    dataStart: offset + 8, dataSize: u32(offset + 4), factCountOffset: factCount)
             }
             offset += 8 + size + (size & 1)
         }

@@ -39,12 +39,17 @@ public struct BoxClient: Sendable {
 
     /// `POST /api/pairing/redeem`: trades a single-use pairing ticket for this device's token.
     public func redeem(pairingToken: String, deviceLabel: String) throws(BoxFailure) -> String {
-        let body = try! JSONSerialization.data(withJSONObject: ["pairingToken": pairingToken, "deviceLabel": deviceLabel])
-        let response = try exchange("pair with the box", .post, "/api/pairing/redeem", body: .bytes(body, contentType: "application/json"),
-                                    authenticated: false)
+        let body = try! JSONSerialization.data(withJSONObject: [
+            "pairingToken": pairingToken, "deviceLabel": deviceLabel,
+        ])
+        let response = try exchange(
+            "pair with the box", .post, "/api/pairing/redeem", body: .bytes(body, contentType: "application/json"),
+            authenticated: false)
         if response.status == 401 {
             let reason = Wire.errorMessage(Data(response.body))?.message ?? "Pairing code is invalid or expired."
-            throw .definitive(operation: "pair with the box", status: 401, message: reason + " Ask the box for a new pairing link", code: nil)
+            throw .definitive(
+                operation: "pair with the box", status: 401, message: reason + " Ask the box for a new pairing link",
+                code: nil)
         }
         try Self.requireSuccess(response, "pair with the box")
         return try decode("pair with the box", response, Wire.redeemToken)
@@ -58,15 +63,20 @@ public struct BoxClient: Sendable {
     }
 
     /// `POST /api/chat/send`. Retrying with the same `messageId` is always safe: the box deduplicates for 7 days.
-    public func send(message: String, messageId: String, session: String?, exactSession: Bool = false) throws(BoxFailure) -> Wire.SendAcceptance {
+    public func send(message: String, messageId: String, session: String?, exactSession: Bool = false)
+        throws(BoxFailure) -> Wire.SendAcceptance
+    {
         let body = Wire.sendBody(message: message, messageId: messageId, session: session, exactSession: exactSession)
-        let response = try exchange("post the message to the box", .post, "/api/chat/send", body: .bytes(body, contentType: "application/json"))
+        let response = try exchange(
+            "post the message to the box", .post, "/api/chat/send", body: .bytes(body, contentType: "application/json"))
         try Self.requireSuccess(response, "post the message to the box")
         return try decode("post the message to the box", response, Wire.sendAcceptance)
     }
 
     /// `POST /api/chat/transcribe-audio`: `session` first, then the WAV streamed from disk as `segment.wav`.
-    public func transcribe(wavPath: String, session: String?, progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> Wire.Transcription {
+    public func transcribe(wavPath: String, session: String?, progress: (@Sendable (Int64, Int64) -> Void)? = nil)
+        throws(BoxFailure) -> Wire.Transcription
+    {
         try transcribe(audioPath: wavPath, as: .wav, session: session, progress: progress)
     }
 
@@ -78,16 +88,21 @@ public struct BoxClient: Sendable {
         var contentType: String { self == .wav ? "audio/wav" : "audio/ogg" }
     }
 
-    public func transcribe(audioPath: String, as format: UploadedAudio, session: String?,
-                           progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> Wire.Transcription {
+    public func transcribe(
+        audioPath: String, as format: UploadedAudio, session: String?,
+        progress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) throws(BoxFailure) -> Wire.Transcription {
         let parts: [MultipartPart] = [
             .field(name: "session", value: session ?? "new"),
             .file(name: "file", path: audioPath, filename: format.filename, contentType: format.contentType),
         ]
-        let response = try exchange("transcribe audio", .post, "/api/chat/transcribe-audio", body: .multipart(parts),
-                                    timeout: Self.transcribeTimeout, maxAnswerBytes: Self.maxTranscriptionBytes, progress: progress)
-        if let failure = BoxFailure.classify(operation: "transcribe audio", status: response.status, body: response.body, hq: true,
-                                             location: response.header("location")) {
+        let response = try exchange(
+            "transcribe audio", .post, "/api/chat/transcribe-audio", body: .multipart(parts),
+            timeout: Self.transcribeTimeout, maxAnswerBytes: Self.maxTranscriptionBytes, progress: progress)
+        if let failure = BoxFailure.classify(
+            operation: "transcribe audio", status: response.status, body: response.body, hq: true,
+            location: response.header("location"))
+        {
             throw failure
         }
         return try decode("transcribe audio", response, Wire.transcription)
@@ -96,14 +111,18 @@ public struct BoxClient: Sendable {
     /// What a client answers a last-audio request with (contract §7.2).
     public enum LastAudioAnswer: Sendable {
         /// The recording, already one file (segments joined): WAV, or Ogg Opus for a box that takes it.
-        case audio(wavPath: String, recordedAt: Date, text: String, messageId: String, sessionId: String?, format: UploadedAudio = .wav)
+        case audio(
+            wavPath: String, recordedAt: Date, text: String, messageId: String, sessionId: String?,
+            format: UploadedAudio = .wav)
         /// This client does not hold the recording. Always answer: silence looks like a client that is asleep.
         case none
     }
 
     /// `POST /api/chat/last-audio/:requestId`. A 404 (another answer won, or time ran out) is normal and comes
     /// back as `.unknownRequest`; `.ignored` means the echoed messageId did not match, which callers log loudly.
-    public func answerLastAudio(requestId: String, _ answer: LastAudioAnswer) throws(BoxFailure) -> Wire.LastAudioAnswerOutcome {
+    public func answerLastAudio(requestId: String, _ answer: LastAudioAnswer) throws(BoxFailure)
+        -> Wire.LastAudioAnswerOutcome
+    {
         let operation = "answer the box's request for a recording"
         let body: HTTPRequest.Body
         switch answer {
@@ -118,16 +137,22 @@ public struct BoxClient: Sendable {
                 .field(name: "messageId", value: messageId),
             ]
             if let sessionId { parts.append(.field(name: "sessionId", value: sessionId)) }
-            parts.append(.file(name: "file", path: path, filename: format == .wav ? "last-message.wav" : "last-message.ogg",
-                               contentType: format.contentType))
+            parts.append(
+                .file(
+                    name: "file", path: path, filename: format == .wav ? "last-message.wav" : "last-message.ogg",
+                    contentType: format.contentType))
             body = .multipart(parts)
         }
         guard LastAudioRequest.isValidRequestId(requestId) else {
-            throw .definitive(operation: operation, status: 0, message: "the request id is not one the box mints (a UUID), so no answer was sent", code: nil)
+            throw .definitive(
+                operation: operation, status: 0,
+                message: "the request id is not one the box mints (a UUID), so no answer was sent", code: nil)
         }
         let path = "/api/chat/last-audio/" + requestId
         let response = try exchange(operation, .post, path, body: body, timeout: Self.answerTimeout)
-        if response.status == 404, Wire.errorMessage(Data(response.body))?.message == "unknown-request" { return .unknownRequest }
+        if response.status == 404, Wire.errorMessage(Data(response.body))?.message == "unknown-request" {
+            return .unknownRequest
+        }
         try Self.requireSuccess(response, operation)
         return try decode(operation, response, Wire.lastAudioAnswerOutcome)
     }
@@ -149,14 +174,17 @@ public struct BoxClient: Sendable {
 
     // MARK: plumbing
 
-    private func exchange(_ operation: String, _ method: HTTPRequest.Method, _ path: String, body: HTTPRequest.Body = .none,
-                          authenticated: Bool = true, timeout: TimeInterval = BoxClient.callTimeout,
-                          maxAnswerBytes: Int = BoxClient.maxCallAnswerBytes,
-                          progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(BoxFailure) -> HTTPResponse {
+    private func exchange(
+        _ operation: String, _ method: HTTPRequest.Method, _ path: String, body: HTTPRequest.Body = .none,
+        authenticated: Bool = true, timeout: TimeInterval = BoxClient.callTimeout,
+        maxAnswerBytes: Int = BoxClient.maxCallAnswerBytes,
+        progress: (@Sendable (Int64, Int64) -> Void)? = nil
+    ) throws(BoxFailure) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("User-Agent", Self.userAgent), ("Accept", "application/json")]
         if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
-        let request = HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body, timeout: timeout, verifyTLS: verifyTLS,
-                                  maxResponseBytes: maxAnswerBytes)
+        let request = HTTPRequest(
+            method: method, url: baseURL + path, headers: headers, body: body, timeout: timeout, verifyTLS: verifyTLS,
+            maxResponseBytes: maxAnswerBytes)
         do {
             return try HTTPTransfer.perform(request, progress: progress)
         } catch {
@@ -168,12 +196,18 @@ public struct BoxClient: Sendable {
     }
 
     private static func requireSuccess(_ response: HTTPResponse, _ operation: String) throws(BoxFailure) {
-        if let failure = BoxFailure.classify(operation: operation, status: response.status, body: response.body,
-                                             location: response.header("location")) { throw failure }
+        if let failure = BoxFailure.classify(
+            operation: operation, status: response.status, body: response.body,
+            location: response.header("location"))
+        {
+            throw failure
+        }
     }
 
     /// A 2xx whose body cannot be read is an uncertain outcome: the box may have acted on the request.
-    private func decode<T>(_ operation: String, _ response: HTTPResponse, _ decoder: (Data) throws(Wire.DecodingFailure) -> T) throws(BoxFailure) -> T {
+    private func decode<T>(
+        _ operation: String, _ response: HTTPResponse, _ decoder: (Data) throws(Wire.DecodingFailure) -> T
+    ) throws(BoxFailure) -> T {
         do {
             return try decoder(Data(response.body))
         } catch {

@@ -82,14 +82,18 @@ public struct BoxRegistry: Sendable {
     /// The device token for a box; only ever sent as `Authorization: Bearer` to that box.
     public func token(for box: PairedBox) throws(Failure) -> String? { try loadCredentials().tokens[box.name] }
 
-    public func hasRedeemed(ticket: String) throws(Failure) -> Bool { try loadCredentials().redeemedTickets.contains(ticket) }
+    public func hasRedeemed(ticket: String) throws(Failure) -> Bool {
+        try loadCredentials().redeemedTickets.contains(ticket)
+    }
 
     // MARK: writing
 
     /// Adds a box (selecting it) and stores its token. The name is made unique.
     @discardableResult
-    public func add(label: String, baseURL: String, session: String?, token: String, preferredName: String?,
-                    redeemedTicket: String?, insecure: Bool = false) throws(Failure) -> PairedBox {
+    public func add(
+        label: String, baseURL: String, session: String?, token: String, preferredName: String?,
+        redeemedTicket: String?, insecure: Bool = false
+    ) throws(Failure) -> PairedBox {
         var boxes = try loadBoxes()
         var credentials = try loadCredentials()
         // A box already paired (same address) is re-paired in place: a new token, the same name, so its outbox and
@@ -115,7 +119,8 @@ public struct BoxRegistry: Sendable {
             name = "\(stem)-\(suffix)"
             suffix += 1
         }
-        let box = PairedBox(name: name, label: label, baseURL: baseURL, session: session, insecure: insecure, pairedAt: Date())
+        let box = PairedBox(
+            name: name, label: label, baseURL: baseURL, session: session, insecure: insecure, pairedAt: Date())
         boxes.boxes.append(box)
         boxes.selected = name
         credentials.tokens[name] = token
@@ -127,7 +132,9 @@ public struct BoxRegistry: Sendable {
 
     public func select(_ name: String) throws(Failure) {
         var boxes = try loadBoxes()
-        guard boxes.boxes.contains(where: { $0.name == name }) else { throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them") }
+        guard boxes.boxes.contains(where: { $0.name == name }) else {
+            throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them")
+        }
         boxes.selected = name
         try saveBoxes(boxes)
     }
@@ -145,7 +152,9 @@ public struct BoxRegistry: Sendable {
     /// Forgets a box and its token.
     public func remove(_ name: String) throws(Failure) {
         var boxes = try loadBoxes()
-        guard boxes.boxes.contains(where: { $0.name == name }) else { throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them") }
+        guard boxes.boxes.contains(where: { $0.name == name }) else {
+            throw Failure(description: "no paired box is named '\(name)'; `boxvoice boxes` lists them")
+        }
         boxes.boxes.removeAll { $0.name == name }
         if boxes.selected == name { boxes.selected = boxes.boxes.first?.name }
         var credentials = try loadCredentials()
@@ -160,18 +169,26 @@ public struct BoxRegistry: Sendable {
     /// command instead (and is never written over): taken for "none", it sent dictation to the embedded box and let
     /// `pair` replace the user's list.
     private func loadBoxes() throws(Failure) -> BoxesFile {
-        guard let data = try Self.contents(boxesPath, holding: "the paired boxes") else { return BoxesFile(selected: nil, boxes: []) }
+        guard let data = try Self.contents(boxesPath, holding: "the paired boxes") else {
+            return BoxesFile(selected: nil, boxes: [])
+        }
         let file: BoxesFile
         do {
             file = try Self.decoder.decode(BoxesFile.self, from: data)
         } catch {
-            throw Failure(description: "\(boxesPath) is damaged (\(error.localizedDescription)), so no box command can run; it was left as it "
-                + "is. Fix it, or move it aside and pair again", code: .damaged)
+            throw Failure(
+                description:
+                    "\(boxesPath) is damaged (\(error.localizedDescription)), so no box command can run; it was left "
+                        + "as it "
+                    + "is. Fix it, or move it aside and pair again", code: .damaged)
         }
         if file.boxes.contains(where: { $0.name == Self.embeddedBoxName }) {
-            throw Failure(description: "\(boxesPath) names a paired box '\(Self.embeddedBoxName)', the embedded local box's own name, so "
-                + "messages could reach the wrong box; rename it there (and in credentials.json), or unpair it by editing both files",
-                          code: .reservedName)
+            throw Failure(
+                description:
+                    "\(boxesPath) names a paired box '\(Self.embeddedBoxName)', the embedded local box's own name, so "
+                    + "messages could reach the wrong box; rename it there (and in credentials.json), or unpair it by "
+                    + "editing both files",
+                code: .reservedName)
         }
         return file
     }
@@ -181,8 +198,11 @@ public struct BoxRegistry: Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw Failure(description: "\(path) cannot be read (\(String(cString: strerror(errno)))), so \(what) are unknown and no box "
-                + "command can run; it was left as it is. Make it readable (`ls -l \(path)`) and try again", code: .unreadable)
+            throw Failure(
+                description:
+                    "\(path) cannot be read (\(String(cString: strerror(errno)))), so \(what) are unknown and no box "
+                    + "command can run; it was left as it is. Make it readable (`ls -l \(path)`) and try again",
+                code: .unreadable)
         }
         defer { close(fd) }
         var data = Data()
@@ -192,8 +212,11 @@ public struct BoxRegistry: Sendable {
             if count == 0 { return data }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw Failure(description: "\(path) cannot be read (\(String(cString: strerror(errno)))), so \(what) are unknown and no box "
-                    + "command can run; it was left as it is", code: .unreadable)
+                throw Failure(
+                    description:
+                        "\(path) cannot be read (\(String(cString: strerror(errno)))), so \(what) are unknown and no "
+                            + "box "
+                        + "command can run; it was left as it is", code: .unreadable)
             }
             data.append(contentsOf: buffer[0..<count])
         }
@@ -203,16 +226,30 @@ public struct BoxRegistry: Sendable {
         var info = stat()
         guard stat(credentialsPath, &info) == 0 else {
             if errno == ENOENT { return CredentialsFile() }
-            throw Failure(description: "\(credentialsPath) cannot be checked (\(String(cString: strerror(errno)))); it holds device tokens and was left as it is", code: .unreadable)
+            throw Failure(
+                description:
+                    "\(credentialsPath) cannot be checked (\(String(cString: strerror(errno)))); it holds device "
+                        + "tokens and was left as it is",
+                code: .unreadable)
         }
         if info.st_mode & 0o077 != 0 {
-            throw Failure(description: "\(credentialsPath) can be read by other users (mode \(String(info.st_mode & 0o777, radix: 8))); it holds device tokens. Run `chmod 600 \(credentialsPath)` and try again")
+            throw Failure(
+                description:
+                    "\(credentialsPath) can be read by other users (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                        + "it holds device tokens. Run `chmod 600 \(credentialsPath)` and try again"
+            )
         }
-        guard let data = try Self.contents(credentialsPath, holding: "the device tokens") else { return CredentialsFile() }
+        guard let data = try Self.contents(credentialsPath, holding: "the device tokens") else {
+            return CredentialsFile()
+        }
         do {
             return try Self.decoder.decode(CredentialsFile.self, from: data)
         } catch {
-            throw Failure(description: "\(credentialsPath) is damaged, so no box command can run; it was left as it is. Move it aside and pair again", code: .damaged)
+            throw Failure(
+                description:
+                    "\(credentialsPath) is damaged, so no box command can run; it was left as it is. Move it aside and "
+                        + "pair again",
+                code: .damaged)
         }
     }
 
@@ -231,7 +268,8 @@ public struct BoxRegistry: Sendable {
     /// Written to a temporary file created with `mode` from the start (never briefly wider), then renamed.
     private func write(_ data: Data, to path: String, mode: mode_t) throws(Failure) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw Failure(description: "cannot create \(directory): \(error.localizedDescription)")
         }
@@ -258,7 +296,9 @@ public struct BoxRegistry: Sendable {
         // ("a 401 since it was last paired") must tell which came first.
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
+            try container.encode(
+                date.formatted(
+                    .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
         }
         return encoder
     }()
@@ -270,7 +310,8 @@ public struct BoxRegistry: Sendable {
             for style in [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()] {
                 if let date = try? style.parse(text) { return date }
             }
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO-8601 date: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not an ISO-8601 date: \(text)"))
         }
         return decoder
     }()

@@ -8,6 +8,7 @@ import Foundation
 /// once after a drop and then backs off 0, 2, 4, 8, 16, 30 s, resubscribes with the last tracked event id, and
 /// stops for good on a 401 (re-pair). This file is the only place that imports the libwebsockets C module.
 public final class EventStream: @unchecked Sendable {
+    // @unchecked: every mutable field is read and written under `lock` (a condition, so a stop wakes the back-off).
     public enum Update: Sendable, Equatable {
         /// The subscription is live (`started`).
         case subscribed
@@ -40,9 +41,11 @@ public final class EventStream: @unchecked Sendable {
     let answersPings: Bool
 
     /// - Parameter lastEventId: where a previous run of the stream stopped (stored events after it are replayed).
-    public init(baseURL: String, token: String, verifyTLS: Bool = true, backoff: [Double] = [0, 2, 4, 8, 16, 30],
-                idleTimeout: Double = 80, lastEventId: String? = nil, answersPings: Bool = true,
-                onUpdate: @escaping @Sendable (Update) -> Void) {
+    public init(
+        baseURL: String, token: String, verifyTLS: Bool = true, backoff: [Double] = [0, 2, 4, 8, 16, 30],
+        idleTimeout: Double = 80, lastEventId: String? = nil, answersPings: Bool = true,
+        onUpdate: @escaping @Sendable (Update) -> Void
+    ) {
         trackedId = lastEventId
         self.answersPings = answersPings
         var base = baseURL
@@ -105,7 +108,8 @@ public final class EventStream: @unchecked Sendable {
     /// One connection, from connect to close.
     private func connectOnce() -> Connection.Outcome {
         guard let url = URLComponents(string: baseURL), let host = url.host,
-              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else {
             return .init(reason: "the box address \(baseURL) is not http(s)", subscribed: false, unauthorized: false)
         }
         let secure = scheme == "https"
@@ -126,7 +130,9 @@ public final class EventStream: @unchecked Sendable {
             info.protocols = buffer.baseAddress
             return lws_create_context(&info)
         }
-        guard let created else { return .init(reason: "libwebsockets could not start", subscribed: false, unauthorized: false) }
+        guard let created else {
+            return .init(reason: "libwebsockets could not start", subscribed: false, unauthorized: false)
+        }
         lock.withLock { context = created }
         defer {
             lock.withLock { context = nil }
@@ -136,7 +142,9 @@ public final class EventStream: @unchecked Sendable {
         let path = (url.path.isEmpty ? "" : url.path) + "/api/trpc"
         let hostHeader = url.port.map { "\(host):\($0)" } ?? host
         var client = lws_client_connect_info()
-        let strings: [UnsafeMutablePointer<CChar>] = [host, path, hostHeader, "boxvoice-events"].map { (text: String) in strdup(text)! }
+        let strings: [UnsafeMutablePointer<CChar>] = [host, path, hostHeader, "boxvoice-events"].map { (text: String) in
+            strdup(text)!
+        }
         defer { strings.forEach { free($0) } }
         client.context = created
         client.address = UnsafePointer(strings[0])
@@ -152,7 +160,9 @@ public final class EventStream: @unchecked Sendable {
         if secure {
             flags |= Int32(LCCSCF_USE_SSL.rawValue)
             if !verifyTLS {
-                flags |= Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue | LCCSCF_ALLOW_INSECURE.rawValue)
+                flags |= Int32(
+                    LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue
+                        | LCCSCF_ALLOW_INSECURE.rawValue)
             }
         }
         client.ssl_connection = flags
@@ -198,7 +208,9 @@ private final class Connection {
         self.lastEventId = lastEventId
     }
 
-    func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int)
+        -> Int32
+    {
         switch reason {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             guard let input else { return -1 }
@@ -208,9 +220,10 @@ private final class Connection {
             for (name, value) in [("Authorization:", authorization), ("User-Agent:", BoxClient.userAgent)] {
                 let added = name.withCString { namePointer in
                     value.withCString { valuePointer in
-                        lws_add_http_header_by_name(wsi, UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self),
-                                                    UnsafeRawPointer(valuePointer).assumingMemoryBound(to: UInt8.self),
-                                                    Int32(strlen(valuePointer)), cursor, end)
+                        lws_add_http_header_by_name(
+                            wsi, UnsafeRawPointer(namePointer).assumingMemoryBound(to: UInt8.self),
+                            UnsafeRawPointer(valuePointer).assumingMemoryBound(to: UInt8.self),
+                            Int32(strlen(valuePointer)), cursor, end)
                     }
                 }
                 if added != 0 { return -1 }
@@ -222,10 +235,13 @@ private final class Connection {
             lws_set_timer_usecs(wsi, lws_usec_t(stream.idleMicroseconds))
             guard incoming.count + length <= Self.maxMessageBytes else {
                 // A message that never ends (or is absurdly long) would grow without bound: the connection is closed.
-                outcome.reason = "a frame from the box ran over \(Self.maxMessageBytes) bytes; the connection was closed"
+                outcome.reason =
+                    "a frame from the box ran over \(Self.maxMessageBytes) bytes; the connection was closed"
                 return -1
             }
-            if let input, length > 0 { incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length)) }
+            if let input, length > 0 {
+                incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+            }
             if lws_is_final_fragment(wsi) != 0 {
                 let text = String(decoding: incoming, as: UTF8.self)
                 incoming.removeAll(keepingCapacity: true)
@@ -252,7 +268,9 @@ private final class Connection {
             let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
             outcome.unauthorized = status == 401
             if (300..<400).contains(Int(status)) {
-                outcome.reason = "the box answered the upgrade with a redirect (HTTP \(status)) to \(Self.location(wsi) ?? "an unnamed location"), "
+                outcome.reason =
+                    "the box answered the upgrade with a redirect (HTTP \(status)) to "
+                    + "\(Self.location(wsi) ?? "an unnamed location"), "
                     + "which boxvoice does not follow so the device token never leaves the box; check the box's address"
             } else {
                 outcome.reason = status > 0 ? "the box answered HTTP \(status) to the upgrade (\(message))" : message
@@ -292,8 +310,9 @@ private final class Connection {
             stream.deliver(.subscribed)
         case .event(let name, let data, let rawData, let trackedId):
             if name == "chat-last-audio-request",
-               let object = (try? JSONSerialization.jsonObject(with: Data(rawData.utf8))) as? [String: Any],
-               let request = try? LastAudioRequest.decodeEvent(object) {
+                let object = (try? JSONSerialization.jsonObject(with: Data(rawData.utf8))) as? [String: Any],
+                let request = try? LastAudioRequest.decodeEvent(object)
+            {
                 stream.deliver(.lastAudioRequest(request))
             } else {
                 stream.deliver(.event(name: name, data: data, trackedId: trackedId))

@@ -33,9 +33,11 @@ public struct HTTPRequest: Sendable {
     /// 50 MiB (contract §1), so nothing larger is ever a recording.
     public static let recordingAnswerBytes = 64 << 20
 
-    public init(method: Method, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
-                connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30, verifyTLS: Bool = true,
-                maxResponseBytes: Int = 1 << 20, stallSeconds: Int = 30) {
+    public init(
+        method: Method, url: String, headers: [(name: String, value: String)] = [], body: Body = .none,
+        connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30, verifyTLS: Bool = true,
+        maxResponseBytes: Int = 1 << 20, stallSeconds: Int = 30
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -88,7 +90,9 @@ public enum HTTPTransfer {
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// Blocks until the exchange ends. `progress` gets (bytes sent, bytes to send) during uploads.
-    public static func perform(_ request: HTTPRequest, progress: (@Sendable (Int64, Int64) -> Void)? = nil) throws(TransportError) -> HTTPResponse {
+    public static func perform(_ request: HTTPRequest, progress: (@Sendable (Int64, Int64) -> Void)? = nil)
+        throws(TransportError) -> HTTPResponse
+    {
         _ = globalInit
         guard let handle = curl_easy_init() else {
             throw TransportError(kind: .other, code: -1, message: "libcurl could not create a transfer")
@@ -119,31 +123,40 @@ public enum HTTPTransfer {
         check(boxvoice_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
         check(boxvoice_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, request.stallSeconds))
         // Returning less than was handed over stops the transfer (CURLE_WRITE_ERROR): that is how the caps act.
-        check(boxvoice_curl_set_write_callback(handle, { data, size, count, context in
-            let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
-            guard state.body.count + size * count <= state.maxBodyBytes else {
-                state.overflowed = true
-                return 0
-            }
-            state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
-            return size * count
-        }, context))
-        check(boxvoice_curl_set_header_callback(handle, { data, size, count, context in
-            let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
-            state.headerBytes += size * count
-            guard state.headerBytes <= TransferState.maxHeaderBytes else {
-                state.overflowed = true
-                return 0
-            }
-            state.addHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
-            return size * count
-        }, context))
+        check(
+            boxvoice_curl_set_write_callback(
+                handle,
+                { data, size, count, context in
+                    let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
+                    guard state.body.count + size * count <= state.maxBodyBytes else {
+                        state.overflowed = true
+                        return 0
+                    }
+                    state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
+                    return size * count
+                }, context))
+        check(
+            boxvoice_curl_set_header_callback(
+                handle,
+                { data, size, count, context in
+                    let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
+                    state.headerBytes += size * count
+                    guard state.headerBytes <= TransferState.maxHeaderBytes else {
+                        state.overflowed = true
+                        return 0
+                    }
+                    state.addHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+                    return size * count
+                }, context))
         if progress != nil {
-            check(boxvoice_curl_set_progress_callback(handle, { context, _, _, uploadTotal, uploaded in
-                let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
-                if uploadTotal > 0 { state.progress?(Int64(uploaded), Int64(uploadTotal)) }
-                return 0
-            }, context))
+            check(
+                boxvoice_curl_set_progress_callback(
+                    handle,
+                    { context, _, _, uploadTotal, uploaded in
+                        let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
+                        if uploadTotal > 0 { state.progress?(Int64(uploaded), Int64(uploadTotal)) }
+                        return 0
+                    }, context))
         }
 
         // "Expect:" turns off 100-continue, which would stall uploads on servers that never answer it.
@@ -168,7 +181,9 @@ public enum HTTPTransfer {
                     check(curl_mime_data(piece, value, value.utf8.count))
                 case .file(let name, let path, let filename, let contentType):
                     guard FileManager.default.isReadableFile(atPath: path) else {
-                        throw TransportError(kind: .localFile, code: Int32(CURLE_READ_ERROR.rawValue), message: "cannot read '\(path)' to upload it")
+                        throw TransportError(
+                            kind: .localFile, code: Int32(CURLE_READ_ERROR.rawValue),
+                            message: "cannot read '\(path)' to upload it")
                     }
                     check(curl_mime_name(piece, name))
                     check(curl_mime_filedata(piece, path))
@@ -180,19 +195,28 @@ public enum HTTPTransfer {
         }
         check(boxvoice_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headerList))
         guard failures.isEmpty else {
-            throw TransportError(kind: .other, code: Int32(failures[0].rawValue), message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failures[0])))")
+            throw TransportError(
+                kind: .other, code: Int32(failures[0].rawValue),
+                message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failures[0])))")
         }
 
-        let result: CURLcode = bodyData.map { data in
-            data.withUnsafeBytes { bytes in
-                _ = boxvoice_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
-                return curl_easy_perform(handle)
-            }
-        } ?? curl_easy_perform(handle)
+        let result: CURLcode =
+            bodyData.map { data in
+                data.withUnsafeBytes { bytes in
+                    _ = boxvoice_curl_set_pointer(
+                        handle, CURLOPT_POSTFIELDS,
+                        UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+                    return curl_easy_perform(handle)
+                }
+            } ?? curl_easy_perform(handle)
         guard result == CURLE_OK else {
             if state.overflowed {
-                throw TransportError(kind: .tooLarge, code: Int32(result.rawValue),
-                                     message: "the answer was larger than boxvoice reads from this call (\(request.maxResponseBytes) bytes), so reading stopped")
+                throw TransportError(
+                    kind: .tooLarge, code: Int32(result.rawValue),
+                    message:
+                        "the answer was larger than boxvoice reads from this call (\(request.maxResponseBytes) bytes), "
+                            + "so reading stopped"
+                )
             }
             let detail = String(cString: errorBuffer)
             let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
@@ -207,7 +231,8 @@ public enum HTTPTransfer {
         switch code {
         case CURLE_OPERATION_TIMEDOUT: .timeout
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .connect
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE: .tls
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            .tls
         case CURLE_READ_ERROR, CURLE_FILE_COULDNT_READ_FILE: .localFile
         default: .other
         }
@@ -239,6 +264,7 @@ private final class TransferState {
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
-        headers.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        headers.append(
+            (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
     }
 }

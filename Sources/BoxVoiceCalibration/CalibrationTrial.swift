@@ -41,9 +41,12 @@ public struct CalibrationTrial: Sendable {
     /// - Parameters:
     ///   - takes: 16 kHz recordings of each phrase.
     ///   - phrases: the spotter's phrases file to hear with.
-    public func score(takes: CalibrationTakes, talk: [[Int16]], phrases: String, frontEnd: FrontEndUse, adaptation: String?) throws -> Score {
-        let options = LiveTranscriber.Options.hearing(detector, spotterPhrases: phrases, dictionaryCache: dictionaryCache, frontEnd: frontEnd,
-                                                      adaptation: adaptation)
+    public func score(
+        takes: CalibrationTakes, talk: [[Int16]], phrases: String, frontEnd: FrontEndUse, adaptation: String?
+    ) throws -> Score {
+        let options = LiveTranscriber.Options.hearing(
+            detector, spotterPhrases: phrases, dictionaryCache: dictionaryCache, frontEnd: frontEnd,
+            adaptation: adaptation)
         var score = Score()
         for entry in takes.phrases {
             let wanted = detector.detect(entry.phrase)?.action
@@ -66,12 +69,15 @@ public struct CalibrationTrial: Sendable {
         for recording in recordings {
             let samples = recording.map { Float($0) / 32_768 }
             for start in stride(from: 0, to: samples.count, by: 1_600) {
-                updates += try transcriber.feed(try upsampler.process(Array(samples[start..<min(start + 1_600, samples.count)])))
+                updates += try transcriber.feed(
+                    try upsampler.process(Array(samples[start..<min(start + 1_600, samples.count)])))
             }
         }
         updates += try transcriber.feed(try upsampler.flush())
         updates += try transcriber.finish()
-        let texts = updates.compactMap { update -> String? in if case .utterance(let utterance) = update { utterance.text } else { nil } }
+        let texts = updates.compactMap { update -> String? in
+            if case .utterance(let utterance) = update { utterance.text } else { nil }
+        }
         return SpokenMessage.commands(in: texts, detector: detector).map(\.match.action)
     }
 }

@@ -48,8 +48,11 @@ public struct VoiceCalibration: Sendable {
         var adaptation: String?
         var failure: AcousticAdaptation.Failure?
         do {
-            try AcousticAdaptation.estimate(from: takes.phrases.flatMap { entry in entry.recordings.map { AcousticAdaptation.Take(words: entry.phrase, samples: $0) } },
-                                            writingTo: pending, tools: adaptationTools)
+            try AcousticAdaptation.estimate(
+                from: takes.phrases.flatMap { entry in
+                    entry.recordings.map { AcousticAdaptation.Take(words: entry.phrase, samples: $0) }
+                },
+                writingTo: pending, tools: adaptationTools)
             adaptation = pending
         } catch let error as AcousticAdaptation.Failure {
             failure = error
@@ -60,8 +63,10 @@ public struct VoiceCalibration: Sendable {
         let calibrated = try defaults.adapted(adaptation).calibrate(takes: takes, talk: talk) { rawList, cleanedList in
             func score(_ list: [SpotterCalibration.Phrase], _ frontEnd: FrontEndUse) throws -> CalibrationTrial.Score {
                 let file = folder + "/phrases-\(frontEnd.rawValue).txt"
-                try SpotterCalibration.render(list, header: "trial").write(toFile: file, atomically: true, encoding: .utf8)
-                return try trial.score(takes: takes, talk: talk, phrases: file, frontEnd: frontEnd, adaptation: adaptation)
+                try SpotterCalibration.render(list, header: "trial").write(
+                    toFile: file, atomically: true, encoding: .utf8)
+                return try trial.score(
+                    takes: takes, talk: talk, phrases: file, frontEnd: frontEnd, adaptation: adaptation)
             }
             let raw = try score(rawList, .off), clean = try score(cleanedList, .on)
             asCaptured = raw
@@ -70,12 +75,16 @@ public struct VoiceCalibration: Sendable {
         }
         if adaptation != nil {
             guard rename(pending, adaptationPath) == 0 else {
-                throw AcousticAdaptation.Failure(code: .toolFailed, detail: "the adaptation could not be saved as \(adaptationPath): \(String(cString: strerror(errno)))")
+                throw AcousticAdaptation.Failure(
+                    code: .toolFailed,
+                    detail:
+                        "the adaptation could not be saved as \(adaptationPath): \(String(cString: strerror(errno)))")
             }
         } else {
             try? FileManager.default.removeItem(atPath: adaptationPath)
         }
-        return Result(calibrated: calibrated, adaptation: adaptation.map { _ in adaptationPath }, adaptationFailure: failure,
-                      heardAsCaptured: asCaptured, heardCleaned: cleaned)
+        return Result(
+            calibrated: calibrated, adaptation: adaptation.map { _ in adaptationPath }, adaptationFailure: failure,
+            heardAsCaptured: asCaptured, heardCleaned: cleaned)
     }
 }

@@ -21,20 +21,24 @@ public enum BoxFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unauthorized(let operation):
-            "\(operation): the box no longer accepts this device (401 Not authenticated). Pair it again with `boxvoice pair LINK`."
+            "\(operation): the box no longer accepts this device (401 Not authenticated). Pair it again with `boxvoice "
+                + "pair LINK`."
         case .definitive(let operation, let status, let message, let code):
             "\(operation): the box refused the request (HTTP \(status)\(code.map { ", \($0)" } ?? ""): \(message))."
         case .uncertain(let operation, let reason):
             "\(operation): no usable answer from the box (\(reason)); it is safe to try again."
         case .permanentHQ(let message, let code):
-            "HQ transcription is unavailable on this box (\(code ?? "permanent"): \(message)); the live transcript is used instead."
+            "HQ transcription is unavailable on this box (\(code ?? "permanent"): \(message)); the live transcript is "
+                + "used instead."
         }
     }
 
     /// The failure an HTTP answer means, or nil for a 2xx.
     /// - Parameter hq: the call was `transcribe-audio`, whose 500 body says whether the failure is permanent.
     /// - Parameter location: a redirect's `Location`, named in the failure so the user can see where it pointed.
-    public static func classify(operation: String, status: Int, body: [UInt8], hq: Bool = false, location: String? = nil) -> BoxFailure? {
+    public static func classify(
+        operation: String, status: Int, body: [UInt8], hq: Bool = false, location: String? = nil
+    ) -> BoxFailure? {
         let data = body.isEmpty ? nil : Data(body)
         switch status {
         case 200..<300:
@@ -43,16 +47,23 @@ public enum BoxFailure: Error, Sendable, Equatable, CustomStringConvertible {
             return .unauthorized(operation: operation)
         case 300..<400:
             let target = location.map { " to \($0)" } ?? ""
-            return .definitive(operation: operation, status: status,
-                               message: "the box answered with a redirect\(target), which boxvoice does not follow so the device token never "
-                                   + "leaves the box; check the box's address", code: nil)
+            return .definitive(
+                operation: operation, status: status,
+                message:
+                    "the box answered with a redirect\(target), which boxvoice does not follow so the device token "
+                        + "never "
+                    + "leaves the box; check the box's address", code: nil)
         case 400..<500:
             let error = data.flatMap { Wire.errorMessage($0) }
-            return .definitive(operation: operation, status: status, message: error?.message ?? "no reason given", code: error?.code)
+            return .definitive(
+                operation: operation, status: status, message: error?.message ?? "no reason given", code: error?.code)
         default:
             if hq, let data, let error = Wire.hqError(data) {
-                return error.permanent ? .permanentHQ(message: error.message, code: error.code)
-                    : .uncertain(operation: operation, reason: "HTTP \(status)\(error.code.map { ", \($0)" } ?? ""): \(error.message)")
+                return error.permanent
+                    ? .permanentHQ(message: error.message, code: error.code)
+                    : .uncertain(
+                        operation: operation,
+                        reason: "HTTP \(status)\(error.code.map { ", \($0)" } ?? ""): \(error.message)")
             }
             let message = data.flatMap { Wire.errorMessage($0)?.message }
             return .uncertain(operation: operation, reason: "HTTP \(status)\(message.map { ": \($0)" } ?? "")")

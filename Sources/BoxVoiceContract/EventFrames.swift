@@ -30,13 +30,19 @@ public enum EventFrames {
 
     public static func parse(_ text: String) -> Incoming {
         if text == ping { return .ping }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return .unknown(text) }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            return .unknown(text)
+        }
         let id = (object["id"] as? NSNumber)?.intValue
         if let error = object["error"] as? [String: Any] {
             let data = error["data"] as? [String: Any]
-            return .error(id: id, message: error["message"] as? String ?? "unknown error", httpStatus: (data?["httpStatus"] as? NSNumber)?.intValue)
+            return .error(
+                id: id, message: error["message"] as? String ?? "unknown error",
+                httpStatus: (data?["httpStatus"] as? NSNumber)?.intValue)
         }
-        guard let result = object["result"] as? [String: Any], let type = result["type"] as? String else { return .unknown(text) }
+        guard let result = object["result"] as? [String: Any], let type = result["type"] as? String else {
+            return .unknown(text)
+        }
         switch type {
         case "started": return .started(id: id)
         case "stopped": return .stopped(id: id)
@@ -69,7 +75,8 @@ public enum EventFrames {
             if let text = value as? String {
                 self = .string(text)
             } else if let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c",
-                      number.doubleValue == Double(number.intValue) {
+                number.doubleValue == Double(number.intValue)
+            {
                 self = .number(number.intValue)
             } else {
                 return nil
@@ -116,7 +123,9 @@ public enum EventFrames {
     /// An event frame; `data` is the event's payload as JSON text. Stored events carry their id twice, as the box's
     /// tracked envelope does.
     public static func event(_ reply: Reply, name: String, dataJSON: String, trackedId: String?) -> String {
-        let data = (try? JSONSerialization.jsonObject(with: Data(dataJSON.utf8), options: [.fragmentsAllowed])) ?? [String: Any]()
+        let data =
+            (try? JSONSerialization.jsonObject(with: Data(dataJSON.utf8), options: [.fragmentsAllowed]))
+            ?? [String: Any]()
         let payload: [String: Any] = ["event": name, "data": data]
         guard let trackedId else { return reply.wrap(["result": ["type": "data", "data": payload]]) }
         return reply.wrap(["result": ["type": "data", "id": trackedId, "data": ["id": trackedId, "data": payload]]])
@@ -176,18 +185,21 @@ public enum EventFrames {
     public static func parseClient(_ text: String) -> ClientFrame {
         if text == ping { return .ping }
         if text == pong { return .pong }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return .unreadable }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            return .unreadable
+        }
         let reply = Reply(id: RequestID(json: object["id"]), jsonrpc: object["jsonrpc"] as? String == "2.0")
         let method = object["method"] as? String ?? ""
         switch method {
         case "subscription":
             let params = object["params"] as? [String: Any] ?? [:]
             let input = params["input"] as? [String: Any]
-            let last: LastEventID = switch params["lastEventId"] ?? input?["lastEventId"] {
-            case nil: .absent
-            case let text as String: .given(text)
-            default: .invalid
-            }
+            let last: LastEventID =
+                switch params["lastEventId"] ?? input?["lastEventId"] {
+                case nil: .absent
+                case let text as String: .given(text)
+                default: .invalid
+                }
             return .subscribe(reply, path: params["path"] as? String ?? "", lastEventId: last)
         case "subscription.stop":
             return .stop(reply)
@@ -197,7 +209,9 @@ public enum EventFrames {
     }
 
     static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

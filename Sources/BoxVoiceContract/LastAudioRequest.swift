@@ -56,7 +56,9 @@ public struct LastAudioRequest: Sendable, Equatable {
     private static func decodeIds(_ object: [String: Any]) throws(Rejection) -> LastAudioRequest {
         func id(_ name: String) throws(Rejection) -> String {
             guard let value = object[name] as? String else { throw Rejection(reason: "\(name) is missing") }
-            guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw Rejection(reason: "\(name) is blank") }
+            guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw Rejection(reason: "\(name) is blank")
+            }
             return value
         }
         let requestId = try id("requestId")
@@ -67,9 +69,13 @@ public struct LastAudioRequest: Sendable, Equatable {
     }
 
     /// The request id becomes a path segment of the answer's URL (`/api/chat/last-audio/:requestId`): a `..`, a `/`
-    /// or a `%` would move the answer to another route, so only what a UUID (or a short opaque token) is made of passes.
+    /// or a `%` would move the answer to another route, so only what a UUID (or a short opaque token) is made of
+    /// passes.
     public static func isValidRequestId(_ id: String) -> Bool {
         (1...128).contains(id.utf8.count)
-            && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F }
+            && id.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D
+                    || $0 == 0x5F
+            }
     }
 }

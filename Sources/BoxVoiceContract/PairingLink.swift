@@ -22,13 +22,16 @@ public struct PairingLink: Sendable, Equatable {
             switch self {
             case .notAPairingLink: "this is not a box pairing link (it should start with beebox://pair?)"
             case .missingBaseURL: "the pairing link names no box address (baseURL)"
-            case .invalidBaseURL(let url): "the pairing link's box address '\(url)' needs a scheme and a host, like https://box.example/main"
+            case .invalidBaseURL(let url):
+                "the pairing link's box address '\(url)' needs a scheme and a host, like https://box.example/main"
             }
         }
     }
 
-    public init(baseURL: String, label: String = PairingLink.defaultLabel, pairingToken: String? = nil,
-                session: String? = nil, authToken: String? = nil) {
+    public init(
+        baseURL: String, label: String = PairingLink.defaultLabel, pairingToken: String? = nil,
+        session: String? = nil, authToken: String? = nil
+    ) {
         self.baseURL = baseURL
         self.label = label
         self.pairingToken = pairingToken
@@ -41,7 +44,8 @@ public struct PairingLink: Sendable, Equatable {
     public static func parse(_ link: String, allowDirectToken: Bool = false) throws(Rejection) -> PairingLink {
         let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let schemeEnd = trimmed.range(of: "://"),
-              trimmed[..<schemeEnd.lowerBound].lowercased() == "beebox" else { throw .notAPairingLink }
+            trimmed[..<schemeEnd.lowerBound].lowercased() == "beebox"
+        else { throw .notAPairingLink }
         let rest = trimmed[schemeEnd.upperBound...]
         let hostEnd = rest.firstIndex { $0 == "?" || $0 == "/" || $0 == "#" } ?? rest.endIndex
         guard rest[..<hostEnd].lowercased() == "pair" else { throw .notAPairingLink }
@@ -63,9 +67,11 @@ public struct PairingLink: Sendable, Equatable {
         }
         guard let baseURL = value("baseURL", "url") else { throw .missingBaseURL }
         guard let components = URLComponents(string: baseURL), let scheme = components.scheme, !scheme.isEmpty,
-              let host = components.host, !host.isEmpty else { throw .invalidBaseURL(baseURL) }
-        return PairingLink(baseURL: baseURL, label: value("label") ?? defaultLabel, pairingToken: value("pairingToken", "token"),
-                           session: value("session"), authToken: allowDirectToken ? value("authToken") : nil)
+            let host = components.host, !host.isEmpty
+        else { throw .invalidBaseURL(baseURL) }
+        return PairingLink(
+            baseURL: baseURL, label: value("label") ?? defaultLabel, pairingToken: value("pairingToken", "token"),
+            session: value("session"), authToken: allowDirectToken ? value("authToken") : nil)
     }
 
     private static func formDecode(_ text: Substring) -> String? {

@@ -12,7 +12,9 @@ public enum SpeechFraming {
 
     /// Attributes in the contract's order: `stt`, `stt-service`, `diarized`, `message-id`, `local-time`.
     /// The body is not escaped: it may hold keyword tags.
-    public static func frame(_ body: String, origin: Origin, messageId: String, localTime: (hour: Int, minute: Int)) -> String {
+    public static func frame(_ body: String, origin: Origin, messageId: String, localTime: (hour: Int, minute: Int))
+        -> String
+    {
         var attributes = ""
         switch origin {
         case .live:
@@ -32,6 +34,21 @@ public enum SpeechFraming {
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.hour, .minute], from: date)
         return (parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    /// A message as the user said it, for people to read: the `<speech …>` frame taken off and each command tag
+    /// (`<send-message phrase="Send message" />`) given back as its phrase. The box gets the framing; a screen, a
+    /// notification or a listing shows the words (`--raw` and `--json` keep the framing).
+    public static func asSaid(_ message: String) -> String {
+        var text = message
+        if text.hasPrefix("<speech"), text.hasSuffix("</speech>"), let open = text.firstIndex(of: ">") {
+            text = String(text[text.index(after: open)..<text.index(text.endIndex, offsetBy: -"</speech>".count)])
+        }
+        let tag = #/<[a-z][a-z-]* phrase="([^"]*)"(?: [a-z-]+="[^"]*")* ?/>/#
+        return text.replacing(tag) { match in
+            String(match.output.1).replacingOccurrences(of: "&quot;", with: "\"")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
     }
 
     /// A new message id in the one canonical spelling (uppercase UUID, as the iOS app writes it).

@@ -11,9 +11,16 @@ public enum Wire {
 
     static func object(_ data: Data, _ what: String) throws(DecodingFailure) -> [String: Any] {
         guard let parsed = try? JSONSerialization.jsonObject(with: data) else {
-            throw DecodingFailure(what: what, reason: "not JSON (\(data.count) bytes starting \(String(decoding: data.prefix(40), as: UTF8.self).debugDescription))")
+            throw DecodingFailure(
+                what: what,
+                reason:
+                    "not JSON (\(data.count) bytes starting "
+                        + "\(String(decoding: data.prefix(40), as: UTF8.self).debugDescription))"
+            )
         }
-        guard let object = parsed as? [String: Any] else { throw DecodingFailure(what: what, reason: "not a JSON object") }
+        guard let object = parsed as? [String: Any] else {
+            throw DecodingFailure(what: what, reason: "not a JSON object")
+        }
         return object
     }
 
@@ -52,8 +59,11 @@ public enum Wire {
 
     public static func transcription(_ data: Data) throws(DecodingFailure) -> Transcription {
         let body = try object(data, "transcription")
-        guard let text = body["text"] as? String else { throw DecodingFailure(what: "transcription", reason: "it has no text") }
-        return Transcription(text: text, diarized: body["diarized"] as? Bool ?? false, service: body["service"] as? String)
+        guard let text = body["text"] as? String else {
+            throw DecodingFailure(what: "transcription", reason: "it has no text")
+        }
+        return Transcription(
+            text: text, diarized: body["diarized"] as? Bool ?? false, service: body["service"] as? String)
     }
 
     /// The 500 body of a failed transcription: `{"error", "permanent", "code"?}`.
@@ -64,7 +74,9 @@ public enum Wire {
     }
 
     public static func hqError(_ data: Data) -> HQError? {
-        guard let body = try? object(data, "transcription error"), let message = body["error"] as? String else { return nil }
+        guard let body = try? object(data, "transcription error"), let message = body["error"] as? String else {
+            return nil
+        }
         return HQError(message: message, permanent: body["permanent"] as? Bool ?? false, code: body["code"] as? String)
     }
 
@@ -93,7 +105,9 @@ public enum Wire {
     }
 
     /// The `POST /api/chat/send` body. `channel` is never sent: only the box's own clients may name one.
-    public static func sendBody(message: String, messageId: String, session: String?, exactSession: Bool = false) -> Data {
+    public static func sendBody(message: String, messageId: String, session: String?, exactSession: Bool = false)
+        -> Data
+    {
         var body: [String: Any] = ["message": message, "messageId": messageId, "session": session ?? "new"]
         if exactSession { body["exactSession"] = true }
         return try! JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])

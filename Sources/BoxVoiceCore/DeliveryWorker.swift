@@ -13,8 +13,10 @@ public final class DeliveryWorker: Sendable {
     // Set once in init; cancelled on `queue` or in deinit. A DispatchSource is thread-safe.
     nonisolated(unsafe) private let timer: DispatchSourceTimer
 
-    public init(delivery: OutboxDelivery, checkEvery interval: TimeInterval = 1,
-                onReport: @escaping @Sendable (OutboxDelivery.Report) -> Void) {
+    public init(
+        delivery: OutboxDelivery, checkEvery interval: TimeInterval = 1,
+        onReport: @escaping @Sendable (OutboxDelivery.Report) -> Void
+    ) {
         self.delivery = delivery
         self.onReport = onReport
         timer = DispatchSource.makeTimerSource(queue: queue)

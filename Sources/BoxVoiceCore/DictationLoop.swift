@@ -70,8 +70,9 @@ extension DictationSession {
                 // What was said up to the key is the message; the recording has run on since.
                 message.endFrame = message.endFrame ?? frame
             }
-            try session.apply(state.machine.handle(trigger, hasContent: session.hasContent(message)), to: &message, state: &state,
-                              worker: worker)
+            try session.apply(
+                state.machine.handle(trigger, hasContent: session.hasContent(message)), to: &message, state: &state,
+                worker: worker)
         }
 
         func handle(_ update: LiveUpdate, message: inout Message, state: inout Hearing) throws {
@@ -80,7 +81,9 @@ extension DictationSession {
                 session.onEvent(.partial(text))
             case .holding(let utterance):
                 // The box is asked while the live path waits for the speaker's pause, not after.
-                guard state.pending == nil, let found = session.detector.detect(appending: utterance.text, to: message.liveText) else { return }
+                guard state.pending == nil,
+                    let found = session.detector.detect(appending: utterance.text, to: message.liveText)
+                else { return }
                 session.onEvent(.awaitingPause(action: found.action, phrase: found.matchedPhrase))
                 state.awaiting = (found.action, session.askSecondOpinion(found, utterance, state: state))
             case .utterance(let utterance):
@@ -109,7 +112,9 @@ extension DictationSession {
                 // Only the new words can complete a command (the message ends at each one), so this costs the
                 // utterance, not the hour of dictation before it.
                 let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-                if let found, utterance.commandIsSpottedOnly, let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
+                if let found, utterance.commandIsSpottedOnly,
+                    let check = early ?? session.askSecondOpinion(found, utterance, state: state)
+                {
                     session.onEvent(.final(utterance.text))
                     state.pending = (check, [], false)
                     return
@@ -127,14 +132,17 @@ extension DictationSession {
 
         /// The command `found` ends the message with `utterance`: its words join the message, the audio ends where
         /// the utterance did, and the dictation table acts.
-        private func act(on found: KeywordMatch, endingWith utterance: LiveUtterance, message: inout Message, state: inout Hearing) throws {
+        private func act(
+            on found: KeywordMatch, endingWith utterance: LiveUtterance, message: inout Message, state: inout Hearing
+        ) throws {
             message.hear(utterance.text)
             message.keyword = found
             message.endFrame = Int64((utterance.end * 48_000).rounded())
             // The command is announced once what it did is durable: whoever sees it can rely on it.
             let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
-            try session.apply(state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
-                              state: &state, worker: worker, announcing: heard)
+            try session.apply(
+                state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
+                state: &state, worker: worker, announcing: heard)
         }
 
         /// Decides the command being checked once its verdict is in (or, `waiting`, once it comes or times out), then
@@ -149,7 +157,9 @@ extension DictationSession {
             guard let verdict else { return }
             state.pending = nil
             let utterance = check.utterance
-            session.onEvent(.commandChecked(action: check.match.action, outcome: verdict, seconds: Date().timeIntervalSince(check.started)))
+            session.onEvent(
+                .commandChecked(
+                    action: check.match.action, outcome: verdict, seconds: Date().timeIntervalSince(check.started)))
             if talkWentOn {
                 // Not shown yet: the utterance with its command if the box heard one, its words alone otherwise.
                 let shown = verdict == .confirmed ? utterance.text : utterance.recognized

@@ -17,7 +17,8 @@ extension DictationSession {
         /// dictation never waits on the network, and a box that is down never sends a message into a new session.
         public var sessionFromDefault = false
         public var spotterPhrases: String?
-        /// The acoustic model's MLLR adaptation to the user's voice and microphone (`boxvoice calibrate`); nil: as shipped.
+        /// The acoustic model's MLLR adaptation to the user's voice and microphone (`boxvoice calibrate`); nil: as
+        /// shipped.
         public var voiceAdaptation: String?
         public var once = false
         public var endOfInput: DictationStateMachine.EndOfInputPolicy = .send
@@ -82,14 +83,19 @@ extension DictationSession {
             case .captureFailed(let error, let draft):
                 "the audio input failed: \(error). " + Self.kept(draft)
             case .storageFailed(let error, let draft, let diskFull):
-                (diskFull ? "the disk is full, so recording stopped (\(error)). " : "recording stopped: \(error). ") + Self.kept(draft)
+                (diskFull ? "the disk is full, so recording stopped (\(error)). " : "recording stopped: \(error). ")
+                    + Self.kept(draft)
                     + (diskFull ? " Free some space first." : "")
             }
         }
 
         private static func kept(_ draft: MessageID?) -> String {
-            guard let draft else { return "Every message heard before it is kept (`boxvoice outbox`); nothing after it was recorded." }
-            return "What was said so far (text and audio) is kept as draft \(draft): send it with `boxvoice outbox send \(draft)`."
+            guard let draft else {
+                return "Every message heard before it is kept (`boxvoice outbox`); nothing after it was recorded."
+            }
+            return
+                "What was said so far (text and audio) is kept as draft \(draft): send it with `boxvoice outbox send "
+                    + "\(draft)`."
         }
     }
 

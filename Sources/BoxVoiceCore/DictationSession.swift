@@ -75,16 +75,20 @@ public final class DictationSession: Sendable {
     let onEvent: @Sendable (Event) -> Void
     private let hearing: Mutex<Hearing>
 
-    public init(configuration: Configuration, detector: KeywordDetector, store: MessageStore,
-                onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(
+        configuration: Configuration, detector: KeywordDetector, store: MessageStore,
+        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+    ) {
         self.configuration = configuration
         self.detector = detector
         self.store = store
         self.onEvent = onEvent
-        finisher = MessageFinisher(store: store, box: configuration.box, client: configuration.client, detector: detector,
-                                   hqRetryDelays: configuration.hqRetryDelays, uploadCodec: configuration.uploadCodec,
-                                   workDirectory: configuration.workDirectory, onEvent: onEvent)
-        hearing = Mutex(Hearing(machine: DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput)))
+        finisher = MessageFinisher(
+            store: store, box: configuration.box, client: configuration.client, detector: detector,
+            hqRetryDelays: configuration.hqRetryDelays, uploadCodec: configuration.uploadCodec,
+            workDirectory: configuration.workDirectory, onEvent: onEvent)
+        hearing = Mutex(
+            Hearing(machine: DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput)))
     }
 
     /// Dictates until the state machine stops (or `stop` is requested, which ends the input). What killed earlier runs
@@ -99,20 +103,24 @@ public final class DictationSession: Sendable {
         // to be heard. The recording has a road of its own (`RecordingRoad`): this loop only hears behind it.
         let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
         let onEvent = self.onEvent
-        let road = RecordingRoad(capture: capture, hasDeviceClock: pcm.hasDeviceClock,
-                                 hearingSeconds: pcm.hasDeviceClock ? configuration.hearingLagSeconds : 1,
-                                 onLevel: { onEvent(.level(elapsed: $0, dBFS: $1)) },
-                                 onCaptureLoss: { onEvent(.captureLost(frames: $0.framesDropped, overruns: $0.overruns)) })
+        let road = RecordingRoad(
+            capture: capture, hasDeviceClock: pcm.hasDeviceClock,
+            hearingSeconds: pcm.hasDeviceClock ? configuration.hearingLagSeconds : 1,
+            onLevel: { onEvent(.level(elapsed: $0, dBFS: $1)) },
+            onCaptureLoss: { onEvent(.captureLost(frames: $0.framesDropped, overruns: $0.overruns)) })
         capture.start()
         road.start()
         state.road = road
         defer { road.stop() }
-        var hearing = LiveTranscriber.Options.hearing(detector, spotterPhrases: configuration.spotterPhrases,
-                                                      dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
-                                                      adaptation: configuration.voiceAdaptation, whisper: configuration.whisper)
+        var hearing = LiveTranscriber.Options.hearing(
+            detector, spotterPhrases: configuration.spotterPhrases,
+            dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
+            adaptation: configuration.voiceAdaptation, whisper: configuration.whisper)
         hearing.spottedCommandHold = configuration.spottedCommandHold
         let transcriber = try LiveTranscriber(options: hearing)
-        let worker = DeliveryWorker(delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)) {
+        let worker = DeliveryWorker(
+            delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)
+        ) {
             if let event = Self.event(for: $0) { onEvent(event) }
         }
         do {
@@ -120,7 +128,13 @@ public final class DictationSession: Sendable {
             if !report.isEmpty { onEvent(.recovered(report)) }
         } catch {
             // Dictation goes on; what an earlier run left stays where it is for the next command to put right.
-            onEvent(.failed(messageId: nil, reason: "could not check for what an interrupted run left (\(error)); it is kept and checked again next time"))
+            onEvent(
+                .failed(
+                    messageId: nil,
+                    reason:
+                        "could not check for what an interrupted run left (\(error)); it is kept and checked again "
+                            + "next time"
+                ))
         }
         finisher.resumeAbandoned { worker.deliverNow(everything: true) }
         do {
@@ -162,7 +176,8 @@ public final class DictationSession: Sendable {
                 if let failure = road.failure { throw failure }
                 loop.take(control, state: &state)
                 // Nothing is waiting to be heard: every key pressed so far lies in what was heard.
-                try loop.pressKeys(upTo: road.hearing.framesQueued == 0 ? .max : state.framesHeard, message: &message, state: &state)
+                try loop.pressKeys(
+                    upTo: road.hearing.framesQueued == 0 ? .max : state.framesHeard, message: &message, state: &state)
                 if state.machine.isStopped { break reading }
                 let chunks = road.hearing.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
                 if chunks.isEmpty, road.hearing.isClosedAndEmpty { break }
@@ -198,7 +213,9 @@ public final class DictationSession: Sendable {
             if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
                 // The microphone went away mid-message: keep what was said as a draft, then say why.
                 let had = hasContent(message)
-                try apply(state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state, worker: worker)
+                try apply(
+                    state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state,
+                    worker: worker)
                 throw DictationError.captureFailed(error, draft: had ? message.id : nil)
             }
             if !state.machine.isStopped {
@@ -208,8 +225,9 @@ public final class DictationSession: Sendable {
                 }
                 try loop.settle(message: &message, state: &state, waiting: true)
                 if state.machine.isStopped { return }
-                try apply(state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
-                          worker: worker)
+                try apply(
+                    state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
+                    worker: worker)
             }
         } catch let error as DictationError {
             throw error
@@ -257,9 +275,11 @@ public final class DictationSession: Sendable {
             return .storageFailed(error, draft: nil, diskFull: diskFull)
         }
         road.closeAfterFault()
-        let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
-                                        liveText: VoiceTextResolver(detector: detector).liveText(heard: message.liveText, command: nil,
-                                                                                                typedPrefix: configuration.typedPrefix))
+        let ending = MessageStore.Ending(
+            heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
+            liveText: VoiceTextResolver(detector: detector).liveText(
+                heard: message.liveText, command: nil,
+                typedPrefix: configuration.typedPrefix))
         do {
             try store.keepDraft(message.id, ending)
             onEvent(.draft(messageId: message.id))
@@ -267,7 +287,10 @@ public final class DictationSession: Sendable {
         } catch let draftError {
             // Not even the draft could be written: the row stays `recording`, and the next run adopts it with its
             // audio (and the words noted so far).
-            onEvent(.failed(messageId: message.id, reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
+            onEvent(
+                .failed(
+                    messageId: message.id,
+                    reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
             return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
         }
     }
@@ -279,16 +302,22 @@ public final class DictationSession: Sendable {
 
     /// Starts the box's second opinion on a command only the spotter heard; nil when none can be asked.
     func askSecondOpinion(_ found: KeywordMatch, _ utterance: LiveUtterance, state: Hearing) -> SecondOpinion? {
-        guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory, !finisher.hqIsUnavailable else { return nil }
+        guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory,
+            !finisher.hqIsUnavailable
+        else { return nil }
         let end = Int64((utterance.end * 48_000).rounded())
         let audio = state.recent.slice(from: end - Int64(configuration.secondOpinionWindowSeconds * 48_000), to: end)
         guard !audio.isEmpty else { return nil }
-        return SecondOpinion(match: found, utterance: utterance, audio: audio, client: configuration.client, session: configuration.session,
-                             detector: detector, workDirectory: work, wait: wait)
+        return SecondOpinion(
+            match: found, utterance: utterance, audio: audio, client: configuration.client,
+            session: configuration.session,
+            detector: detector, workDirectory: work, wait: wait)
     }
 
-    func apply(_ effects: [DictationEffect], to message: inout Message, state: inout Hearing,
-                       worker: DeliveryWorker, announcing heard: Event? = nil) throws {
+    func apply(
+        _ effects: [DictationEffect], to message: inout Message, state: inout Hearing,
+        worker: DeliveryWorker, announcing heard: Event? = nil
+    ) throws {
         var heard = heard
         func announce() {
             if let event = heard { onEvent(event) }
@@ -301,9 +330,11 @@ public final class DictationSession: Sendable {
                 // The last segments are uploaded only once the message is committed: nothing reaches the network first.
                 let rest = try endAudio(of: &message, state: &state)
                 let command = spoken == nil ? nil : message.keyword.map(HeardCommand.init)
-                let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
-                                                liveText: resolver.liveText(heard: message.liveText, command: command,
-                                                                            typedPrefix: configuration.typedPrefix))
+                let ending = MessageStore.Ending(
+                    heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
+                    liveText: resolver.liveText(
+                        heard: message.liveText, command: command,
+                        typedPrefix: configuration.typedPrefix))
                 if finisher.hqIsUnavailable {
                     let body = MessageFinisher.frame(ending.liveText, origin: .live, id: message.id, at: ending.at)
                     try store.commitSend(message.id, ending, liveBody: body)
@@ -318,7 +349,9 @@ public final class DictationSession: Sendable {
                     onEvent(.committed(messageId: message.id))
                     for segment in rest { submit(segment, to: &message) }
                     message.held.forEach(message.uploader.submit)
-                    finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) { worker.deliverNow() }
+                    finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) {
+                        worker.deliverNow()
+                    }
                 }
             case .discard:
                 let hadContent = hasContent(message)
@@ -331,9 +364,11 @@ public final class DictationSession: Sendable {
                 try endAudio(of: &message, state: &state)
                 // A mic-off's words (and anything after them) never reach the message.
                 let command = message.keyword.map(HeardCommand.init)
-                let ending = MessageStore.Ending(heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
-                                                liveText: resolver.liveText(heard: message.liveText, command: command,
-                                                                            typedPrefix: configuration.typedPrefix))
+                let ending = MessageStore.Ending(
+                    heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
+                    liveText: resolver.liveText(
+                        heard: message.liveText, command: command,
+                        typedPrefix: configuration.typedPrefix))
                 try store.keepDraft(message.id, ending)
                 announce()
                 onEvent(.draft(messageId: message.id))
@@ -372,8 +407,9 @@ public final class DictationSession: Sendable {
     /// Starts the next message: its row and folder first, so its very first sample belongs to a message (the audio
     /// after the last one's end, held meanwhile, opens it).
     private func begin(_ state: inout Hearing) throws -> Message {
-        let recording = try store.beginRecording(box: configuration.box, session: configuration.session,
-                                                 sessionFromDefault: configuration.sessionFromDefault, run: state.run)
+        let recording = try store.beginRecording(
+            box: configuration.box, session: configuration.session,
+            sessionFromDefault: configuration.sessionFromDefault, run: state.run)
         let uploader = finisher.uploader(for: recording.id, session: configuration.session)
         let start = try state.road?.attach(directory: recording.folder, policy: configuration.segmentPolicy) ?? 0
         return Message(recording: recording, uploader: uploader, startFrame: start, submittedThrough: start)
@@ -390,7 +426,9 @@ public final class DictationSession: Sendable {
         case .delivered(let id, _): .delivered(messageId: id)
         case .postponed(let id, let failure, _): .postponed(messageId: id, failure: failure)
         case .refused(let id, let failure, _):
-            .refused(messageId: id, reason: report.summary, needsRePair: { if case .unauthorized = failure { true } else { false } }())
+            .refused(
+                messageId: id, reason: report.summary,
+                needsRePair: { if case .unauthorized = failure { true } else { false } }())
         case .storeFailed: .failed(messageId: nil, reason: report.summary)
         case .held(let id): .heldForSession(messageId: id)
         }

@@ -46,9 +46,13 @@ public struct FileTranscription: Sendable {
 
     /// - Parameter workDirectory: where the segments are written (removed by the caller when it likes).
     /// Segments upload as they are cut, so the first is on its way before the file is read to the end.
-    public func run(file: String, workDirectory: String, onEvent: @escaping @Sendable (Event) -> Void = { _ in }) throws -> Result {
-        let uploader = HQUploader(client: client, session: session, maxParallel: maxParallel, retryDelays: retryDelays,
-                                  codec: codec, workDirectory: workDirectory) { event in
+    public func run(file: String, workDirectory: String, onEvent: @escaping @Sendable (Event) -> Void = { _ in }) throws
+        -> Result
+    {
+        let uploader = HQUploader(
+            client: client, session: session, maxParallel: maxParallel, retryDelays: retryDelays,
+            codec: codec, workDirectory: workDirectory
+        ) { event in
             switch event {
             case .codec(let choice):
                 onEvent(.codec(choice))
@@ -71,7 +75,9 @@ public struct FileTranscription: Sendable {
         let (results, stoppedBy) = uploader.finish()
         if let stoppedBy {
             let done = results.filter { $0.transcription != nil }.count
-            throw Failure(reason: "\(stoppedBy) \(done) of \(count) segment(s) were transcribed before it stopped.", segments: results)
+            throw Failure(
+                reason: "\(stoppedBy) \(done) of \(count) segment(s) were transcribed before it stopped.",
+                segments: results)
         }
         let text = results.compactMap { $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }.joined(separator: " ")
@@ -79,7 +85,9 @@ public struct FileTranscription: Sendable {
     }
 
     /// Converts any readable sound file to 48 kHz mono Float32 segments.
-    static func cut(file: String, into directory: String, policy: SegmentPolicy, onSegment: (ClosedSegment) -> Void) throws {
+    static func cut(file: String, into directory: String, policy: SegmentPolicy, onSegment: (ClosedSegment) -> Void)
+        throws
+    {
         let source = try SoundFile.open(path: file)
         let writer = SegmentWriter(directory: directory, policy: policy)
         let resampler = source.sampleRate == 48_000 ? nil : try Resampler(from: Double(source.sampleRate), to: 48_000)

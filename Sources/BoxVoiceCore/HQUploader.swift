@@ -2,11 +2,12 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import Foundation
+import Synchronization
 
 /// Uploads segments for HQ transcription as they close, a few at a time, while more audio is still coming
 /// (contract §1): uncertain failures are retried within a small budget; a permanent or definitive failure stops
 /// every later upload and is reported once.
-public final class HQUploader: @unchecked Sendable {
+public final class HQUploader: Sendable {
     public struct Result: Sendable {
         public let index: Int
         public let seconds: Double
@@ -29,21 +30,27 @@ public final class HQUploader: @unchecked Sendable {
     private let maxParallel: Int
     private let retryDelays: [Double]
     private let onEvent: @Sendable (Event) -> Void
-    private let lock = NSLock()
     private let running = DispatchGroup()
-    private var waiting: [(index: Int, segment: ClosedSegment)] = []
-    private var inFlight = 0
-    private var submitted = 0
-    private var results: [Int: Result] = [:]
-    private var stopped: BoxFailure?
+    private let queue = Mutex(Queue())
+
+    /// What the upload threads share.
+    private struct Queue {
+        var waiting: [(index: Int, segment: ClosedSegment)] = []
+        var inFlight = 0
+        var submitted = 0
+        var results: [Int: Result] = [:]
+        var stopped: BoxFailure?
+    }
 
     /// Chooses each segment's format; nil (or no `workDirectory` to encode into): WAV.
     private let codec: UploadCodecPolicy?
     private let workDirectory: String?
 
-    public init(client: BoxClient, session: String?, maxParallel: Int = 3, retryDelays: [Double] = [1, 2],
-                codec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
-                onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(
+        client: BoxClient, session: String?, maxParallel: Int = 3, retryDelays: [Double] = [1, 2],
+        codec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
+        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+    ) {
         self.codec = codec
         self.workDirectory = workDirectory
         self.client = client
@@ -55,18 +62,19 @@ public final class HQUploader: @unchecked Sendable {
 
     /// Queues a closed segment; it starts uploading as soon as a slot is free.
     public func submit(_ segment: ClosedSegment) {
-        let start: (Int, ClosedSegment)? = lock.withLock {
-            let index = submitted
-            submitted += 1
-            guard stopped == nil else {
-                results[index] = Result(index: index, seconds: segment.duration, transcription: nil, failure: stopped)
+        let start: (Int, ClosedSegment)? = queue.withLock { queue in
+            let index = queue.submitted
+            queue.submitted += 1
+            guard queue.stopped == nil else {
+                queue.results[index] = Result(
+                    index: index, seconds: segment.duration, transcription: nil, failure: queue.stopped)
                 return nil
             }
-            guard inFlight < maxParallel else {
-                waiting.append((index, segment))
+            guard queue.inFlight < maxParallel else {
+                queue.waiting.append((index, segment))
                 return nil
             }
-            inFlight += 1
+            queue.inFlight += 1
             return (index, segment)
         }
         if let (index, segment) = start { launch(index, segment) }
@@ -75,7 +83,7 @@ public final class HQUploader: @unchecked Sendable {
     /// Waits for every submitted segment; results in submission order.
     public func finish() -> (results: [Result], stoppedBy: BoxFailure?) {
         running.wait()
-        return lock.withLock { ((0..<submitted).compactMap { results[$0] }, stopped) }
+        return queue.withLock { queue in ((0..<queue.submitted).compactMap { queue.results[$0] }, queue.stopped) }
     }
 
     private func launch(_ index: Int, _ segment: ClosedSegment) {
@@ -83,19 +91,20 @@ public final class HQUploader: @unchecked Sendable {
         BlockingWork.start("boxvoice.hq-upload") { [self] in
             onEvent(.started(index: index, seconds: segment.duration))
             let result = upload(index, segment)
-            let next: (Int, ClosedSegment)? = lock.withLock {
-                results[index] = result
-                if stopped != nil {
-                    for (skipped, pending) in waiting {
-                        results[skipped] = Result(index: skipped, seconds: pending.duration, transcription: nil, failure: stopped)
+            let next: (Int, ClosedSegment)? = queue.withLock { queue in
+                queue.results[index] = result
+                if queue.stopped != nil {
+                    for (skipped, pending) in queue.waiting {
+                        queue.results[skipped] = Result(
+                            index: skipped, seconds: pending.duration, transcription: nil, failure: queue.stopped)
                     }
-                    waiting.removeAll()
+                    queue.waiting.removeAll()
                 }
-                guard !waiting.isEmpty else {
-                    inFlight -= 1
+                guard !queue.waiting.isEmpty else {
+                    queue.inFlight -= 1
                     return nil
                 }
-                return waiting.removeFirst()
+                return queue.waiting.removeFirst()
             }
             onEvent(.uploaded(result))
             if let (nextIndex, nextSegment) = next { launch(nextIndex, nextSegment) }
@@ -140,16 +149,16 @@ public final class HQUploader: @unchecked Sendable {
                     (path, format) = (segment.path, .wav)
                     continue
                 }
-                let alreadyStopped = lock.withLock { stopped != nil }
+                let alreadyStopped = queue.withLock { $0.stopped != nil }
                 if error.isRetryable, attempt < retryDelays.count, !alreadyStopped {
                     attempt += 1
                     onEvent(.retrying(index: index, attempt: attempt, failure: error))
                     Thread.sleep(forTimeInterval: retryDelays[attempt - 1])
                     continue
                 }
-                let first = lock.withLock { () -> Bool in
-                    guard stopped == nil else { return false }
-                    stopped = error
+                let first = queue.withLock { queue -> Bool in
+                    guard queue.stopped == nil else { return false }
+                    queue.stopped = error
                     return true
                 }
                 if first { onEvent(.stopped(error)) }

@@ -12,8 +12,10 @@ public enum RecognizerChoice: String, Sendable, CaseIterable {
 /// is requested or `maxSeconds` of audio were heard (what was captured up to a stop is still heard).
 public enum Listening {
     /// - Returns: the capture device's error, if it failed rather than ended.
-    public static func run(pcm: CapturePCM, transcriber: LiveTranscriber, maxSeconds: Double?, stop: StopSignal,
-                           onUpdate: (LiveUpdate) -> Void) throws -> Error? {
+    public static func run(
+        pcm: CapturePCM, transcriber: LiveTranscriber, maxSeconds: Double?, stop: StopSignal,
+        onUpdate: (LiveUpdate) -> Void
+    ) throws -> Error? {
         let capture = AudioCapture(pcm: pcm)
         let limit = maxSeconds.map { Int64($0 * 48_000) } ?? .max
         var heard: Int64 = 0

@@ -24,9 +24,12 @@ public final class MessageFinisher: Sendable {
     /// A permanent HQ failure is reported once; later messages skip HQ.
     private let unavailable = Mutex<BoxFailure?>(nil)
 
-    public init(store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector, hqRetryDelays: [Double] = [1, 2],
-                uploadCodec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
-                onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
+    public init(
+        store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
+        hqRetryDelays: [Double] = [1, 2],
+        uploadCodec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
+        onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }
+    ) {
         self.uploadCodec = uploadCodec
         self.workDirectory = workDirectory
         self.store = store
@@ -44,14 +47,20 @@ public final class MessageFinisher: Sendable {
     public func uploader(for id: MessageID, session: String?) -> HQUploader {
         let onEvent = self.onEvent
         let key = id
-        return HQUploader(client: client, session: session, retryDelays: hqRetryDelays, codec: uploadCodec, workDirectory: workDirectory) { event in
+        return HQUploader(
+            client: client, session: session, retryDelays: hqRetryDelays, codec: uploadCodec,
+            workDirectory: workDirectory
+        ) { event in
             switch event {
             case .codec(let choice): onEvent(.uploadCodec(format: choice.format, reason: choice.reason))
             case .started(let index, _): onEvent(.hq(messageId: key, index: index + 1, state: .uploading))
             case .uploaded(let result):
-                onEvent(.hq(messageId: key, index: result.index + 1,
-                            state: result.transcription != nil ? .done : .failed(result.failure)))
-            case .retrying(let index, let attempt, _): onEvent(.hq(messageId: key, index: index + 1, state: .retrying(attempt: attempt)))
+                onEvent(
+                    .hq(
+                        messageId: key, index: result.index + 1,
+                        state: result.transcription != nil ? .done : .failed(result.failure)))
+            case .retrying(let index, let attempt, _):
+                onEvent(.hq(messageId: key, index: index + 1, state: .retrying(attempt: attempt)))
             case .stopped: break
             }
         }
@@ -59,7 +68,9 @@ public final class MessageFinisher: Sendable {
 
     /// Finishes a committed message in the background. `uploads` holds the uploads already made while it was
     /// recorded (nil: upload its retained segments now). The lease is held until it is framed.
-    public func finish(_ id: MessageID, uploads: HQUploader?, lease: RecordingLease?, then: @escaping @Sendable () -> Void = {}) {
+    public func finish(
+        _ id: MessageID, uploads: HQUploader?, lease: RecordingLease?, then: @escaping @Sendable () -> Void = {}
+    ) {
         queue.async { [self] in
             finishNow(id, uploads: uploads, lease: lease)
             then()
@@ -73,7 +84,9 @@ public final class MessageFinisher: Sendable {
         do {
             try store.compressRecording(id, holding: lease)
         } catch {
-            onEvent(.failed(messageId: id, reason: "its recording could not be compressed (\(error)); it is kept as recorded"))
+            onEvent(
+                .failed(
+                    messageId: id, reason: "its recording could not be compressed (\(error)); it is kept as recorded"))
         }
     }
 
@@ -97,7 +110,9 @@ public final class MessageFinisher: Sendable {
                 compress(message.id, holding: lease)
             }
         } catch {
-            onEvent(.failed(messageId: nil, reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))
+            onEvent(
+                .failed(
+                    messageId: nil, reason: "could not read the messages awaiting HQ (\(error)); they stay committed"))
         }
     }
 
@@ -109,7 +124,10 @@ public final class MessageFinisher: Sendable {
         do {
             found = try store.message(id)
         } catch {
-            onEvent(.failed(messageId: id, reason: "could not read it back (\(error)); it stays committed and is finished by the next run"))
+            onEvent(
+                .failed(
+                    messageId: id,
+                    reason: "could not read it back (\(error)); it stays committed and is finished by the next run"))
             return
         }
         guard let message = found, message.state == .awaitingHQ else { return }
@@ -119,7 +137,10 @@ public final class MessageFinisher: Sendable {
             let fresh = self.uploader(for: id, session: message.session)
             for (index, path) in store.segmentFiles(of: message).enumerated() {
                 guard let frames = try? SoundFile.open(path: path).frames else { continue }
-                fresh.submit(ClosedSegment(index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: 48_000, levels: AudioLevels()))
+                fresh.submit(
+                    ClosedSegment(
+                        index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: 48_000,
+                        levels: AudioLevels()))
             }
             uploader = fresh
         }
@@ -133,36 +154,54 @@ public final class MessageFinisher: Sendable {
                 return current
             }
             if reported == nil, stoppedBy == nil, !results.isEmpty, results.allSatisfy({ $0.transcription != nil }) {
-                let texts = results.compactMap { $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-                hq = (texts.joined(separator: " "), results.first?.transcription?.service, results.contains { $0.transcription?.diarized == true })
+                let texts = results.compactMap {
+                    $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                }.filter { !$0.isEmpty }
+                hq = (
+                    texts.joined(separator: " "), results.first?.transcription?.service,
+                    results.contains { $0.transcription?.diarized == true }
+                )
             } else if reported == nil {
-                onEvent(.fallback(reason: stoppedBy.map(String.init(describing:)) ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text"),
-                                  failure: stoppedBy))
+                onEvent(
+                    .fallback(
+                        reason: stoppedBy.map(String.init(describing:))
+                            ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text"),
+                        failure: stoppedBy))
             }
         }
-        let resolved = VoiceTextResolver(detector: detector).resolve(heard: message.heardText, command: message.command,
-                                                                    typedPrefix: message.typedPrefix, hqText: hq?.text)
+        let resolved = VoiceTextResolver(detector: detector).resolve(
+            heard: message.heardText, command: message.command,
+            typedPrefix: message.typedPrefix, hqText: hq?.text)
         if resolved.text.allSatisfy(\.isWhitespace) {
             // An empty message is never sent: the box would show a blank turn. Only a draft gets here (a dictation
             // commits nothing without words).
             do {
                 try store.returnUnheardToDraft(id)
-                onEvent(.failed(messageId: id, reason: "not a word was heard in it (live or by HQ), so nothing was sent; it is "
-                                + "kept as a draft: `boxvoice outbox discard \(id)` drops it"))
+                onEvent(
+                    .failed(
+                        messageId: id,
+                        reason: "not a word was heard in it (live or by HQ), so nothing was sent; it is "
+                            + "kept as a draft: `boxvoice outbox discard \(id)` drops it"))
             } catch {
                 onEvent(.failed(messageId: id, reason: "not a word was heard in it, so nothing was sent (\(error))"))
             }
             withExtendedLifetime(lease) {}
             return
         }
-        let origin: SpeechFraming.Origin = resolved.source == .hq ? .hq(service: hq?.service, diarized: hq?.diarized ?? false) : .live
+        let origin: SpeechFraming.Origin =
+            resolved.source == .hq ? .hq(service: hq?.service, diarized: hq?.diarized ?? false) : .live
         let body = Self.frame(resolved.text, origin: origin, id: id, at: message.commandAt ?? Date())
         do {
             try store.frame(id, body: body, text: resolved.text)
             onEvent(.queued(messageId: id, message: body, text: resolved.text))
         } catch {
             // The row stays `awaitingHQ` with its live text: the next run (or the daemon) finishes it.
-            onEvent(.failed(messageId: id, reason: "could not store its final text (\(error)); it stays committed and is finished by the next run"))
+            onEvent(
+                .failed(
+                    messageId: id,
+                    reason:
+                        "could not store its final text (\(error)); it stays committed and is finished by the next run")
+            )
         }
         withExtendedLifetime(lease) {}
     }

@@ -26,10 +26,14 @@ public struct OutboxDelivery: Sendable {
             case .postponed(let id, let failure, _): "\(id) is still pending: \(failure)"
             case .refused(let id, let failure, let state):
                 state == .possiblyDelivered
-                    ? "\(id) may already have reached the box (an earlier attempt's answer was lost; a retry was told: \(failure)); its text is kept — check the conversation, and if it is not there, `boxvoice outbox resend \(id)` sends it again as a new message"
+                    ? "\(id) may already have reached the box (an earlier attempt's answer was lost; a retry was told: "
+                        + "\(failure)); its text is kept — check the conversation, and if it is not there, `boxvoice "
+                        + "outbox resend \(id)` sends it again as a new message"
                     : "\(id) was not delivered and is kept with its text: \(failure)"
-            case .storeFailed(let error): "the outbox could not be read or written (\(error)); pending messages stay there"
-            case .held(let id): "\(id) waits for the box to name the new conversation its run opened, to go into the same one"
+            case .storeFailed(let error):
+                "the outbox could not be read or written (\(error)); pending messages stay there"
+            case .held(let id):
+                "\(id) waits for the box to name the new conversation its run opened, to go into the same one"
             }
         }
     }
@@ -81,19 +85,24 @@ public struct OutboxDelivery: Sendable {
                         reports.append(.delivered(message.id, acceptance: acceptance))
                     case .failure(let failure) where failure.isRetryable:
                         try store.recordUncertain(message.id, reason: failure.description, now: now)
-                        reports.append(.postponed(message.id, failure: failure, retryAt: try store.message(message.id)?.nextAttemptAt))
+                        reports.append(
+                            .postponed(
+                                message.id, failure: failure, retryAt: try store.message(message.id)?.nextAttemptAt))
                         return reports
                     case .failure(let failure):
-                        let kind: DeliveryFailureKind = if case .unauthorized = failure { .unauthorized } else { .refused }
-                        let state = try store.recordRefused(message.id, kind: kind, reason: failure.description,
-                                                            afterUncertainAttempt: message.failure == .uncertain)
+                        let kind: DeliveryFailureKind =
+                            if case .unauthorized = failure { .unauthorized } else { .refused }
+                        let state = try store.recordRefused(
+                            message.id, kind: kind, reason: failure.description,
+                            afterUncertainAttempt: message.failure == .uncertain)
                         reports.append(.refused(message.id, failure: failure, now: state))
                     }
                 } catch StoreError.notAllowed(let id, let state, _) where id == message.id {
                     // Another process (the daemon, another command) delivered this message at the same moment: the
                     // box deduplicates by id, and the store already says what became of it.
                     if state == .delivered {
-                        let acceptance: Wire.SendAcceptance = if case .success(let accepted?) = sent { accepted } else { .deduplicated }
+                        let acceptance: Wire.SendAcceptance =
+                            if case .success(let accepted?) = sent { accepted } else { .deduplicated }
                         reports.append(.delivered(id, acceptance: acceptance))
                     }
                 }
@@ -119,11 +128,15 @@ public struct OutboxDelivery: Sendable {
     /// asked now when it was left to be resolved — a failure to ask is never a reason to use `"new"`.
     private func destination(of message: DictatedMessage, now: Date) throws(BoxFailure) -> Destination {
         let run: SessionRun?
-        do { run = try message.run.flatMap(store.run) } catch { throw BoxFailure.uncertain(operation: "read the run's session", reason: "\(error)") }
+        do { run = try message.run.flatMap(store.run) } catch {
+            throw BoxFailure.uncertain(operation: "read the run's session", reason: "\(error)")
+        }
         guard let run else {
             guard message.sessionUnresolved else { return .session(message.session) }
             let session = try Self.defaultSession(client)
-            do { try store.resolveSession(message.id, to: session) } catch { throw BoxFailure.uncertain(operation: "record the box's session", reason: "\(error)") }
+            do { try store.resolveSession(message.id, to: session) } catch {
+                throw BoxFailure.uncertain(operation: "record the box's session", reason: "\(error)")
+            }
             return .session(session)
         }
         switch run.state {
@@ -137,7 +150,9 @@ public struct OutboxDelivery: Sendable {
             // The assignment event never came: the box made the new session its default when it assigned it, so the
             // default names it unless another client has moved it since — the best the box can still say.
             guard let session = try Self.defaultSession(client) else { return .hold }
-            do { try store.assignRunSession(run.id, session: session) } catch { throw BoxFailure.uncertain(operation: "record the run's session", reason: "\(error)") }
+            do { try store.assignRunSession(run.id, session: session) } catch {
+                throw BoxFailure.uncertain(operation: "record the run's session", reason: "\(error)")
+            }
             return .session(session)
         }
     }
@@ -167,8 +182,10 @@ public struct BoxCourier: Sendable {
     public let finisher: MessageFinisher
     public let delivery: OutboxDelivery
 
-    public init(store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
-                onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }) {
+    public init(
+        store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
+        onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }
+    ) {
         finisher = MessageFinisher(store: store, box: box, client: client, detector: detector, onEvent: onEvent)
         delivery = OutboxDelivery(store: store, box: box, client: client)
     }

@@ -43,8 +43,11 @@ final class SecondOpinion: Sendable {
     private let verdict = Mutex<DictationSession.CheckOutcome?>(nil)
 
     /// Starts the check in the background: `audio` (48 kHz) is written to `workDirectory` and transcribed.
-    init(match: KeywordMatch, utterance: LiveUtterance, audio: [Float], client: BoxClient, session: String?, detector: KeywordDetector,
-         workDirectory: String, wait: TimeInterval) {
+    init(
+        match: KeywordMatch, utterance: LiveUtterance, audio: [Float], client: BoxClient, session: String?,
+        detector: KeywordDetector,
+        workDirectory: String, wait: TimeInterval
+    ) {
         self.match = match
         self.utterance = utterance
         started = Date()

@@ -24,12 +24,14 @@ public final class SessionAssignments: Sendable {
         case "chat-user-message":
             // Only a message that opened a new session has no sessionId yet.
             guard data["sessionId"] == nil, let text = data["message"], let id = Self.messageId(in: text),
-                  let message = try? store.message(id), let run = message.run,
-                  let state = try? store.run(run)?.state, state != .known else { return }
+                let message = try? store.message(id), let run = message.run,
+                let state = try? store.run(run)?.state, state != .known
+            else { return }
             announced.withLock { $0.append(run) }
         case "chat-session-assigned":
             guard let session = data["sessionId"], !session.isEmpty,
-                  let run = announced.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+                let run = announced.withLock({ $0.isEmpty ? nil : $0.removeFirst() })
+            else { return }
             do {
                 try store.assignRunSession(run, session: session)
                 onAssigned(run, session)
@@ -43,7 +45,9 @@ public final class SessionAssignments: Sendable {
 
     /// The `message-id` attribute of a framed `<speech …>` message.
     static func messageId(in framed: String) -> MessageID? {
-        guard let open = framed.range(of: "<speech"), let close = framed[open.upperBound...].firstIndex(of: ">") else { return nil }
+        guard let open = framed.range(of: "<speech"), let close = framed[open.upperBound...].firstIndex(of: ">") else {
+            return nil
+        }
         let tag = framed[open.upperBound..<close]
         guard let start = tag.range(of: " message-id=\"") else { return nil }
         let value = tag[start.upperBound...].prefix { $0 != "\"" }

@@ -18,7 +18,8 @@ public struct UploadChoice: Sendable, Equatable {
 
 /// The choice itself, as arithmetic on what was measured (no I/O): a spoken send waits for the last segment's
 /// upload, so `auto` picks whichever format gets a segment to the box sooner — Opus pays its encoding, WAV its
-/// 27 times more bytes — and keeps WAV (lossless) while it costs at most 10 % more time. On a link faster than about 300 Mbit/s that is WAV;
+/// 27 times more bytes — and keeps WAV (lossless) while it costs at most 10 % more time. On a link faster than about
+/// 300 Mbit/s that is WAV;
 /// below it Opus wins, and below ~1.6 Mbit/s WAV cannot even keep up with the speech.
 public enum UploadDecision {
     /// 48 kHz mono Float32.
@@ -28,8 +29,10 @@ public enum UploadDecision {
     /// Encoding cost before any was measured (measured here: about 3 ms of CPU per second of audio).
     public static let defaultEncodeSecondsPerSecond = 0.004
 
-    public static func choose(_ codec: UploadCodec, wavOnly: Bool, linkBytesPerSecond: Double?,
-                              encodeSecondsPerSecond: Double = defaultEncodeSecondsPerSecond) -> UploadChoice {
+    public static func choose(
+        _ codec: UploadCodec, wavOnly: Bool, linkBytesPerSecond: Double?,
+        encodeSecondsPerSecond: Double = defaultEncodeSecondsPerSecond
+    ) -> UploadChoice {
         if wavOnly { return UploadChoice(format: .wav, reason: "the box refused Opus before: WAV only") }
         switch codec {
         case .wav: return UploadChoice(format: .wav, reason: "WAV, as configured")
@@ -37,7 +40,9 @@ public enum UploadDecision {
         case .auto: break
         }
         guard let link = linkBytesPerSecond, link.isFinite, link > 0 else {
-            return UploadChoice(format: .opus, reason: "link not measured yet: Opus, which is never slower than WAV by more than its encoding")
+            return UploadChoice(
+                format: .opus,
+                reason: "link not measured yet: Opus, which is never slower than WAV by more than its encoding")
         }
         let wav = wavBytesPerSecond / link
         let opus = encodeSecondsPerSecond + opusBytesPerSecond / link
@@ -45,7 +50,8 @@ public enum UploadDecision {
         if wav <= opus * 1.1 {
             return UploadChoice(format: .wav, reason: "link \(rate): WAV arrives as soon as Opus would")
         }
-        return UploadChoice(format: .opus, reason: "link \(rate): Opus arrives \(String(format: "%.0f", wav / opus))× sooner than WAV")
+        return UploadChoice(
+            format: .opus, reason: "link \(rate): Opus arrives \(String(format: "%.0f", wav / opus))× sooner than WAV")
     }
 }
 
@@ -73,7 +79,9 @@ public final class UploadCodecPolicy: Sendable {
     private let onProfile: @Sendable (Profile) -> Void
 
     /// - Parameter onProfile: called when what was learnt changes (to keep it for the next run).
-    public init(codec: UploadCodec, profile: Profile = Profile(), onProfile: @escaping @Sendable (Profile) -> Void = { _ in }) {
+    public init(
+        codec: UploadCodec, profile: Profile = Profile(), onProfile: @escaping @Sendable (Profile) -> Void = { _ in }
+    ) {
         self.codec = codec
         state = Mutex(State(profile: profile))
         self.onProfile = onProfile
@@ -83,8 +91,10 @@ public final class UploadCodecPolicy: Sendable {
     /// these teach there.
     public convenience init(codec: UploadCodec, box: BoxReference, store: MessageStore) {
         let known = (try? store.uploadProfile(box: box)) ?? (wavOnly: false, linkBytesPerSecond: nil)
-        self.init(codec: codec, profile: Profile(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond)) { profile in
-            try? store.recordUploadProfile(box: box, wavOnly: profile.wavOnly, linkBytesPerSecond: profile.linkBytesPerSecond)
+        self.init(codec: codec, profile: Profile(wavOnly: known.wavOnly, linkBytesPerSecond: known.linkBytesPerSecond))
+        { profile in
+            try? store.recordUploadProfile(
+                box: box, wavOnly: profile.wavOnly, linkBytesPerSecond: profile.linkBytesPerSecond)
         }
     }
 
@@ -93,8 +103,9 @@ public final class UploadCodecPolicy: Sendable {
     /// The format for the next segment, and whether it differs from the last one chosen.
     public func next() -> (choice: UploadChoice, changed: Bool) {
         state.withLock { state in
-            let choice = UploadDecision.choose(codec, wavOnly: state.profile.wavOnly, linkBytesPerSecond: state.profile.linkBytesPerSecond,
-                                               encodeSecondsPerSecond: state.encodeSecondsPerSecond)
+            let choice = UploadDecision.choose(
+                codec, wavOnly: state.profile.wavOnly, linkBytesPerSecond: state.profile.linkBytesPerSecond,
+                encodeSecondsPerSecond: state.encodeSecondsPerSecond)
             let changed = state.lastChoice?.format != choice.format
             state.lastChoice = choice
             return (choice, changed)
@@ -106,7 +117,8 @@ public final class UploadCodecPolicy: Sendable {
         guard bytes > 0, seconds > 0 else { return }
         let measured = Double(bytes) / seconds
         let profile = state.withLock { state -> Profile in
-            state.profile.linkBytesPerSecond = state.profile.linkBytesPerSecond.map { 0.5 * $0 + 0.5 * measured } ?? measured
+            state.profile.linkBytesPerSecond =
+                state.profile.linkBytesPerSecond.map { 0.5 * $0 + 0.5 * measured } ?? measured
             return state.profile
         }
         onProfile(profile)
@@ -133,7 +145,8 @@ extension BoxFailure {
         let formatCodes: Set = ["invalid_file_format", "http_400", "http_415"]
         switch self {
         case .permanentHQ(_, let code): return formatCodes.contains(code ?? "")
-        case .definitive(_, let status, _, let code): return formatCodes.contains(code ?? "") || status == 406 || status == 415
+        case .definitive(_, let status, _, let code):
+            return formatCodes.contains(code ?? "") || status == 406 || status == 415
         default: return false
         }
     }

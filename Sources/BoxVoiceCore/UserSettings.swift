@@ -7,6 +7,8 @@ import Foundation
 public struct UserSettings: Sendable, Equatable {
     /// The ALSA capture PCM.
     public var device: String?
+    /// A self-contained ALSA configuration the capture device is looked up in (a user's own PCM definitions).
+    public var alsaConfig: String?
     /// The paired box to dictate to (else the selected one).
     public var box: String?
     /// Another vocabulary file for the spoken commands.
@@ -51,30 +53,54 @@ public struct UserSettings: Sendable, Equatable {
     }
 
     static let fields: [Field] = [
-        Field(key: "device", kind: .text, help: "ALSA capture PCM (boxvoice devices lists them)",
-              get: { $0.device }, set: { $0.device = $1 }),
+        Field(
+            key: "device", kind: .text, help: "ALSA capture PCM (boxvoice devices lists them)",
+            get: { $0.device }, set: { $0.device = $1 }),
+        Field(
+            key: "alsa-config", kind: .path,
+            help: "a self-contained ALSA configuration file the device is looked up in",
+            get: { $0.alsaConfig }, set: { $0.alsaConfig = $1 }),
         Field(key: "box", kind: .text, help: "the paired box to dictate to", get: { $0.box }, set: { $0.box = $1 }),
-        Field(key: "vocabulary", kind: .path, help: "another spoken-command vocabulary file",
-              get: { $0.vocabulary }, set: { $0.vocabulary = $1 }),
-        Field(key: "on-eof", kind: .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)),
-              help: "what happens to what was said when the input ends",
-              get: { $0.onEOF?.rawValue }, set: { $0.onEOF = $1.flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) }),
-        Field(key: "close-after-send", kind: .boolean, help: "hotkey turns: a spoken send also closes the microphone",
-              get: { String($0.closeAfterSend) }, set: { $0.closeAfterSend = $1.map { $0 == "true" } ?? UserSettings().closeAfterSend }),
-        Field(key: "notifications", kind: .boolean, help: "desktop notifications for daemon turns",
-              get: { String($0.notifications) }, set: { $0.notifications = $1.map { $0 == "true" } ?? UserSettings().notifications }),
-        Field(key: "sounds", kind: .boolean, help: "short sounds at start, stop and sent",
-              get: { String($0.sounds) }, set: { $0.sounds = $1.map { $0 == "true" } ?? UserSettings().sounds }),
-        Field(key: "sound-device", kind: .text, help: "ALSA playback PCM for the sounds",
-              get: { $0.soundDevice }, set: { $0.soundDevice = $1 }),
-        Field(key: "pre-roll", kind: .boolean, help: "the daemon keeps the microphone open so a turn starts half a second before the key press",
-              get: { String($0.preRoll) }, set: { $0.preRoll = $1.map { $0 == "true" } ?? UserSettings().preRoll }),
-        Field(key: "front-end", kind: .choice(FrontEndUse.allCases.map(\.rawValue)),
-              help: "when the live recognizer hears the audio noise-suppressed: auto (in a noisy room), on, off; recordings stay raw; calibrate sets it",
-              get: { $0.frontEnd.rawValue }, set: { $0.frontEnd = $1.flatMap(FrontEndUse.init(rawValue:)) ?? UserSettings().frontEnd }),
-        Field(key: "recognizer", kind: .choice(RecognizerChoice.allCases.map(\.rawValue)),
-              help: "whose text each utterance carries: whisper (pocketsphinx standing in when it is late) or pocketsphinx alone",
-              get: { $0.recognizer.rawValue }, set: { $0.recognizer = $1.flatMap(RecognizerChoice.init(rawValue:)) ?? UserSettings().recognizer }),
+        Field(
+            key: "vocabulary", kind: .path, help: "another spoken-command vocabulary file",
+            get: { $0.vocabulary }, set: { $0.vocabulary = $1 }),
+        Field(
+            key: "on-eof", kind: .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)),
+            help: "what happens to what was said when the input ends",
+            get: { $0.onEOF?.rawValue },
+            set: { $0.onEOF = $1.flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) }),
+        Field(
+            key: "close-after-send", kind: .boolean, help: "hotkey turns: a spoken send also closes the microphone",
+            get: { String($0.closeAfterSend) },
+            set: { $0.closeAfterSend = $1.map { $0 == "true" } ?? UserSettings().closeAfterSend }),
+        Field(
+            key: "notifications", kind: .boolean, help: "desktop notifications for daemon turns",
+            get: { String($0.notifications) },
+            set: { $0.notifications = $1.map { $0 == "true" } ?? UserSettings().notifications }),
+        Field(
+            key: "sounds", kind: .boolean, help: "short sounds at start, stop and sent",
+            get: { String($0.sounds) }, set: { $0.sounds = $1.map { $0 == "true" } ?? UserSettings().sounds }),
+        Field(
+            key: "sound-device", kind: .text, help: "ALSA playback PCM for the sounds",
+            get: { $0.soundDevice }, set: { $0.soundDevice = $1 }),
+        Field(
+            key: "pre-roll", kind: .boolean,
+            help: "the daemon keeps the microphone open so a turn starts half a second before the key press",
+            get: { String($0.preRoll) }, set: { $0.preRoll = $1.map { $0 == "true" } ?? UserSettings().preRoll }),
+        Field(
+            key: "front-end", kind: .choice(FrontEndUse.allCases.map(\.rawValue)),
+            help:
+                "when the live recognizer hears the audio noise-suppressed: auto (in a noisy room), on, off; "
+                + "recordings stay raw; calibrate sets it",
+            get: { $0.frontEnd.rawValue },
+            set: { $0.frontEnd = $1.flatMap(FrontEndUse.init(rawValue:)) ?? UserSettings().frontEnd }),
+        Field(
+            key: "recognizer", kind: .choice(RecognizerChoice.allCases.map(\.rawValue)),
+            help:
+                "whose text each utterance carries: whisper (pocketsphinx standing in when it is late) or pocketsphinx "
+                + "alone",
+            get: { $0.recognizer.rawValue },
+            set: { $0.recognizer = $1.flatMap(RecognizerChoice.init(rawValue:)) ?? UserSettings().recognizer }),
     ]
 
     /// Every key `config set` accepts, with what it takes.
@@ -89,25 +115,42 @@ public struct UserSettings: Sendable, Equatable {
 
     /// Reads the file's bytes; an unknown key, a wrong type or a value out of its choices names the key.
     public static func decode(_ data: Data) throws(Problem) -> UserSettings {
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) { return UserSettings() }
+        let (settings, dropped) = decodeKeeping(data)
+        if let first = dropped.first { throw first }
+        return settings
+    }
+
+    /// Reads what can be used of a damaged file, for repairing it: each setting that is unknown or has a bad value
+    /// is left out and said in `dropped` (a file that is not a JSON object of settings drops everything).
+    public static func decodeKeeping(_ data: Data) -> (settings: UserSettings, dropped: [Problem]) {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) { return (UserSettings(), []) }
         guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
-            throw Problem(key: nil, message: "is not a JSON object of settings")
+            return (UserSettings(), [Problem(key: nil, message: "is not a JSON object of settings")])
         }
         var settings = UserSettings()
+        var dropped: [Problem] = []
         for key in object.keys.sorted() {
             let text: String
             switch object[key]! {
             case .boolean(let value): text = String(value)
             case .text(let value): text = value
             case .null: continue
-            case .other: throw Problem(key: key, message: "'\(key)' must be \(describe(kind(of: key)))")
+            case .other:
+                dropped.append(Problem(key: key, message: "'\(key)' must be \(describe(kind(of: key)))"))
+                continue
             }
             if kind(of: key) == .boolean, case .text = object[key]! {
-                throw Problem(key: key, message: "'\(key)' must be true or false (without quotes), not \"\(text)\"")
+                dropped.append(
+                    Problem(key: key, message: "'\(key)' must be true or false (without quotes), not \"\(text)\""))
+                continue
             }
-            try settings.set(key, text)
+            do {
+                try settings.set(key, text)
+            } catch {
+                dropped.append(error)
+            }
         }
-        return settings
+        return (settings, dropped)
     }
 
     private static func field(_ key: String) -> Field? { fields.first { $0.key == key } }
@@ -131,9 +174,14 @@ public struct UserSettings: Sendable, Equatable {
                 throw Problem(key: key, message: "'\(key)' needs a value, not an empty one or control characters")
             }
         case .boolean:
-            guard text == "true" || text == "false" else { throw Problem(key: key, message: "'\(key)' must be true or false, not '\(text)'") }
+            guard text == "true" || text == "false" else {
+                throw Problem(key: key, message: "'\(key)' must be true or false, not '\(text)'")
+            }
         case .choice(let words):
-            guard words.contains(text) else { throw Problem(key: key, message: "'\(key)' must be one of \(words.joined(separator: ", ")), not '\(text)'") }
+            guard words.contains(text) else {
+                throw Problem(
+                    key: key, message: "'\(key)' must be one of \(words.joined(separator: ", ")), not '\(text)'")
+            }
         }
         field.set(&self, text)
     }
@@ -154,14 +202,18 @@ public struct UserSettings: Sendable, Equatable {
             guard let value else { continue }
             object[key] = Self.kind(of: key) == .boolean ? (value == "true") as Any : value as Any
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return data + Data("\n".utf8)
     }
 
     private static func unknown(_ key: String) -> Problem {
         let names = keys.map(\.key)
         let hint = Suggestion.nearest(to: key, among: names).map { "; did you mean '\($0)'?" } ?? ""
-        return Problem(key: key, message: "'\(key)' is not a setting\(hint) (settings: \(names.joined(separator: ", ")))")
+        return Problem(
+            key: key, message: "'\(key)' is not a setting\(hint) (settings: \(names.joined(separator: ", ")))")
     }
 }
 
@@ -171,6 +223,14 @@ private enum JSONValue: Decodable {
 
     init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null } else if let value = try? container.decode(Bool.self) { self = .boolean(value) } else if let value = try? container.decode(String.self) { self = .text(value) } else { self = .other }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .boolean(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .text(value)
+        } else {
+            self = .other
+        }
     }
 }

@@ -73,7 +73,9 @@ extension ControlRequest: Codable {
             throw DecodingError(reason: "'command' must be a string and 'follow' true or false")
         }
         guard let command = Command(rawValue: name) else {
-            throw DecodingError(reason: "unknown command '\(name)' (one of \(Command.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw DecodingError(
+                reason: "unknown command '\(name)' (one of \(Command.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         guard !follow || command == .status else { throw DecodingError(reason: "only status can follow") }
         self.init(command, follow: follow)

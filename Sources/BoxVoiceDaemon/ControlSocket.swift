@@ -1,12 +1,15 @@
 import BoxVoiceCore
 import BoxVoicePresentation
 import Foundation
+import Synchronization
 
 /// Why the control socket could not be set up or reached, in words for the user.
 public struct ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable, Equatable {
         /// The control folder is not this user's private folder: neither end uses it.
         case unsafeFolder
+        /// Nothing answers on the socket: no daemon is running.
+        case noDaemon
         case other
     }
 
@@ -22,33 +25,43 @@ public struct ControlSocketError: Error, Sendable, Equatable, CustomStringConver
 /// one JSON request line per connection. Only one daemon may own it: an exclusive `flock` on `daemon.lock` beside
 /// it is taken first, so a second daemon is refused even while the first is busy, and a socket file left by a
 /// killed daemon is replaced.
-public final class ControlServer: @unchecked Sendable {
+public final class ControlServer: Sendable {
     public typealias Handler = @Sendable (ControlRequest) -> ControlReply
 
     public let path: String
     private let listener: Int32
     private let lockDescriptor: Int32
     private let handler: Handler
-    private let lock = NSLock()
-    private var followers: [Int32] = []
-    private var stopped = false
+    private let clients = Mutex(Clients())
+
+    /// The `status --follow` connections, and whether the server was stopped (no follower is added after).
+    private struct Clients {
+        var followers: [Int32] = []
+        var stopped = false
+    }
 
     public init(path: String, handler: @escaping Handler) throws {
         self.path = path
         self.handler = handler
         let folder = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw ControlSocketError("cannot create \(folder) for the control socket: \(error.localizedDescription)")
         }
         try Self.checkPrivate(folder: folder)
         let lockPath = folder + "/daemon.lock"
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lockDescriptor >= 0 else { throw ControlSocketError("cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        guard lockDescriptor >= 0 else {
+            throw ControlSocketError("cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(lockDescriptor)
-            throw ControlSocketError("another boxvoice daemon is already running (it holds \(lockPath) and answers on \(path)); stop it first, e.g. `systemctl --user stop boxvoice`")
+            throw ControlSocketError(
+                "another boxvoice daemon is already running (it holds \(lockPath) and answers on \(path)); stop it "
+                    + "first, e.g. `systemctl --user stop boxvoice`"
+            )
         }
         unlink(path)
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -59,7 +72,9 @@ public final class ControlServer: @unchecked Sendable {
         // Created owner-only from the start: no moment exists when another user could connect.
         let previous = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         umask(previous)
         guard bound == 0, chmod(path, 0o600) == 0, listen(listener, 16) == 0 else {
@@ -78,8 +93,8 @@ public final class ControlServer: @unchecked Sendable {
     /// stuck status bar must never hold the dictation that calls this.
     public func broadcast(_ event: EventRecord) {
         let line = Array((event.line + "\n").utf8)
-        lock.withLock {
-            followers = followers.filter { descriptor in
+        clients.withLock { clients in
+            clients.followers = clients.followers.filter { descriptor in
                 if Self.writeWithoutWaiting(line, to: descriptor) { return true }
                 close(descriptor)
                 return false
@@ -88,12 +103,14 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     /// How many `status --follow` clients are attached.
-    public var followerCount: Int { lock.withLock { followers.count } }
+    public var followerCount: Int { clients.withLock { $0.followers.count } }
 
     /// True only when the whole line went out at once: half a line would corrupt the follower's stream.
     private static func writeWithoutWaiting(_ line: [UInt8], to descriptor: Int32) -> Bool {
         while true {
-            let sent = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            let sent = line.withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
             if sent < 0 && errno == EINTR { continue }
             return sent == line.count
         }
@@ -101,17 +118,17 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Closes the socket (removing its file), every follower, and releases the lock.
     public func stop() {
-        let wasStopped = lock.withLock {
-            defer { stopped = true }
-            return stopped
+        let wasStopped = clients.withLock { clients in
+            defer { clients.stopped = true }
+            return clients.stopped
         }
         guard !wasStopped else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         unlink(path)
-        lock.withLock {
-            followers.forEach { close($0) }
-            followers.removeAll()
+        clients.withLock { clients in
+            clients.followers.forEach { close($0) }
+            clients.followers.removeAll()
         }
         close(lockDescriptor)
     }
@@ -148,9 +165,9 @@ public final class ControlServer: @unchecked Sendable {
             close(client)
             return
         }
-        let kept = lock.withLock {
-            guard !stopped else { return false }
-            followers.append(client)
+        let kept = clients.withLock { clients in
+            guard !clients.stopped else { return false }
+            clients.followers.append(client)
             return true
         }
         if !kept { close(client) }
@@ -165,16 +182,21 @@ public final class ControlServer: @unchecked Sendable {
             throw ControlSocketError("cannot check the control folder \(folder): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw ControlSocketError("\(folder) is not a folder (a link or a file is in its place), so the control socket is not used there; "
-                + "remove it, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
+            throw ControlSocketError(
+                "\(folder) is not a folder (a link or a file is in its place), so the control socket is not used "
+                    + "there; "
+                    + "remove it, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
         }
         guard info.st_uid == getuid() else {
-            throw ControlSocketError("\(folder) belongs to another user (uid \(info.st_uid)), so the control socket is not used there; "
-                + "remove it, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
+            throw ControlSocketError(
+                "\(folder) belongs to another user (uid \(info.st_uid)), so the control socket is not used there; "
+                    + "remove it, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw ControlSocketError("\(folder) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))), so the control "
-                + "socket is not used there; `chmod 700 \(folder)`, or set XDG_RUNTIME_DIR to a private folder", code: .unsafeFolder)
+            throw ControlSocketError(
+                "\(folder) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))), so the control "
+                    + "socket is not used there; `chmod 700 \(folder)`, or set XDG_RUNTIME_DIR to a private folder",
+                code: .unsafeFolder)
         }
     }
 
@@ -234,10 +256,15 @@ public enum ControlClient {
             try ControlServer.checkPrivate(folder: (path as NSString).deletingLastPathComponent)
         }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else {
-            throw ControlSocketError("no boxvoice daemon is running (nothing answers on \(path)). Start one with `boxvoice daemon`, or `systemctl --user start boxvoice` with contrib/boxvoice.service installed.")
+            throw ControlSocketError(
+                "no boxvoice daemon is running (nothing answers on \(path)). Start one with `boxvoice daemon`, or "
+                    + "`systemctl --user start boxvoice` with contrib/boxvoice.service installed.", code: .noDaemon
+            )
         }
         guard ControlServer.write(request.encoded + "\n", to: descriptor) else {
             throw ControlSocketError("the daemon closed the control socket before the request was sent")

@@ -58,7 +58,8 @@ public final class Daemon: Sendable {
         public var pairing: @Sendable () throws -> Pairing
         public var store: MessageStore
         public var detector: KeywordDetector
-        /// Asked at each turn: the command spotter's phrase file (a new `boxvoice calibrate` applies from the next turn,
+        /// Asked at each turn: the command spotter's phrase file (a new `boxvoice calibrate` applies from the next
+        /// turn,
         /// without a restart). A throw means the turn cannot start.
         public var spotterPhrases: @Sendable () throws -> String?
         public var dictionaryCache: String?
@@ -89,10 +90,12 @@ public final class Daemon: Sendable {
         /// The utterance-end road for each turn (read at each turn, like the settings); nil: pocketsphinx alone.
         public var whisper: @Sendable () -> LiveTranscriber.WhisperHearing? = { nil }
 
-        public init(pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
-                    spotterPhrases: @escaping @Sendable () throws -> String?,
-                    dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
-                    openDevice: @escaping @Sendable () throws -> CapturePCM) {
+        public init(
+            pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
+            spotterPhrases: @escaping @Sendable () throws -> String?,
+            dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
+            openDevice: @escaping @Sendable () throws -> CapturePCM
+        ) {
             self.pairing = pairing
             self.store = store
             self.detector = detector
@@ -108,7 +111,8 @@ public final class Daemon: Sendable {
     /// A hotkey turn could not start because no box is paired.
     public struct NoBoxPaired: Error, CustomStringConvertible {
         public var description: String {
-            "no box is paired, so there is nowhere to dictate to; pair one with `boxvoice pair LINK` (the daemon picks it up without a restart)"
+            "no box is paired, so there is nowhere to dictate to; pair one with `boxvoice pair LINK` (the daemon picks "
+                + "it up without a restart)"
         }
     }
 
@@ -136,7 +140,9 @@ public final class Daemon: Sendable {
 
     /// The box hotkey turns dictate to now.
     private var dictationTarget: Box? {
-        served.withLock { served in served.pairing.dictating.flatMap { name in served.pairing.boxes.first { $0.name == name } } }
+        served.withLock { served in
+            served.pairing.dictating.flatMap { name in served.pairing.boxes.first { $0.name == name } }
+        }
     }
 
     /// Serves until `stop` is requested. Throws only when it cannot start (another daemon holds the socket).
@@ -147,63 +153,81 @@ public final class Daemon: Sendable {
         let turnBox = Mutex<String?>(nil)
         // What was said stays out of the journal unless `--debug` asks for it.
         let debugText = configuration.debug
-        let turns = DictationTurns(begin: { [self] in
-            guard let target = dictationTarget else {
-                configuration.feedback(.couldNotStart(reason: NoBoxPaired().description))
-                throw NoBoxPaired()
-            }
-            let pcm: CapturePCM
-            let phrases: String?
-            do {
-                phrases = try configuration.spotterPhrases()
-                pcm = try held.withLock { $0?.beginTurn() } ?? configuration.openDevice()
-            } catch {
-                configuration.feedback(.couldNotStart(reason: "\(error)"))
-                throw error
-            }
-            // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
-            // turn records at once; a box that is down holds the messages rather than opening a new conversation),
-            // the rest follow it (contract §5).
-            var dictation = DictationSession.Configuration(box: target.reference, client: target.client, session: nil,
-                                                           spotterPhrases: phrases)
-            dictation.sessionFromDefault = true
-            // The daemon's own event stream tells the store which session a turn's new conversation got.
-            dictation.followsSessionEvents = false
-            dictation.endOfInput = .send
-            dictation.once = configuration.closeAfterSend()
-            dictation.voiceAdaptation = configuration.voiceAdaptation()
-            dictation.dictionaryCache = configuration.dictionaryCache
-            dictation.frontEnd = configuration.frontEnd()
-            dictation.whisper = configuration.whisper()
-            dictation.workDirectory = configuration.workDirectory
-            dictation.uploadCodec = UploadCodecPolicy(codec: target.uploadCodec, box: target.reference, store: configuration.store)
-            let turn = DictationSession(configuration: dictation, detector: configuration.detector, store: configuration.store) { event in
-                if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) { configuration.feedback(told) }
-                guard let record = EventRecord(event) else { return }
-                self.broadcast(record)
-                if case .partial = event {} else { log("\(target.name): dictation: \((debugText ? record : record.withoutWords).line)") }
-            }
-            log("\(target.name): dictation turn started on '\(configuration.deviceName)' (commands: \(phrases ?? "language model only"))")
-            turnBox.withLock { $0 = target.name }
-            configuration.feedback(.started(box: target.name))
-            return (turn, pcm)
-        }, onEnd: { [self] error in
-            log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
-            if let box = turnBox.withLock({ $0 }) { configuration.feedback(.ended(box: box)) }
-            broadcast(EventRecord(.idle))
-        })
+        let turns = DictationTurns(
+            begin: { [self] in
+                guard let target = dictationTarget else {
+                    configuration.feedback(.couldNotStart(reason: NoBoxPaired().description))
+                    throw NoBoxPaired()
+                }
+                let pcm: CapturePCM
+                let phrases: String?
+                do {
+                    phrases = try configuration.spotterPhrases()
+                    pcm = try held.withLock { $0?.beginTurn() } ?? configuration.openDevice()
+                } catch {
+                    configuration.feedback(.couldNotStart(reason: "\(error)"))
+                    throw error
+                }
+                // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
+                // turn records at once; a box that is down holds the messages rather than opening a new conversation),
+                // the rest follow it (contract §5).
+                var dictation = DictationSession.Configuration(
+                    box: target.reference, client: target.client, session: nil,
+                    spotterPhrases: phrases)
+                dictation.sessionFromDefault = true
+                // The daemon's own event stream tells the store which session a turn's new conversation got.
+                dictation.followsSessionEvents = false
+                dictation.endOfInput = .send
+                dictation.once = configuration.closeAfterSend()
+                dictation.voiceAdaptation = configuration.voiceAdaptation()
+                dictation.dictionaryCache = configuration.dictionaryCache
+                dictation.frontEnd = configuration.frontEnd()
+                dictation.whisper = configuration.whisper()
+                dictation.workDirectory = configuration.workDirectory
+                dictation.uploadCodec = UploadCodecPolicy(
+                    codec: target.uploadCodec, box: target.reference, store: configuration.store)
+                let turn = DictationSession(
+                    configuration: dictation, detector: configuration.detector, store: configuration.store
+                ) { event in
+                    if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) {
+                        configuration.feedback(told)
+                    }
+                    guard let record = EventRecord(event) else { return }
+                    self.broadcast(record)
+                    if case .partial = event {
+                    } else {
+                        log("\(target.name): dictation: \((debugText ? record : record.withoutWords).line)")
+                    }
+                }
+                log(
+                    "\(target.name): dictation turn started on '\(configuration.deviceName)' (commands: "
+                        + "\(phrases ?? "language model only"))"
+                )
+                turnBox.withLock { $0 = target.name }
+                configuration.feedback(.started(box: target.name))
+                return (turn, pcm)
+            },
+            onEnd: { [self] error in
+                log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
+                if let box = turnBox.withLock({ $0 }) { configuration.feedback(.ended(box: box)) }
+                broadcast(EventRecord(.idle))
+            })
         // The control socket first: a second daemon must stop here, before it subscribes to any box.
         let server = try ControlServer(path: configuration.controlSocket) { [self] request in
             guard request.command == .status else { return turns.handle(request.command) }
             var reply = turns.status()
             let (boxes, target) = served.withLock { ($0.pairing.boxes, $0.pairing.dictating) }
-            reply.message += target.map { "; serving \(boxes.count) box(es), dictating to '\($0)'" } ?? "; no box is paired (waiting for `boxvoice pair`)"
+            reply.message +=
+                target.map { "; serving \(boxes.count) box(es), dictating to '\($0)'" }
+                ?? "; no box is paired (waiting for `boxvoice pair`)"
             for box in boxes {
                 let health: String
                 switch (try? configuration.store.health(box: box.reference, pairedAt: box.pairedAt)) ?? .ok {
                 case .ok: health = "ok"
                 case .needsRePair: health = "needs re-pair (pair it again with a new link)"
-                case .unreachable(let since): health = "unreachable since \(ISO8601DateFormatter().string(from: since)) (messages wait in the outbox)"
+                case .unreachable(let since):
+                    health =
+                        "unreachable since \(ISO8601DateFormatter().string(from: since)) (messages wait in the outbox)"
                 }
                 reply.message += "\n  \(box.name): \(health)"
             }
@@ -240,12 +264,18 @@ public final class Daemon: Sendable {
         let current = held.withLock { $0 }
         if wanted, current == nil {
             do {
-                let microphone = PreRollMicrophone(try configuration.openDevice(), preRollSeconds: configuration.preRollSeconds)
+                let microphone = PreRollMicrophone(
+                    try configuration.openDevice(), preRollSeconds: configuration.preRollSeconds)
                 held.withLock { $0 = microphone }
                 holdFailureSaid.store(false, ordering: .relaxed)
-                log("the microphone stays open between turns, holding the last \(configuration.preRollSeconds) s in memory (pre-roll)")
+                log(
+                    "the microphone stays open between turns, holding the last \(configuration.preRollSeconds) s in "
+                        + "memory (pre-roll)"
+                )
             } catch {
-                if !holdFailureSaid.exchange(true, ordering: .relaxed) { log("pre-roll is on but the microphone cannot stay open: \(error)") }
+                if !holdFailureSaid.exchange(true, ordering: .relaxed) {
+                    log("pre-roll is on but the microphone cannot stay open: \(error)")
+                }
             }
         } else if !wanted, let current {
             held.withLock { $0 = nil }
@@ -290,7 +320,10 @@ public final class Daemon: Sendable {
         notes.forEach(log)
         started.forEach { $0.start() }
         if initial {
-            log(pairing.boxes.isEmpty ? "no box is paired; waiting for one (`boxvoice pair LINK`)" : "serving \(pairing.boxes.count) box(es)")
+            log(
+                pairing.boxes.isEmpty
+                    ? "no box is paired; waiting for one (`boxvoice pair LINK`)"
+                    : "serving \(pairing.boxes.count) box(es)")
         }
     }
 
@@ -308,25 +341,36 @@ public final class Daemon: Sendable {
         }
         for box in served.withLock({ $0.pairing.boxes }) {
             let log = self.log
-            let courier = BoxCourier(store: configuration.store, box: box.reference, client: box.client, detector: configuration.detector) { event in
-                if case .queued(let id, _, _) = event { log("\(box.name): finished \(id), left awaiting HQ by an interrupted run") }
+            let courier = BoxCourier(
+                store: configuration.store, box: box.reference, client: box.client, detector: configuration.detector
+            ) { event in
+                if case .queued(let id, _, _) = event {
+                    log("\(box.name): finished \(id), left awaiting HQ by an interrupted run")
+                }
             }
             for report in courier.run(everything: false) { log("\(box.name): outbox: \(report.summary)") }
             for done in configuration.store.compressRetained(box: box.reference) {
-                log("\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → \(done.bytesAfter) bytes)")
+                log(
+                    "\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → \(done.bytesAfter) "
+                        + "bytes)"
+                )
             }
         }
     }
 
     private func stream(for box: Box) -> EventStream {
-        let responder = LastAudioResponder(box: box.reference, client: box.client, store: configuration.store, workDirectory: configuration.workDirectory)
+        let responder = LastAudioResponder(
+            box: box.reference, client: box.client, store: configuration.store,
+            workDirectory: configuration.workDirectory)
         let log = self.log
         let debug = configuration.debug
         let name = box.name
         let reference = box.reference
         let answers = self.answers
         let store = configuration.store
-        let assignments = SessionAssignments(store: configuration.store) { _, session in log("\(name): a turn's new conversation is \(session)") }
+        let assignments = SessionAssignments(store: configuration.store) { _, session in
+            log("\(name): a turn's new conversation is \(session)")
+        }
         return EventStream(baseURL: box.baseURL, token: box.token, verifyTLS: box.verifyTLS) { update in
             assignments.handle(update)
             switch update {
@@ -343,7 +387,10 @@ public final class Daemon: Sendable {
                 // Answer off the event thread: a large upload must not hold back keep-alive replies.
                 let queued = answers.submit { Self.answer(request, with: responder, box: name, debug: debug, log: log) }
                 if !queued {
-                    log("\(name): too many retranscription requests at once (\(answers.queueLimit) waiting); \(request.requestId) is not answered")
+                    log(
+                        "\(name): too many retranscription requests at once (\(answers.queueLimit) waiting); "
+                            + "\(request.requestId) is not answered"
+                    )
                 }
             case .event, .answeredPing:
                 break
@@ -351,19 +398,29 @@ public final class Daemon: Sendable {
         }
     }
 
-    private static func answer(_ request: LastAudioRequest, with responder: LastAudioResponder, box name: String, debug: Bool,
-                               log: @Sendable (String) -> Void) {
+    private static func answer(
+        _ request: LastAudioRequest, with responder: LastAudioResponder, box name: String, debug: Bool,
+        log: @Sendable (String) -> Void
+    ) {
         do {
             switch try responder.answer(request) {
             case .audio(.ignored, _, _), .none(.ignored):
-                log("\(name): ERROR the box ignored our answer to \(request.requestId): echoed messageId \(request.messageId) did not match")
+                log(
+                    "\(name): ERROR the box ignored our answer to \(request.requestId): echoed messageId "
+                        + "\(request.messageId) did not match"
+                )
             case .audio(.unknownRequest, _, _), .none(.unknownRequest):
                 // Normal: another client answered first, or the box stopped waiting.
                 if debug { log("\(name): debug: the box no longer waited for \(request.requestId) (404)") }
             case .audio(let outcome, let format, let bytes):
                 var cut = ""
-                if case .wav(.pcm16kTail) = format { cut = "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: " }
-                log("\(name): \(cut)answered \(request.requestId) with the recording of \(request.messageId) (\(format), \(bytes) bytes): \(outcome)")
+                if case .wav(.pcm16kTail) = format {
+                    cut = "WARNING: the recording is longer than 45 MB even at 16 kHz; sent its end: "
+                }
+                log(
+                    "\(name): \(cut)answered \(request.requestId) with the recording of \(request.messageId) "
+                        + "(\(format), \(bytes) bytes): \(outcome)"
+                )
             case .none(let outcome):
                 log("\(name): answered \(request.requestId) with none (\(request.messageId) is not kept): \(outcome)")
             }

@@ -1,15 +1,16 @@
 import BoxVoiceCore
 import BoxVoiceAudio
 import Foundation
+import Synchronization
 
 /// The daemon's dictation turns, driven by control-socket commands (hotkeys): one turn at a time, each the same
 /// `DictationSession` that `boxvoice dictate` runs, on a thread of its own so the socket keeps answering. The
 /// microphone is open only during a turn.
-public final class DictationTurns: @unchecked Sendable {
+public final class DictationTurns: Sendable {
     /// Opens the audio input and builds the session for a new turn.
     public typealias Begin = @Sendable () throws -> (session: DictationSession, pcm: CapturePCM)
 
-    private struct Turn {
+    private struct Turn: Sendable {
         let stop: StopSignal
         let control: DictationControl
         let started: Date
@@ -17,8 +18,7 @@ public final class DictationTurns: @unchecked Sendable {
 
     private let begin: Begin
     private let onEnd: @Sendable (Error?) -> Void
-    private let lock = NSLock()
-    private var turn: Turn?
+    private let turn = Mutex<Turn?>(nil)
 
     /// - Parameter onEnd: called when a turn is over (with the error that ended it, if any).
     public init(begin: @escaping Begin, onEnd: @escaping @Sendable (Error?) -> Void = { _ in }) {
@@ -26,7 +26,7 @@ public final class DictationTurns: @unchecked Sendable {
         self.onEnd = onEnd
     }
 
-    public var isDictating: Bool { lock.withLock { turn != nil } }
+    public var isDictating: Bool { turn.withLock { $0 != nil } }
 
     /// Answers a control command (`status` is answered by the caller, who knows more than turns do).
     public func handle(_ command: ControlRequest.Command) -> ControlReply {
@@ -41,9 +41,13 @@ public final class DictationTurns: @unchecked Sendable {
     }
 
     public func status() -> ControlReply {
-        lock.withLock {
-            guard let turn else { return ControlReply(ok: true, state: .idle, message: "idle: `boxvoice start` (or toggle) begins a dictation") }
-            return ControlReply(ok: true, state: .dictating, message: "dictating for \(Int(Date().timeIntervalSince(turn.started))) s")
+        turn.withLock { turn in
+            guard let turn else {
+                return ControlReply(
+                    ok: true, state: .idle, message: "idle: `boxvoice start` (or toggle) begins a dictation")
+            }
+            return ControlReply(
+                ok: true, state: .dictating, message: "dictating for \(Int(Date().timeIntervalSince(turn.started))) s")
         }
     }
 
@@ -55,49 +59,60 @@ public final class DictationTurns: @unchecked Sendable {
     }
 
     private func start() -> ControlReply {
-        let claimed = lock.withLock { () -> Turn? in
+        let claimed = turn.withLock { turn -> Turn? in
             guard turn == nil else { return nil }
             let new = Turn(stop: StopSignal(), control: DictationControl(), started: Date())
             turn = new
             return new
         }
-        guard let claimed else { return ControlReply(ok: false, state: .dictating, message: "already dictating: `boxvoice stop` ends the turn") }
+        guard let claimed else {
+            return ControlReply(
+                ok: false, state: .dictating, message: "already dictating: `boxvoice stop` ends the turn")
+        }
         let opened: (session: DictationSession, pcm: CapturePCM)
         do {
             opened = try begin()
         } catch {
-            lock.withLock { turn = nil }
+            turn.withLock { $0 = nil }
             return ControlReply(ok: false, state: .idle, message: "could not start dictating: \(error)")
         }
         let onEnd = self.onEnd
         let handOver = HandOver(session: opened.session, pcm: opened.pcm)
         let thread = Thread { [self] in
             var failure: Error?
-            do { try handOver.session.run(pcm: handOver.pcm, stop: claimed.stop, control: claimed.control) } catch { failure = error }
+            do { try handOver.session.run(pcm: handOver.pcm, stop: claimed.stop, control: claimed.control) } catch {
+                failure = error
+            }
             // The microphone closes with the turn (a held-open one goes back to keeping its pre-roll).
             handOver.pcm.close()
-            lock.withLock { turn = nil }
+            turn.withLock { $0 = nil }
             onEnd(failure)
         }
         thread.name = "boxvoice dictation turn"
         thread.start()
-        return ControlReply(ok: true, state: .dictating, message: "dictating: speak, then say a send command or run `boxvoice stop`")
+        return ControlReply(
+            ok: true, state: .dictating, message: "dictating: speak, then say a send command or run `boxvoice stop`")
     }
 
     private func stop() -> ControlReply {
-        guard let current = lock.withLock({ turn }) else { return ControlReply(ok: false, state: .idle, message: "not dictating") }
+        guard let current = turn.withLock({ $0 }) else {
+            return ControlReply(ok: false, state: .idle, message: "not dictating")
+        }
         current.stop.request()
         return ControlReply(ok: true, state: .dictating, message: "ending the turn: what was said is being sent")
     }
 
     private func press(_ trigger: DictationTrigger, done: String) -> ControlReply {
-        guard let current = lock.withLock({ turn }) else { return ControlReply(ok: false, state: .idle, message: "not dictating") }
+        guard let current = turn.withLock({ $0 }) else {
+            return ControlReply(ok: false, state: .idle, message: "not dictating")
+        }
         current.control.press(trigger)
         return ControlReply(ok: true, state: .dictating, message: done)
     }
 }
 
 /// The device opened for a turn, passed to the turn's thread and used by it alone from then on.
+/// `@unchecked`: the opening thread lets go of both at the hand-over, so only the turn's thread ever touches them.
 private struct HandOver: @unchecked Sendable {
     let session: DictationSession
     let pcm: CapturePCM

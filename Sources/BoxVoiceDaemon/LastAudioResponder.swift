@@ -44,7 +44,8 @@ public struct LastAudioResponder: Sendable {
     }
 
     public func answer(_ request: LastAudioRequest) throws -> Answered {
-        guard let held = try store.retainedRecording(box: box, messageId: request.messageId), !held.segments.isEmpty else {
+        guard let held = try store.retainedRecording(box: box, messageId: request.messageId), !held.segments.isEmpty
+        else {
             return .none(outcome: try client.answerLastAudio(requestId: request.requestId, .none))
         }
         let takesOgg = !((try? store.uploadProfile(box: box).wavOnly) ?? false)
@@ -65,9 +66,12 @@ public struct LastAudioResponder: Sendable {
             format = .wav(try SegmentJoin.join(held.segments, into: path, maxBytes: Self.maxAnswerBytes))
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        let outcome = try client.answerLastAudio(requestId: request.requestId, .audio(
-            wavPath: path, recordedAt: held.recordedAt, text: held.text, messageId: request.messageId, sessionId: held.session,
-            format: format == .oggOpus ? .ogg : .wav))
+        let outcome = try client.answerLastAudio(
+            requestId: request.requestId,
+            .audio(
+                wavPath: path, recordedAt: held.recordedAt, text: held.text, messageId: request.messageId,
+                sessionId: held.session,
+                format: format == .oggOpus ? .ogg : .wav))
         return .audio(outcome: outcome, format: format, bytes: bytes)
     }
 

@@ -23,7 +23,8 @@ public final class DesktopBus: Sendable {
         var error = [CChar](repeating: 0, count: 256)
         let r = bv_bus_open(address, &bus, &error, error.count)
         guard r == 0, let bus else {
-            throw DesktopBusError(code: .connect, errno: -r, message: "cannot reach the desktop's message bus: \(String(cText: error))")
+            throw DesktopBusError(
+                code: .connect, errno: -r, message: "cannot reach the desktop's message bus: \(String(cText: error))")
         }
         connection = Mutex(bus)
     }
@@ -54,14 +55,21 @@ public struct DesktopNotifier: Sendable {
 
     /// Shows a notification (replacing `replaces` when not 0, so a turn updates one bubble); returns its id.
     @discardableResult
-    public func notify(summary: String, body: String, urgency: Urgency = .normal, replaces: UInt32 = 0,
-                       timeoutMilliseconds: Int32 = -1) throws(DesktopBusError) -> UInt32 {
+    public func notify(
+        summary: String, body: String, urgency: Urgency = .normal, replaces: UInt32 = 0,
+        timeoutMilliseconds: Int32 = -1
+    ) throws(DesktopBusError) -> UInt32 {
         let app = self.app
         return try bus.withHandle { (handle) throws(DesktopBusError) -> UInt32 in
             var id: UInt32 = 0
             var error = [CChar](repeating: 0, count: 256)
-            let r = bv_notify(handle, app, replaces, "audio-input-microphone", summary, body, urgency.rawValue, timeoutMilliseconds, &id, &error, error.count)
-            guard r == 0 else { throw DesktopBusError(code: .call, errno: -r, message: "the notification could not be shown: \(String(cText: error))") }
+            let r = bv_notify(
+                handle, app, replaces, "audio-input-microphone", summary, body, urgency.rawValue, timeoutMilliseconds,
+                &id, &error, error.count)
+            guard r == 0 else {
+                throw DesktopBusError(
+                    code: .call, errno: -r, message: "the notification could not be shown: \(String(cText: error))")
+            }
             return id
         }
     }
@@ -81,18 +89,30 @@ public final class NotificationRecorder: Sendable {
     private let shown = Mutex<[Shown]>([])
     private let running = Atomic<Bool>(true)
     private let finished = Mutex<Bool>(false)
+    /// The C server's state (its callback and context), freed by `stop` once nothing processes the bus; kept as its
+    /// address, a plain value that may cross threads.
+    private let server = Mutex<UInt>(0)
 
     public init(address: String) throws(DesktopBusError) {
         bus = try DesktopBus(address: address)
         let context = Unmanaged.passUnretained(self).toOpaque()
         try bus.withHandle { (handle) throws(DesktopBusError) in
             var error = [CChar](repeating: 0, count: 256)
-            let r = bv_serve_notifications(handle, { context, app, summary, body, urgency in
-                let recorder = Unmanaged<NotificationRecorder>.fromOpaque(context!).takeUnretainedValue()
-                let entry = Shown(app: String(cString: app!), summary: String(cString: summary!), body: String(cString: body!), urgency: urgency)
-                recorder.shown.withLock { $0.append(entry) }
-            }, context, &error, error.count)
-            guard r == 0 else { throw DesktopBusError(code: .serve, errno: -r, message: "cannot serve notifications: \(String(cText: error))") }
+            var served: UnsafeMutableRawPointer?
+            let r = bv_serve_notifications(
+                handle,
+                { context, app, summary, body, urgency in
+                    let recorder = Unmanaged<NotificationRecorder>.fromOpaque(context!).takeUnretainedValue()
+                    let entry = Shown(
+                        app: String(cString: app!), summary: String(cString: summary!), body: String(cString: body!),
+                        urgency: urgency)
+                    recorder.shown.withLock { $0.append(entry) }
+                }, context, &served, &error, error.count)
+            server.withLock { $0 = UInt(bitPattern: served) }
+            guard r == 0 else {
+                throw DesktopBusError(
+                    code: .serve, errno: -r, message: "cannot serve notifications: \(String(cText: error))")
+            }
         }
         let thread = Thread { [self] in
             while running.load(ordering: .relaxed) {
@@ -109,6 +129,11 @@ public final class NotificationRecorder: Sendable {
     public func stop() {
         running.store(false, ordering: .relaxed)
         while !finished.withLock({ $0 }) { usleep(5_000) }
+        // Nothing processes the bus now: the C server can go.
+        server.withLock { server in
+            bv_serve_notifications_end(UnsafeMutableRawPointer(bitPattern: server))
+            server = 0
+        }
     }
 }
 

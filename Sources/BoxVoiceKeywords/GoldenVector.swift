@@ -2,8 +2,10 @@ import Foundation
 
 /// One golden keyword vector (`Vectors/speech-keywords/*.json`), evaluated against a detector.
 ///
-/// Shapes: `{"op":"detect","input":{"transcript","atStart"?},"expected":null | {"action"?,"processedTranscript"?,"matchedPhrase"?}}`
-/// (each present field must equal) and `{"op":"append","input":{"transcript","action","matchedPhrase"},"expected":"…"}`.
+/// Shapes: `{"op":"detect","input":{"transcript","atStart"?},"expected":null |
+/// {"action"?,"processedTranscript"?,"matchedPhrase"?}}`
+/// (each present field must equal) and
+/// `{"op":"append","input":{"transcript","action","matchedPhrase"},"expected":"…"}`.
 public enum GoldenVector {
     public struct Outcome: Sendable, Equatable {
         public let passed: Bool
@@ -23,7 +25,10 @@ public enum GoldenVector {
     public static func evaluate(_ data: Data, with detector: KeywordDetector) -> Outcome {
         let object: [String: Any]
         do {
-            guard let decoded = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] else {
+            guard
+                let decoded = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+                    as? [String: Any]
+            else {
                 return unusable("the file is not a JSON object")
             }
             object = decoded
@@ -36,18 +41,31 @@ public enum GoldenVector {
         let inputText = describe(input)
         switch object["op"] as? String {
         case "detect":
-            guard let transcript = input["transcript"] as? String else { return unusable("input.transcript is not a string") }
+            guard let transcript = input["transcript"] as? String else {
+                return unusable("input.transcript is not a string")
+            }
             let atStart = input["atStart"] as? Bool ?? false
             let found = detector.detect(transcript, atStart: atStart)
-            let actual = found.map { describe(["action": $0.action.rawValue, "processedTranscript": $0.processedTranscript,
-                                               "matchedPhrase": $0.matchedPhrase]) } ?? "null"
+            let actual =
+                found.map {
+                    describe([
+                        "action": $0.action.rawValue, "processedTranscript": $0.processedTranscript,
+                        "matchedPhrase": $0.matchedPhrase,
+                    ])
+                } ?? "null"
             if expected is NSNull {
                 return Outcome(passed: found == nil, input: inputText, expected: "null", actual: actual)
             }
-            guard let fields = expected as? [String: Any] else { return unusable("expected is neither null nor an object") }
-            guard let found else { return Outcome(passed: false, input: inputText, expected: describe(fields), actual: "null") }
-            let produced: [String: String] = ["action": found.action.rawValue, "processedTranscript": found.processedTranscript,
-                                              "matchedPhrase": found.matchedPhrase]
+            guard let fields = expected as? [String: Any] else {
+                return unusable("expected is neither null nor an object")
+            }
+            guard let found else {
+                return Outcome(passed: false, input: inputText, expected: describe(fields), actual: "null")
+            }
+            let produced: [String: String] = [
+                "action": found.action.rawValue, "processedTranscript": found.processedTranscript,
+                "matchedPhrase": found.matchedPhrase,
+            ]
             for key in fields.keys where produced[key] == nil {
                 return unusable("expected has an unknown field \"\(key)\"")
             }
@@ -55,13 +73,17 @@ public enum GoldenVector {
             return Outcome(passed: passed, input: inputText, expected: describe(fields), actual: actual)
         case "append":
             guard let transcript = input["transcript"] as? String, let actionName = input["action"] as? String,
-                  let phrase = input["matchedPhrase"] as? String else {
+                let phrase = input["matchedPhrase"] as? String
+            else {
                 return unusable("input needs transcript, action and matchedPhrase strings")
             }
-            guard let action = KeywordAction(rawValue: actionName) else { return unusable("unknown action \"\(actionName)\"") }
+            guard let action = KeywordAction(rawValue: actionName) else {
+                return unusable("unknown action \"\(actionName)\"")
+            }
             guard let expectedText = expected as? String else { return unusable("expected is not a string") }
             let actual = detector.appendSendKeywordTag(transcript, action: action, matchedPhrase: phrase)
-            return Outcome(passed: actual == expectedText, input: inputText, expected: quote(expectedText), actual: quote(actual))
+            return Outcome(
+                passed: actual == expectedText, input: inputText, expected: quote(expectedText), actual: quote(actual))
         case let op?:
             return unusable("unknown op \"\(op)\"")
         case nil:
@@ -74,14 +96,18 @@ public enum GoldenVector {
     }
 
     private static func describe(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else {
             return String(describing: object)
         }
         return String(decoding: data, as: UTF8.self)
     }
 
     private static func quote(_ text: String) -> String {
-        let data = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+        let data = try? JSONSerialization.data(
+            withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 }

@@ -48,9 +48,11 @@ public struct KeywordDetector: Sendable {
         let last = tokens.words[found.start + found.length - 1]
         let range = first.range.lowerBound..<last.range.upperBound
         let phrase = String(transcript[range]).trimmedLikeTheBox()
-        let processed = transcript[..<range.lowerBound] + Self.tag(section.tag, phrase: phrase) + transcript[range.upperBound...]
-        return KeywordMatch(action: section.action, tag: section.tag, matchedPhrase: phrase,
-                            processedTranscript: processed.trimmedLikeTheBox(), range: range)
+        let processed =
+            transcript[..<range.lowerBound] + Self.tag(section.tag, phrase: phrase) + transcript[range.upperBound...]
+        return KeywordMatch(
+            action: section.action, tag: section.tag, matchedPhrase: phrase,
+            processedTranscript: processed.trimmedLikeTheBox(), range: range)
     }
 
     /// Where each command in `text` ends (after its trailing punctuation), in the order they were said, for text that
@@ -105,8 +107,12 @@ public struct KeywordDetector: Sendable {
         while wordsBefore < longestPhrase - 1, tailStart > earlier.startIndex {
             // Back over one whitespace-separated chunk (a word never spans whitespace).
             var chunkStart = tailStart
-            while chunkStart > earlier.startIndex, earlier[earlier.index(before: chunkStart)].isWhitespace { chunkStart = earlier.index(before: chunkStart) }
-            while chunkStart > earlier.startIndex, !earlier[earlier.index(before: chunkStart)].isWhitespace { chunkStart = earlier.index(before: chunkStart) }
+            while chunkStart > earlier.startIndex, earlier[earlier.index(before: chunkStart)].isWhitespace {
+                chunkStart = earlier.index(before: chunkStart)
+            }
+            while chunkStart > earlier.startIndex, !earlier[earlier.index(before: chunkStart)].isWhitespace {
+                chunkStart = earlier.index(before: chunkStart)
+            }
             wordsBefore += TranscriptTokens(String(earlier[chunkStart..<tailStart])).words.count
             tailStart = chunkStart
         }
@@ -136,7 +142,9 @@ public struct KeywordDetector: Sendable {
             let name = rest[afterOpen...].prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
             let close = rest[afterOpen...].firstIndex { $0 == ">" || $0 == "<" }
             if names.contains(String(name)), let close, rest[close] == ">", rest[rest.index(before: close)] == "/",
-               name.endIndex == close || !(rest[name.endIndex].isLetter || rest[name.endIndex].isNumber || rest[name.endIndex] == "-") {
+                name.endIndex == close
+                    || !(rest[name.endIndex].isLetter || rest[name.endIndex].isNumber || rest[name.endIndex] == "-")
+            {
                 var kept = String(rest[..<open])
                 while kept.last?.isWhitespace == true { kept.removeLast() }
                 output += kept

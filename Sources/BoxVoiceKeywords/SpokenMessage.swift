@@ -21,8 +21,12 @@ public struct SpokenMessage: Sendable, Equatable {
     }
 
     /// The commands acted on over `utterances` heard in order, each with the index of the utterance that ended in it.
-    public static func commands(in utterances: [String], detector: KeywordDetector) -> [(utterance: Int, match: KeywordMatch)] {
+    public static func commands(in utterances: [String], detector: KeywordDetector) -> [(
+        utterance: Int, match: KeywordMatch
+    )] {
         var message = SpokenMessage()
-        return utterances.enumerated().compactMap { index, utterance in message.hear(utterance, detector: detector).map { (index, $0) } }
+        return utterances.enumerated().compactMap { index, utterance in
+            message.hear(utterance, detector: detector).map { (index, $0) }
+        }
     }
 }

@@ -81,7 +81,7 @@ public struct TranscriptTokens: Sendable {
         }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .decimalNumber, .letterNumber, .otherNumber:
+            .decimalNumber, .letterNumber, .otherNumber:
             return true
         default:
             return false
@@ -98,7 +98,9 @@ public struct TranscriptTokens: Sendable {
 
     private static func endOfRun(_ scalars: String.UnicodeScalarView, from start: String.Index) -> String.Index {
         var index = start
-        while index < scalars.endIndex, isWordStart(scalars[index]) || (index > start && isCombiningMark(scalars[index])) {
+        while index < scalars.endIndex,
+            isWordStart(scalars[index]) || (index > start && isCombiningMark(scalars[index]))
+        {
             index = scalars.index(after: index)
         }
         return index
@@ -112,7 +114,9 @@ public struct TranscriptTokens: Sendable {
         search: while let open = scalars[index...].firstIndex(of: "<") {
             var cursor = scalars.index(after: open)
             func skipSpaces() {
-                while cursor < scalars.endIndex, scalars[cursor].properties.isWhitespace { cursor = scalars.index(after: cursor) }
+                while cursor < scalars.endIndex, scalars[cursor].properties.isWhitespace {
+                    cursor = scalars.index(after: cursor)
+                }
             }
             skipSpaces()
             if cursor < scalars.endIndex, scalars[cursor] == "/" { cursor = scalars.index(after: cursor) }

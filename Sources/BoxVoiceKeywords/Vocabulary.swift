@@ -46,7 +46,8 @@ public struct Vocabulary: Sendable, Equatable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ParseError(file: path, line: 0, column: 0, message: "cannot read the vocabulary: \(error.localizedDescription)")
+            throw ParseError(
+                file: path, line: 0, column: 0, message: "cannot read the vocabulary: \(error.localizedDescription)")
         }
         return try parse(text, file: path)
     }
@@ -57,9 +58,12 @@ public struct Vocabulary: Sendable, Equatable {
         func closeSection() throws {
             guard let section = current else { return }
             guard !section.patterns.isEmpty else {
-                throw ParseError(file: file, line: section.headerLine, column: 1, message: "section [\(section.action.rawValue)] has no phrase patterns")
+                throw ParseError(
+                    file: file, line: section.headerLine, column: 1,
+                    message: "section [\(section.action.rawValue)] has no phrase patterns")
             }
-            sections.append(Section(action: section.action, tag: section.tag, patterns: section.patterns, lines: section.lines))
+            sections.append(
+                Section(action: section.action, tag: section.tag, patterns: section.patterns, lines: section.lines))
         }
 
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -72,14 +76,17 @@ public struct Vocabulary: Sendable, Equatable {
                 try closeSection()
                 let header = try parseHeader(content, file: file, line: lineNumber, column: leadingSpaces + 1)
                 if sections.contains(where: { $0.action == header.action }) {
-                    throw ParseError(file: file, line: lineNumber, column: leadingSpaces + 2, message: "action '\(header.action.rawValue)' has a second section")
+                    throw ParseError(
+                        file: file, line: lineNumber, column: leadingSpaces + 2,
+                        message: "action '\(header.action.rawValue)' has a second section")
                 }
                 current = (header.action, header.tag, [], [], lineNumber)
                 continue
             }
             guard current != nil else {
-                throw ParseError(file: file, line: lineNumber, column: leadingSpaces + 1,
-                                 message: "a phrase pattern before any [action tag] section")
+                throw ParseError(
+                    file: file, line: lineNumber, column: leadingSpaces + 1,
+                    message: "a phrase pattern before any [action tag] section")
             }
             var parser = PatternParser(text: Array(line), file: file, line: lineNumber)
             current!.patterns.append(try parser.parseLine())
@@ -92,22 +99,32 @@ public struct Vocabulary: Sendable, Equatable {
         return Vocabulary(sections: sections)
     }
 
-    private static func parseHeader(_ content: String, file: String, line: Int, column: Int) throws -> (action: KeywordAction, tag: String) {
+    private static func parseHeader(_ content: String, file: String, line: Int, column: Int) throws -> (
+        action: KeywordAction, tag: String
+    ) {
         guard content.hasSuffix("]") else {
-            throw ParseError(file: file, line: line, column: column + content.count, message: "expected ']' to close the section header")
+            throw ParseError(
+                file: file, line: line, column: column + content.count,
+                message: "expected ']' to close the section header")
         }
         let fields = content.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard fields.count == 2 else {
-            throw ParseError(file: file, line: line, column: column, message: "a section header is [action tag-name]: two names between brackets")
+            throw ParseError(
+                file: file, line: line, column: column,
+                message: "a section header is [action tag-name]: two names between brackets")
         }
         guard let action = KeywordAction(rawValue: String(fields[0])) else {
             let known = KeywordAction.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ParseError(file: file, line: line, column: column + 1, message: "unknown action '\(fields[0])' (known: \(known))")
+            throw ParseError(
+                file: file, line: line, column: column + 1, message: "unknown action '\(fields[0])' (known: \(known))")
         }
         let tag = String(fields[1])
-        let valid = tag.first?.isLetter == true && tag.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        let valid =
+            tag.first?.isLetter == true && tag.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         guard valid else {
-            throw ParseError(file: file, line: line, column: column, message: "tag name '\(tag)' must be ASCII letters, digits and '-', starting with a letter")
+            throw ParseError(
+                file: file, line: line, column: column,
+                message: "tag name '\(tag)' must be ASCII letters, digits and '-', starting with a letter")
         }
         return (action, tag)
     }
@@ -131,7 +148,9 @@ private struct PatternParser {
     }
 
     private mutating func skipSpaces() {
-        while position < text.count, text[position] == " " || text[position] == "\t" || text[position] == "\r" { position += 1 }
+        while position < text.count, text[position] == " " || text[position] == "\t" || text[position] == "\r" {
+            position += 1
+        }
     }
 
     private var current: Character? { position < text.count ? text[position] : nil }
@@ -140,7 +159,9 @@ private struct PatternParser {
         let sequence = try parseSequence()
         skipSpaces()
         if let extra = current {
-            throw error(extra == ")" ? "')' without a matching '('" : extra == "|" ? "'|' outside a (choice)" : "unexpected '\(extra)'")
+            throw error(
+                extra == ")"
+                    ? "')' without a matching '('" : extra == "|" ? "'|' outside a (choice)" : "unexpected '\(extra)'")
         }
         return sequence
     }
@@ -153,7 +174,9 @@ private struct PatternParser {
             guard let char = current, char != ")", char != "|" else { break }
             parts.append(try parseElement())
         }
-        guard !parts.isEmpty else { throw error(current == nil ? "expected a word or '('" : "expected a word or '(' before '\(current!)'") }
+        guard !parts.isEmpty else {
+            throw error(current == nil ? "expected a word or '('" : "expected a word or '(' before '\(current!)'")
+        }
         return parts.count == 1 ? parts[0] : .sequence(parts)
     }
 
@@ -184,7 +207,9 @@ private struct PatternParser {
             guard !normalized.isEmpty else { throw error("the word '\(word)' has no letters or digits", at: start) }
             let heard = TranscriptTokens(word).words.count
             guard heard == 1 else {
-                throw error("'\(word)' is heard as \(heard) words in a transcript, so it could never match; write them apart", at: start)
+                throw error(
+                    "'\(word)' is heard as \(heard) words in a transcript, so it could never match; write them apart",
+                    at: start)
             }
             element = .word(normalized)
         }

@@ -88,9 +88,12 @@ public struct VoiceTextResolver: Sendable {
 
     /// What a message ended by `command` delivers, from stored values: the HQ text reconciled with the command when
     /// there is HQ text, else `liveText(…)`.
-    public func resolve(heard: String, command: HeardCommand?, typedPrefix: String = "", hqText: String?) -> ResolvedVoiceText {
+    public func resolve(heard: String, command: HeardCommand?, typedPrefix: String = "", hqText: String?)
+        -> ResolvedVoiceText
+    {
         guard let hqText, !hqText.trimmedLikeTheBox().isEmpty else {
-            return ResolvedVoiceText(text: liveText(heard: heard, command: command, typedPrefix: typedPrefix), source: .live)
+            return ResolvedVoiceText(
+                text: liveText(heard: heard, command: command, typedPrefix: typedPrefix), source: .live)
         }
         guard let command else { return ResolvedVoiceText(text: Self.join(typedPrefix, hqText), source: .hq) }
         guard command.action.isSend else {
@@ -107,7 +110,10 @@ public struct VoiceTextResolver: Sendable {
 
     private func body(of text: String, endedBy command: HeardCommand?) -> String {
         guard let command, let found = detector.detect(text) else { return text.trimmedLikeTheBox() }
-        if command.action.isSend { return detector.writeSameTag(found.action, command.action) ? found.processedTranscript : text.trimmedLikeTheBox() }
+        if command.action.isSend {
+            return detector.writeSameTag(found.action, command.action)
+                ? found.processedTranscript : text.trimmedLikeTheBox()
+        }
         guard found.action == command.action else { return text.trimmedLikeTheBox() }
         return String(text[..<found.range.lowerBound]).trimmedLikeTheBox()
     }

@@ -2,7 +2,8 @@ import Foundation
 
 /// How spoken words are compared (contract §4): normalized, then equal up to a plural ending.
 public enum WordForm {
-    /// Lowercase, strip diacritics (compatibility decomposition), keep only a–z and 0–9: `It's` → `its`, `Café` → `cafe`.
+    /// Lowercase, strip diacritics (compatibility decomposition), keep only a–z and 0–9: `It's` → `its`, `Café` →
+    /// `cafe`.
     public static func normalize(_ word: some StringProtocol) -> String {
         var ascii = true
         for byte in word.utf8 where byte >= 0x80 {

@@ -37,7 +37,8 @@ public enum AcousticAdaptation {
 
         public var description: String {
             switch code {
-            case .toolMissing: "voice adaptation needs \(detail) (Debian packages sphinxtrain, sphinxbase-utils and pocketsphinx)"
+            case .toolMissing:
+                "voice adaptation needs \(detail) (Debian packages sphinxtrain, sphinxbase-utils and pocketsphinx)"
             case .toolFailed: "voice adaptation failed: \(detail)"
             case .unusableInput: "voice adaptation cannot use its input: \(detail)"
             }
@@ -60,8 +61,10 @@ public enum AcousticAdaptation {
     }
 
     /// Estimates a transform from `takes` and writes it to `path` (a small text file, a few kB).
-    public static func estimate(from takes: [Take], model: PocketSphinxModel = .debianEnglish, writingTo path: String,
-                                tools: Tools = Tools()) throws {
+    public static func estimate(
+        from takes: [Take], model: PocketSphinxModel = .debianEnglish, writingTo path: String,
+        tools: Tools = Tools()
+    ) throws {
         if let missing = tools.missing { throw Failure(code: .toolMissing, detail: missing) }
         let usable = takes.filter { !$0.samples.isEmpty && !$0.words.split(separator: " ").isEmpty }
         guard !usable.isEmpty else { throw Failure(code: .unusableInput, detail: "no takes with words and audio") }
@@ -82,7 +85,8 @@ public enum AcousticAdaptation {
         var ids: [String] = [], transcript: [String] = [], words = Set<Substring>()
         for (index, take) in usable.enumerated() {
             let id = "take-\(index)"
-            let bytes = take.samples.withUnsafeBufferPointer { Data(buffer: $0) }  // little-endian on every Linux target
+            // little-endian on every Linux target
+            let bytes = take.samples.withUnsafeBufferPointer { Data(buffer: $0) }
             try bytes.write(to: URL(fileURLWithPath: folder + "/audio/" + id + ".raw"))
             let said = take.words.lowercased().split(separator: " ")
             words.formUnion(said)
@@ -90,21 +94,37 @@ public enum AcousticAdaptation {
             transcript.append("<s> " + said.joined(separator: " ") + " </s> (\(id))")
         }
         try (ids.joined(separator: "\n") + "\n").write(toFile: folder + "/ids", atomically: true, encoding: .utf8)
-        try (transcript.joined(separator: "\n") + "\n").write(toFile: folder + "/transcript", atomically: true, encoding: .utf8)
-        try PronunciationDictionary.subset(of: model.dictionary, keeping: words).write(toFile: folder + "/words.dict", atomically: true, encoding: .utf8)
+        try (transcript.joined(separator: "\n") + "\n").write(
+            toFile: folder + "/transcript", atomically: true, encoding: .utf8)
+        try PronunciationDictionary.subset(of: model.dictionary, keeping: words).write(
+            toFile: folder + "/words.dict", atomically: true, encoding: .utf8)
         // Features exactly as the model was trained on (its feat.params), then the alignment statistics.
-        try run(tools.featureExtractor, ["-argfile", hmm + "/feat.params", "-samprate", "16000", "-c", folder + "/ids",
-                                         "-di", folder + "/audio", "-do", folder + "/audio", "-ei", "raw", "-eo", "mfc",
-                                         "-raw", "yes", "-input_endian", "little"], in: folder)
-        try run(tools.baumWelch, ["-hmmdir", hmm, "-moddeffn", folder + "/mdef.txt", "-mixwfn", folder + "/mixture_weights",
-                                  "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd", "-svspec", "0-12/13-25/26-38", "-cmn", "current",
-                                  "-agc", "none", "-dictfn", folder + "/words.dict", "-fdictfn", hmm + "/noisedict",
-                                  "-ctlfn", folder + "/ids", "-lsnfn", folder + "/transcript", "-cepdir", folder + "/audio",
-                                  "-cepext", "mfc", "-accumdir", folder + "/counts"], in: folder)
+        try run(
+            tools.featureExtractor,
+            [
+                "-argfile", hmm + "/feat.params", "-samprate", "16000", "-c", folder + "/ids",
+                "-di", folder + "/audio", "-do", folder + "/audio", "-ei", "raw", "-eo", "mfc",
+                "-raw", "yes", "-input_endian", "little",
+            ], in: folder)
+        try run(
+            tools.baumWelch,
+            [
+                "-hmmdir", hmm, "-moddeffn", folder + "/mdef.txt", "-mixwfn", folder + "/mixture_weights",
+                "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd", "-svspec", "0-12/13-25/26-38", "-cmn", "current",
+                "-agc", "none", "-dictfn", folder + "/words.dict", "-fdictfn", hmm + "/noisedict",
+                "-ctlfn", folder + "/ids", "-lsnfn", folder + "/transcript", "-cepdir", folder + "/audio",
+                "-cepext", "mfc", "-accumdir", folder + "/counts",
+            ], in: folder)
         let solved = folder + "/mllr_matrix"
-        try run(tools.mllrSolver, ["-meanfn", hmm + "/means", "-varfn", hmm + "/variances", "-outmllrfn", solved,
-                                   "-accumdir", folder + "/counts"], in: folder)
-        guard FileManager.default.fileExists(atPath: solved) else { throw Failure(code: .toolFailed, detail: "mllr_solve wrote no transform") }
+        try run(
+            tools.mllrSolver,
+            [
+                "-meanfn", hmm + "/means", "-varfn", hmm + "/variances", "-outmllrfn", solved,
+                "-accumdir", folder + "/counts",
+            ], in: folder)
+        guard FileManager.default.fileExists(atPath: solved) else {
+            throw Failure(code: .toolFailed, detail: "mllr_solve wrote no transform")
+        }
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
         try FileManager.default.copyItem(atPath: solved, toPath: path)
     }
@@ -131,13 +151,21 @@ public enum AcousticAdaptation {
         if ended.wait(timeout: .now() + programTimeout) == .timedOut {
             process.terminate()
             process.waitUntilExit()
-            throw Failure(code: .toolFailed, detail: "\(URL(fileURLWithPath: program).lastPathComponent) took over \(Int(programTimeout)) s and was stopped")
+            throw Failure(
+                code: .toolFailed,
+                detail:
+                    "\(URL(fileURLWithPath: program).lastPathComponent) took over \(Int(programTimeout)) s and was "
+                        + "stopped"
+            )
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             let tail = text.split(separator: "\n").suffix(3).joined(separator: " / ")
-            throw Failure(code: .toolFailed, detail: "\(URL(fileURLWithPath: program).lastPathComponent) exited \(process.terminationStatus): \(tail)")
+            throw Failure(
+                code: .toolFailed,
+                detail:
+                    "\(URL(fileURLWithPath: program).lastPathComponent) exited \(process.terminationStatus): \(tail)")
         }
     }
 }

@@ -39,7 +39,8 @@ public struct CalibrationTakes: Sendable, Equatable, ExpressibleByDictionaryLite
 
     /// The same takes with each recording transformed (cleaned as the front end would).
     public func mapRecordings(_ transform: ([Int16]) throws -> [Int16]) rethrows -> CalibrationTakes {
-        CalibrationTakes(phrases: try phrases.map { Phrase(phrase: $0.phrase, recordings: try $0.recordings.map(transform)) })
+        CalibrationTakes(
+            phrases: try phrases.map { Phrase(phrase: $0.phrase, recordings: try $0.recordings.map(transform)) })
     }
 
     private init(phrases: [Phrase]) {

@@ -50,9 +50,11 @@ public struct CommandEvidence: Sendable {
     /// Whether a text holds a command (the contract's detector).
     public var holdsCommand: @Sendable (String) -> Bool
 
-    public init(tails: SpotTails?, discards: @escaping @Sendable (String) -> Bool = { _ in false },
-                soundAlikes: SoundsLikeCommand? = nil, sameCommand: @escaping @Sendable (String, String) -> Bool,
-                holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }) {
+    public init(
+        tails: SpotTails?, discards: @escaping @Sendable (String) -> Bool = { _ in false },
+        soundAlikes: SoundsLikeCommand? = nil, sameCommand: @escaping @Sendable (String, String) -> Bool,
+        holdsCommand: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
         self.tails = tails
         self.discards = discards
         self.soundAlikes = soundAlikes
@@ -62,20 +64,30 @@ public struct CommandEvidence: Sendable {
 
     /// The judgement a live path with these options makes.
     public init(_ options: LiveTranscriber.Options) throws {
-        let soundAlikes = options.hearsSoundAlikes && options.useLanguageModel
-            ? try options.spotterPhrases.map { try SoundsLikeCommand(phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary) }
+        let soundAlikes =
+            options.hearsSoundAlikes && options.useLanguageModel
+            ? try options.spotterPhrases.map {
+                try SoundsLikeCommand(
+                    phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary)
+            }
             : nil
-        self.init(tails: options.spotTails, discards: options.discards,
-                  soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand)
+        self.init(
+            tails: options.spotTails, discards: options.discards,
+            soundAlikes: soundAlikes, sameCommand: options.sameCommand, holdsCommand: options.holdsCommand)
     }
 
     /// The utterance the language model closed with `recognized` at `end`, given the spotter's hits since the last.
     /// - Parameters:
     ///   - narrowband: heard through a band-limited microphone (`InputBand`).
     ///   - speechWentOn: the speaker went on talking right after the hits (`CommandHold`): none of them counts.
-    public func utterance(recognized: String, hits: [SpotterHit], end: Double, narrowband: Bool = false, speechWentOn: Bool = false) -> LiveUtterance {
+    public func utterance(
+        recognized: String, hits: [SpotterHit], end: Double, narrowband: Bool = false, speechWentOn: Bool = false
+    ) -> LiveUtterance {
         // Judged as the live path judged it before the hold refused it, then refused the same way.
-        if speechWentOn { return utterance(recognized: recognized, hits: hits, end: end, narrowband: narrowband).refusingSpottedCommand }
+        if speechWentOn {
+            return utterance(recognized: recognized, hits: hits, end: end, narrowband: narrowband)
+                .refusingSpottedCommand
+        }
         var text = recognized
         var spots: [SpottedPhrase] = []
         // Both recognizers heard a command when the language model's own words hold one: the strongest evidence
@@ -85,10 +97,12 @@ public struct CommandEvidence: Sendable {
         for hit in hits {
             let accepted = !heardOne && end - hit.end <= tail(hit.phrase) && !sameCommand(text, hit.phrase)
             if accepted { text = text.isEmpty ? hit.phrase : text + " " + hit.phrase }
-            spots.append(SpottedPhrase(phrase: hit.phrase, end: hit.end, accepted: accepted, quietBefore: hit.quietBefore))
+            spots.append(
+                SpottedPhrase(phrase: hit.phrase, end: hit.end, accepted: accepted, quietBefore: hit.quietBefore))
         }
         // A longer command the last words sound like wins over a shorter one the spotter heard on the same sounds
-        // (§4's longest match): ‘sun and clothes’ with the spotter’s short send phrase is the close phrase said whole. A
+        // (§4's longest match): ‘sun and clothes’ with the spotter’s short send phrase is the close phrase said whole.
+        // A
         // command was heard either way; this only picks which: a longer one starting as the spotted phrase does, when
         // the words sound closer to it than to the phrase the spotter named, and not too far (`choosingTolerance`).
         if let soundAlikes, !recognized.isEmpty, let last = spots.lastIndex(where: \.accepted) {
@@ -101,14 +115,16 @@ public struct CommandEvidence: Sendable {
                     && $0.score < spotted && $0.score <= Self.choosingTolerance
             }
             if let longer = candidates.min(by: { $0.score < $1.score })?.phrase,
-               !sameCommand(longer, spots[last].phrase) {
+                !sameCommand(longer, spots[last].phrase)
+            {
                 spots[last].accepted = false
                 spots.append(SpottedPhrase(phrase: longer, end: end, accepted: true))
                 text = ([recognized] + spots.filter(\.accepted).map(\.phrase)).joined(separator: " ")
             }
         }
         if let soundAlikes, !recognized.isEmpty, !spots.contains(where: \.accepted), !holdsCommand(text),
-           let phrase = soundAlikes.match(recognized, narrowband: narrowband) {
+            let phrase = soundAlikes.match(recognized, narrowband: narrowband)
+        {
             text += " " + phrase
             spots.append(SpottedPhrase(phrase: phrase, end: end, accepted: true))
         }

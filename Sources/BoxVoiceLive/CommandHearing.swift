@@ -3,8 +3,10 @@ import BoxVoiceKeywords
 extension LiveTranscriber.Options {
     /// Options for hearing this vocabulary's commands: the spotter's hit counts only where the recognizer's own
     /// words do not name a different command. `cleaned`: through the speexdsp front end (the user's setting).
-    public static func hearing(_ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, frontEnd: FrontEndUse = .auto,
-                               adaptation: String? = nil, whisper: LiveTranscriber.WhisperHearing? = nil) -> Self {
+    public static func hearing(
+        _ detector: KeywordDetector, spotterPhrases: String?, dictionaryCache: String?, frontEnd: FrontEndUse = .auto,
+        adaptation: String? = nil, whisper: LiveTranscriber.WhisperHearing? = nil
+    ) -> Self {
         var options = Self(spotterPhrases: spotterPhrases)
         options.whisper = whisper
         options.model.adaptation = adaptation

@@ -70,7 +70,11 @@ public struct CommandHold: Sendable {
 extension LiveUtterance {
     /// The utterance as the language model heard it, every spotter hit and sound-alike ending refused.
     public var refusingSpottedCommand: LiveUtterance {
-        LiveUtterance(text: recognized, recognized: recognized, spots: spots.map { var spot = $0; spot.accepted = false; return spot },
-                      end: end, narrowband: narrowband, speechWentOn: true)
+        LiveUtterance(
+            text: recognized, recognized: recognized,
+            spots: spots.map {
+                var spot = $0; spot.accepted = false; return spot
+            },
+            end: end, narrowband: narrowband, speechWentOn: true)
     }
 }

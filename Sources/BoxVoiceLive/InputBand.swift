@@ -58,7 +58,11 @@ public struct InputBand: Sendable {
         guard sums.total >= Self.leastEnergy * Double(frames.count) / Double(Self.windowFrames) else { return }
         let share = 10 * log10(max(sums.high, 1e-3) / sums.total)
         highShare = share
-        if isNarrow, share > Self.wideAbove { isNarrow = false } else if !isNarrow, share < Self.narrowBelow { isNarrow = true }
+        if isNarrow, share > Self.wideAbove {
+            isNarrow = false
+        } else if !isNarrow, share < Self.narrowBelow {
+            isNarrow = true
+        }
     }
 
     /// An eighth-order Butterworth high-pass at 5 kHz for 16 kHz audio: four biquads, designed once by the bilinear
@@ -85,7 +89,8 @@ public struct InputBand: Sendable {
             stages = stride(from: 1, to: order, by: 2).map { Double.pi * Double($0) / Double(2 * order) }.map { angle in
                 let q = 1 / (2 * cos(angle))
                 let norm = 1 / (1 + k / q + k * k)
-                return Biquad(b0: norm, b1: -2 * norm, b2: norm, a1: 2 * (k * k - 1) * norm, a2: (1 - k / q + k * k) * norm)
+                return Biquad(
+                    b0: norm, b1: -2 * norm, b2: norm, a1: 2 * (k * k - 1) * norm, a2: (1 - k / q + k * k) * norm)
             }
         }
 

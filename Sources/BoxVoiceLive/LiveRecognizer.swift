@@ -38,11 +38,14 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     ///   hypotheses, more memory).
     ///   - activeHMMLimit: the most HMMs the search keeps alive per frame (pocketsphinx's `-maxhmmpf`); nil keeps
     ///     pocketsphinx's own limit (30,000).
-    public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil, activeHMMLimit: Int? = nil) throws {
+    public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil, activeHMMLimit: Int? = nil)
+        throws
+    {
         let folder = try dictionaryCache ?? PrivateTemporaryFolder.make("lm-dictionary")
         defer { if dictionaryCache == nil { try? FileManager.default.removeItem(atPath: folder) } }
-        decoder = try PocketSphinxDecoder(model: model.limitedToLanguageModelWords(keptIn: folder),
-                                          extraArguments: activeHMMLimit.map { ["-maxhmmpf", String($0)] } ?? [])
+        decoder = try PocketSphinxDecoder(
+            model: model.limitedToLanguageModelWords(keptIn: folder),
+            extraArguments: activeHMMLimit.map { ["-maxhmmpf", String($0)] } ?? [])
         try decoder.start()
     }
 
@@ -107,17 +110,22 @@ public final class CommandSpotter: LiveRecognizer {
     ///   - narrowband: with the list's thresholds for a band-limited microphone (`SpotterPhrase.narrowbandThreshold`).
     ///   - position: seconds of the stream already heard before this spotter (one swapped in mid-stream reports its
     ///     hits on the stream's clock).
-    public init(phrases: String, model: PocketSphinxModel = .debianEnglish, narrowband: Bool = false, position: Double = 0) throws {
+    public init(
+        phrases: String, model: PocketSphinxModel = .debianEnglish, narrowband: Bool = false, position: Double = 0
+    ) throws {
         fed = Int64((position * Double(PocketSphinxDecoder.sampleRate)).rounded())
         let listed = try SpotterPhrases.load(phrases)
-        let groups = Dictionary(grouping: listed, by: \.group).sorted { $0.key < $1.key }.map { $0.value.map { narrowband ? $0.narrowbandLine : $0.line } }
+        let groups = Dictionary(grouping: listed, by: \.group).sorted { $0.key < $1.key }.map {
+            $0.value.map { narrowband ? $0.narrowbandLine : $0.line }
+        }
         let folder = try PrivateTemporaryFolder.make("spotter")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Each decoder holds its dictionary in memory; the phrases need a few dozen of its 130,000 words, so the
         // spotter loads only those (about 50 MB less per decoder).
         var small = model
         small.dictionary = folder + "/phrases.dict"
-        try Self.dictionary(for: groups.joined(), from: model.dictionary).write(toFile: small.dictionary, atomically: true, encoding: .utf8)
+        try Self.dictionary(for: groups.joined(), from: model.dictionary).write(
+            toFile: small.dictionary, atomically: true, encoding: .utf8)
         decoders = try groups.enumerated().map { index, group in
             let list = folder + "/group-\(index).txt"
             try (group.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
@@ -131,7 +139,9 @@ public final class CommandSpotter: LiveRecognizer {
     static func dictionary(for phrases: some Sequence<String>, from path: String) throws -> String {
         var words = Set<Substring>()
         for phrase in phrases {
-            for word in phrase.prefix(while: { $0 != "/" }).split(separator: " ") { words.insert(Substring(word.lowercased())) }
+            for word in phrase.prefix(while: { $0 != "/" }).split(separator: " ") {
+                words.insert(Substring(word.lowercased()))
+            }
         }
         return try PronunciationDictionary.subset(of: path, keeping: words)
     }

@@ -37,8 +37,11 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Whose text this is.
     public var heardBy: HeardBy
 
-    public init(text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false, speechWentOn: Bool = false,
-                heardBy: HeardBy = .pocketsphinx) {
+    public init(
+        text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false,
+        speechWentOn: Bool = false,
+        heardBy: HeardBy = .pocketsphinx
+    ) {
         self.text = text
         self.recognized = recognized
         self.spots = spots
@@ -98,7 +101,8 @@ public final class LiveTranscriber {
         /// ("sun message") ends with that phrase, as weak evidence like a spotter hit (a second opinion from the box
         /// is asked for it when one is configured). Measured in BENCHMARKS.md.
         public var hearsSoundAlikes = false
-        /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is added.
+        /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is
+        /// added.
         public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
         /// Where each command in a text ends but the last (`KeywordDetector.commandEnds`): an utterance Whisper heard
         /// whole is split there, so each command ends its own message at its own place in the audio.
@@ -163,7 +167,8 @@ public final class LiveTranscriber {
         public var cleans = false
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
-        /// How Whisper searches each utterance for its words. Greedy: on a quarter of the English prompts its word error
+        /// How Whisper searches each utterance for its words. Greedy: on a quarter of the English prompts its word
+        /// error
         /// was 9.8 % against the beam search's 8.5 %, at less CPU, and a bench run with the beam search on ended in a
         /// crash inside whisper.cpp not yet understood (BENCHMARKS.md, "Hearing"); the beam stays for the probe.
         public var search = WhisperModel.Search.greedy
@@ -217,13 +222,16 @@ public final class LiveTranscriber {
 
     public init(options: Options) throws {
         self.options = options
-        language = options.useLanguageModel
-            ? try PocketSphinxRecognizer(model: options.model, dictionaryCache: options.dictionaryCache, activeHMMLimit: options.activeHMMLimit)
+        language =
+            options.useLanguageModel
+            ? try PocketSphinxRecognizer(
+                model: options.model, dictionaryCache: options.dictionaryCache, activeHMMLimit: options.activeHMMLimit)
             : nil
         spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
         evidence = try CommandEvidence(options)
         guard language != nil || spotter != nil else {
-            throw PocketSphinxError(operation: "configuring", detail: "neither the language model nor the spotter is on")
+            throw PocketSphinxError(
+                operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: Double(Self.inputRate), to: Double(PocketSphinxDecoder.sampleRate))
         ends = try options.whisper.map { try UtteranceEnds(settings: $0, holdsCommand: options.holdsCommand) }
@@ -231,7 +239,9 @@ public final class LiveTranscriber {
         if options.whisper?.cleans == true { self.options.frontEnd = nil }
         frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
         room = self.options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
-        spotterHasNarrowband = try options.spotterPhrases.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } } ?? false
+        spotterHasNarrowband =
+            try options.spotterPhrases.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } }
+            ?? false
         band = options.followsInputBand ? InputBand() : nil
     }
 
@@ -276,7 +286,8 @@ public final class LiveTranscriber {
     private func endingAtStreamEnd(_ updates: [LiveUpdate]) -> [LiveUpdate] {
         let streamEnd = Double(received) / Double(Self.inputRate)
         guard let last = updates.lastIndex(where: { if case .utterance = $0 { true } else { false } }),
-              case .utterance(var utterance) = updates[last], streamEnd - utterance.end < Self.endsWithStream else {
+            case .utterance(var utterance) = updates[last], streamEnd - utterance.end < Self.endsWithStream
+        else {
             return updates
         }
         utterance.end = max(utterance.end, streamEnd)
@@ -306,12 +317,16 @@ public final class LiveTranscriber {
         switch ends!.transcribe(cut) {
         case .success(let words):
             // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
-            let spots = standIns.flatMap(\.spots).map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore) }
+            let spots = standIns.flatMap(\.spots).map {
+                SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore)
+            }
             let pieces = split(words, of: cut)
             return pieces.enumerated().map { index, piece in
-                .utterance(LiveUtterance(text: piece.text, recognized: piece.text,
-                                         spots: index == pieces.count - 1 ? spots : [], end: piece.end,
-                                         narrowband: hearsNarrowband, heardBy: .whisper))
+                .utterance(
+                    LiveUtterance(
+                        text: piece.text, recognized: piece.text,
+                        spots: index == pieces.count - 1 ? spots : [], end: piece.end,
+                        narrowband: hearsNarrowband, heardBy: .whisper))
             }
         case .failure(let error):
             return standIns.map { utterance in
@@ -326,7 +341,8 @@ public final class LiveTranscriber {
     /// in the pause after its command: Whisper's estimate of where the command's last word ends, moved to the
     /// middle of the VAD's quiet nearest it.
     private func split(_ words: [WhisperModel.TimedWord], of cut: UtteranceCutter.Cut)
-        -> [(text: String, end: Double)] {
+        -> [(text: String, end: Double)]
+    {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
         let audioStart = cut.end - Double(cut.samples.count) / Double(WhisperModel.sampleRate)
@@ -397,7 +413,9 @@ public final class LiveTranscriber {
             pcm = priming!
             if room != nil {
                 // The opening seconds decide how the room is first heard, all of them the same way.
-                for start in stride(from: 0, to: primingRaw.count - SpeechFrontEnd.frameSamples + 1, by: SpeechFrontEnd.frameSamples) {
+                for start in stride(
+                    from: 0, to: primingRaw.count - SpeechFrontEnd.frameSamples + 1, by: SpeechFrontEnd.frameSamples)
+                {
                     room!.add(frameLevel: RoomNoise.level(primingRaw[start..<start + SpeechFrontEnd.frameSamples]))
                 }
                 room!.judge()
@@ -483,7 +501,8 @@ public final class LiveTranscriber {
     /// speech detector has not (noise it takes for speech keeps its utterance open).
     private func endAtPause(lasting pause: Double) throws -> [LiveUpdate] {
         guard let hit = pendingSpots.last, let language, language.inUtterance, speakerPause.quietSeconds >= pause,
-              seconds - speakerPause.quietSeconds >= hit.end - Self.pauseLead else { return [] }
+            seconds - speakerPause.quietSeconds >= hit.end - Self.pauseLead
+        else { return [] }
         return closing(heard: try language.endUtterance())
     }
 
@@ -501,8 +520,10 @@ public final class LiveTranscriber {
     /// Swaps the spotter for the one with the other thresholds when the band judgement changed. Its search starts
     /// afresh (a phrase half-heard when the judgement flips is lost), its feature normalization primed on `recent`.
     private func useSpotterForBand(primedWith recent: [Int16]) throws {
-        guard spotterHasNarrowband, let band, band.isNarrow != spotterIsNarrowband, let phrases = options.spotterPhrases else { return }
-        let swapped = try CommandSpotter(phrases: phrases, model: options.model, narrowband: band.isNarrow, position: seconds)
+        guard spotterHasNarrowband, let band, band.isNarrow != spotterIsNarrowband, let phrases = options.spotterPhrases
+        else { return }
+        let swapped = try CommandSpotter(
+            phrases: phrases, model: options.model, narrowband: band.isNarrow, position: seconds)
         if !recent.isEmpty { try swapped.prime(recent) }
         spotter = swapped
         spotterIsNarrowband = band.isNarrow
@@ -525,10 +546,16 @@ public final class LiveTranscriber {
         for case .final(let phrase, let end) in spotted {
             if language == nil {
                 // The spotter alone (measuring it): each hit is its utterance, given at once.
-                updates.append(.utterance(LiveUtterance(text: phrase, recognized: "", spots: [SpottedPhrase(phrase: phrase, end: end, accepted: true)], end: end)))
+                updates.append(
+                    .utterance(
+                        LiveUtterance(
+                            text: phrase, recognized: "",
+                            spots: [SpottedPhrase(phrase: phrase, end: end, accepted: true)], end: end)))
             } else {
-                pendingSpots.append(SpotterHit(phrase: phrase, end: end,
-                                               quietBefore: options.commandPauseSeconds == nil ? nil : speakerPause.quietSeconds))
+                pendingSpots.append(
+                    SpotterHit(
+                        phrase: phrase, end: end,
+                        quietBefore: options.commandPauseSeconds == nil ? nil : speakerPause.quietSeconds))
             }
         }
         for event in heard {

@@ -13,10 +13,14 @@ public final class NoiseFilter {
     /// - Parameter attenuationLimit: the most noise, in dB, taken away (100: as much as the model will).
     public init(path: String, attenuationLimit: Float = 100) throws {
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw HearingError(code: .modelUnusable, detail: "the noise filter's model \(path) is missing; run `make setup` (it places it)")
+            throw HearingError(
+                code: .modelUnusable,
+                detail: "the noise filter's model \(path) is missing; run `make setup` (it places it)")
         }
         guard let state = df_create(path, attenuationLimit, nil) else {
-            throw HearingError(code: .modelUnusable, detail: "\(path) is not a DeepFilterNet model the library can load; run `make setup` again")
+            throw HearingError(
+                code: .modelUnusable,
+                detail: "\(path) is not a DeepFilterNet model the library can load; run `make setup` again")
         }
         self.state = state
         hop = Int(df_get_frame_length(state))

@@ -29,7 +29,9 @@ extension PocketSphinxModel {
     /// hypothesis, so a decoder needs no pronunciation for it.
     public func languageModelWords() throws -> [String] {
         guard FileManager.default.fileExists(atPath: languageModel) else {
-            throw PocketSphinxError(operation: "loading the language model", detail: "\(languageModel) is missing; install the Debian package pocketsphinx-en-us")
+            throw PocketSphinxError(
+                operation: "loading the language model",
+                detail: "\(languageModel) is missing; install the Debian package pocketsphinx-en-us")
         }
         err_set_logfp(nil)  // sphinxbase logs to stderr unless told otherwise; decoders send theirs to /dev/null too
         guard let logmath = logmath_init(1.0001, 0, 0) else {
@@ -37,7 +39,9 @@ extension PocketSphinxModel {
         }
         defer { logmath_free(logmath) }
         guard let model = ngram_model_read(nil, languageModel, NGRAM_AUTO, logmath) else {
-            throw PocketSphinxError(operation: "loading the language model", detail: "\(languageModel) is not a language model sphinxbase can read")
+            throw PocketSphinxError(
+                operation: "loading the language model",
+                detail: "\(languageModel) is not a language model sphinxbase can read")
         }
         defer { ngram_model_free(model) }
         guard let counts = ngram_model_get_counts(model) else { return [] }
@@ -62,26 +66,37 @@ public final class PocketSphinxDecoder {
     /// Loads the model (a second or so for Debian's en-us). pocketsphinx's own log goes to /dev/null.
     /// - Parameter keyphrases: a keyword-search list (`phrase /threshold/` per line) to spot instead of decoding
     ///   with the language model.
-    public init(model: PocketSphinxModel = .debianEnglish, keyphrases: String? = nil, extraArguments: [String] = []) throws {
+    public init(model: PocketSphinxModel = .debianEnglish, keyphrases: String? = nil, extraArguments: [String] = [])
+        throws
+    {
         for path in [model.acousticModel, model.languageModel, model.dictionary] + (keyphrases.map { [$0] } ?? [])
         where !FileManager.default.fileExists(atPath: path) {
-            throw PocketSphinxError(operation: "loading the model", detail: "\(path) is missing; install the Debian package pocketsphinx-en-us")
+            throw PocketSphinxError(
+                operation: "loading the model",
+                detail: "\(path) is missing; install the Debian package pocketsphinx-en-us")
         }
         if let adaptation = model.adaptation, !FileManager.default.fileExists(atPath: adaptation) {
-            throw PocketSphinxError(operation: "loading the model", detail: "the voice adaptation \(adaptation) is missing; run boxvoice calibrate again")
+            throw PocketSphinxError(
+                operation: "loading the model",
+                detail: "the voice adaptation \(adaptation) is missing; run boxvoice calibrate again")
         }
         let search = keyphrases.map { ["-kws", $0] } ?? ["-lm", model.languageModel]
         let adapted = model.adaptation.map { ["-mllr", $0] } ?? []
-        let arguments = ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary, "-logfn", "/dev/null"] + adapted + extraArguments
+        let arguments =
+            ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary, "-logfn", "/dev/null"]
+            + adapted + extraArguments
         var cStrings = arguments.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let config = cStrings.withUnsafeMutableBufferPointer { buffer in
             cmd_ln_parse_r(nil, ps_args(), Int32(buffer.count), buffer.baseAddress, 1)
         }
-        guard let config else { throw PocketSphinxError(operation: "configuring", detail: "the arguments were refused") }
+        guard let config else {
+            throw PocketSphinxError(operation: "configuring", detail: "the arguments were refused")
+        }
         defer { cmd_ln_free_r(config) }
         guard let created = ps_init(config) else {
-            throw PocketSphinxError(operation: "loading the model", detail: "ps_init returned nothing for \(model.acousticModel)")
+            throw PocketSphinxError(
+                operation: "loading the model", detail: "ps_init returned nothing for \(model.acousticModel)")
         }
         decoder = created
     }
@@ -90,14 +105,18 @@ public final class PocketSphinxDecoder {
 
     /// Starts an utterance.
     public func start() throws {
-        guard ps_start_utt(decoder) >= 0 else { throw PocketSphinxError(operation: "starting an utterance", detail: "ps_start_utt") }
+        guard ps_start_utt(decoder) >= 0 else {
+            throw PocketSphinxError(operation: "starting an utterance", detail: "ps_start_utt")
+        }
         inUtterance = true
     }
 
     /// Feeds 16 kHz mono samples.
     public func process(_ samples: [Int16]) throws {
         let rc = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 0) }
-        guard rc >= 0 else { throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)") }
+        guard rc >= 0 else {
+            throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)")
+        }
     }
 
     /// The best hypothesis so far (partial while the utterance runs).
@@ -114,7 +133,9 @@ public final class PocketSphinxDecoder {
     public func end() throws -> String {
         guard inUtterance else { return hypothesis }
         inUtterance = false
-        guard ps_end_utt(decoder) >= 0 else { throw PocketSphinxError(operation: "ending an utterance", detail: "ps_end_utt") }
+        guard ps_end_utt(decoder) >= 0 else {
+            throw PocketSphinxError(operation: "ending an utterance", detail: "ps_end_utt")
+        }
         return hypothesis
     }
 
@@ -124,7 +145,9 @@ public final class PocketSphinxDecoder {
     public func transcribe(_ samples: [Int16]) throws -> String {
         try start()
         let rc = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
-        guard rc >= 0 else { throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)") }
+        guard rc >= 0 else {
+            throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)")
+        }
         return try end()
     }
 }

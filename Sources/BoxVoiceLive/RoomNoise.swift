@@ -14,7 +14,8 @@ public enum FrontEndUse: String, Sendable, CaseIterable {
 /// frames (90th percentile) over that of their quiet ones (10th: the room between words) — with a gap between the
 /// level that switches cleaning on and the one that switches it off, so a steady room never flips back and forth.
 public struct RoomNoise: Sendable {
-    /// Below this the front end cleans (the same line calibration draws: `SpotterCalibration.noiseSuppressionBelowSNR`).
+    /// Below this the front end cleans (the same line calibration draws:
+    /// `SpotterCalibration.noiseSuppressionBelowSNR`).
     public static let cleanBelowSNR = SpotterCalibration.noiseSuppressionBelowSNR
     /// Above this it stops again.
     public static let rawAboveSNR = cleanBelowSNR + 6

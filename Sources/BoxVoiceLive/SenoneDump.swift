@@ -96,7 +96,9 @@ public struct SenoneDump: Sendable, Equatable {
 
         mutating func int32() throws -> Int32 {
             guard remaining >= 4 else { throw ReadError(detail: "ends inside its header") }
-            let value = bytes[offset..<offset + 4].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+            let value = bytes[offset..<offset + 4].enumerated().reduce(UInt32(0)) {
+                $0 | UInt32($1.element) << (8 * UInt32($1.offset))
+            }
             offset += 4
             return Int32(bitPattern: swapped ? value.byteSwapped : value)
         }

@@ -2,7 +2,8 @@ import EditDistance
 import Foundation
 
 /// Finds a command phrase at the end of an utterance by how the language model's last words sound, for when noise
-/// made it write near words ("sun message" where the send command was said): the phone-level edit distance between the last words
+/// made it write near words ("sun message" where the send command was said): the phone-level edit distance between the
+/// last words
 /// and each phrase, through the recognizer's own pronunciation dictionary. Only the end of an utterance counts — people
 /// pause after a command — so a phrase that merely sounds alike inside running speech is left as text.
 public struct SoundsLikeCommand: Sendable {
@@ -24,7 +25,9 @@ public struct SoundsLikeCommand: Sendable {
     /// - Parameters:
     ///   - phrases: the command phrases (the spotter's).
     ///   - dictionary: a pocketsphinx dictionary (`word PH PH …`).
-    public init(phrases: [String], dictionary path: String, tolerance: Double = SoundsLikeCommand.defaultTolerance) throws {
+    public init(phrases: [String], dictionary path: String, tolerance: Double = SoundsLikeCommand.defaultTolerance)
+        throws
+    {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PocketSphinxError(operation: "loading the dictionary", detail: "cannot read \(path)")
         }
@@ -32,7 +35,10 @@ public struct SoundsLikeCommand: Sendable {
     }
 
     /// From a small table (tests).
-    public init(phrases: [String], pronunciations table: [String: [String]], tolerance: Double = SoundsLikeCommand.defaultTolerance) {
+    public init(
+        phrases: [String], pronunciations table: [String: [String]],
+        tolerance: Double = SoundsLikeCommand.defaultTolerance
+    ) {
         let text = table.map { "\($0.key) \($0.value.joined(separator: " "))" }.joined(separator: "\n")
         self.init(phrases: phrases, pronunciations: Pronunciations(Array(text.utf8)), tolerance: tolerance)
     }
@@ -70,7 +76,8 @@ public struct SoundsLikeCommand: Sendable {
                 let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
                 guard tail.allSatisfy({ $0 != nil }) else { continue }
                 let heard = tail.flatMap { $0! }
-                let distance = narrowband
+                let distance =
+                    narrowband
                     ? editDistance(heard, phrase.phones) { Self.highBandPhones.contains($0) ? 0.5 : 1 }
                     : Double(editDistance(heard, phrase.phones))
                 best = min(best ?? .infinity, distance / Double(phrase.phones.count))
@@ -81,7 +88,8 @@ public struct SoundsLikeCommand: Sendable {
 }
 
 /// A pronunciation dictionary kept as its bytes with its lines sorted by word: a lookup is a binary search. Debian's
-/// 134,723 entries are its 3.3 MB file and a 0.5 MB index, where a Swift dictionary of them would be several times that.
+/// 134,723 entries are its 3.3 MB file and a 0.5 MB index, where a Swift dictionary of them would be several times
+/// that.
 struct Pronunciations: Sendable {
     private let bytes: [UInt8]
     /// Where each line starts, ordered by its word (alternates like `word(2)` are left out).
@@ -126,7 +134,8 @@ struct Pronunciations: Sendable {
         return false
     }
 
-    /// The word starting at `l` in `left` against the one at `r` in `right` (each ends at a space, a line end or the end
+    /// The word starting at `l` in `left` against the one at `r` in `right` (each ends at a space, a line end or the
+    /// end
     /// of its bytes): negative when the left one sorts first.
     private static func compare(_ left: [UInt8], from l: Int, with right: [UInt8], from r: Int) -> Int {
         var index = 0

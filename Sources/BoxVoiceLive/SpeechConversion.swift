@@ -16,7 +16,9 @@ public enum SpeechConversion {
     public static func recognizerSamples(fromFile path: String) throws -> [Int16] {
         let file = try SoundFile.open(path: path)
         let interleaved = try file.readAll()
-        let mono = file.channels == 1 ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+        let mono =
+            file.channels == 1
+            ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
         return try recognizerSamples(from: mono, rate: file.sampleRate)
     }
 }

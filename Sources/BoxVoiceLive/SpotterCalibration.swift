@@ -47,9 +47,11 @@ public struct SpotterCalibration: Sendable {
     /// threshold (the wideband ones hear few commands there), which the tuned list then keeps as its only threshold.
     func startingFrom(narrowband: Bool) -> SpotterCalibration {
         guard narrowband else { return self }
-        return SpotterCalibration(phrases: phrases.map { entry in
-            SpotterPhrase(phrase: entry.phrase, threshold: entry.narrowbandThreshold ?? entry.threshold, group: entry.group)
-        }, model: model)
+        return SpotterCalibration(
+            phrases: phrases.map { entry in
+                SpotterPhrase(
+                    phrase: entry.phrase, threshold: entry.narrowbandThreshold ?? entry.threshold, group: entry.group)
+            }, model: model)
     }
 
     /// - Parameters:
@@ -57,17 +59,21 @@ public struct SpotterCalibration: Sendable {
     ///   - talk: 16 kHz recordings of ordinary speech with no command in it.
     ///   - margin: how many powers of ten more lenient than the chosen threshold must still not fire on the talk.
     ///   - cleaned: tune for the live path heard through this front end (each recording cleaned as it would be).
-    public func tune(takes: CalibrationTakes, talk: [[Int16]], exponents: [Int] = Self.exponents, margin: Int = Self.margin,
-                     cleaned: SpeechFrontEnd.Settings? = nil) throws -> (phrases: [Phrase], outcomes: [Outcome]) {
+    public func tune(
+        takes: CalibrationTakes, talk: [[Int16]], exponents: [Int] = Self.exponents, margin: Int = Self.margin,
+        cleaned: SpeechFrontEnd.Settings? = nil
+    ) throws -> (phrases: [Phrase], outcomes: [Outcome]) {
         if let cleaned {
             func clean(_ samples: [Int16]) throws -> [Int16] { try SpeechFrontEnd(settings: cleaned).process(samples) }
-            return try tune(takes: try takes.mapRecordings(clean), talk: talk.map(clean), exponents: exponents, margin: margin)
+            return try tune(
+                takes: try takes.mapRecordings(clean), talk: talk.map(clean), exponents: exponents, margin: margin)
         }
         let folder = try PrivateTemporaryFolder.make("calibrate")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var small = model
         small.dictionary = folder + "/phrases.dict"
-        try CommandSpotter.dictionary(for: phrases.map(\.phrase), from: model.dictionary).write(toFile: small.dictionary, atomically: true, encoding: .utf8)
+        try CommandSpotter.dictionary(for: phrases.map(\.phrase), from: model.dictionary).write(
+            toFile: small.dictionary, atomically: true, encoding: .utf8)
         var tuned = phrases
         var outcomes: [Outcome] = []
         for (index, entry) in phrases.enumerated() {
@@ -78,7 +84,9 @@ public struct SpotterCalibration: Sendable {
                 let list = folder + "/phrase.txt"
                 try "\(entry.phrase) /\(threshold)/\n".write(toFile: list, atomically: true, encoding: .utf8)
                 let decoder = try PocketSphinxDecoder(model: small, keyphrases: list)
-                return (try own.filter { try fires(decoder, $0) }.count, try others.filter { try fires(decoder, $0) }.count)
+                return (
+                    try own.filter { try fires(decoder, $0) }.count, try others.filter { try fires(decoder, $0) }.count
+                )
             }
             let byDefault = try score(entry.threshold)
             var scores: [Int: (found: Int, false: Int)] = [:]
@@ -88,11 +96,17 @@ public struct SpotterCalibration: Sendable {
                 scores[exponent] = result
                 return result
             }
-            let best = try Self.choice(exponents: exponents, start: Self.exponent(of: entry.threshold), margin: margin, score: scored)
-                .map { (threshold: "1e-\($0.exponent)", found: $0.found) }
+            let best = try Self.choice(
+                exponents: exponents, start: Self.exponent(of: entry.threshold), margin: margin, score: scored
+            )
+            .map { (threshold: "1e-\($0.exponent)", found: $0.found) }
             if let best, best.found > 0 { tuned[index].threshold = best.threshold }
-            outcomes.append(Outcome(phrase: entry.phrase, defaultThreshold: entry.threshold, threshold: tuned[index].threshold, takes: own.count,
-                                    found: best.map { $0.found > 0 ? $0.found : byDefault.found } ?? byDefault.found, foundByDefault: byDefault.found))
+            outcomes.append(
+                Outcome(
+                    phrase: entry.phrase, defaultThreshold: entry.threshold, threshold: tuned[index].threshold,
+                    takes: own.count,
+                    found: best.map { $0.found > 0 ? $0.found : byDefault.found } ?? byDefault.found,
+                    foundByDefault: byDefault.found))
         }
         return (tuned, outcomes)
     }
@@ -110,8 +124,10 @@ public struct SpotterCalibration: Sendable {
     /// stricter threshold finds just as well say nothing about the user's next command, so a threshold moves only as
     /// far as finding more takes, or silence on the talk, requires (tightening on ties cost the laptop chain's
     /// held-out commands 13 → 8 of 16, BENCHMARKS.md).
-    public static func choice(exponents: [Int], start: Int, margin: Int,
-                              score: (Int) throws -> (found: Int, false: Int)) rethrows -> (exponent: Int, found: Int)? {
+    public static func choice(
+        exponents: [Int], start: Int, margin: Int,
+        score: (Int) throws -> (found: Int, false: Int)
+    ) rethrows -> (exponent: Int, found: Int)? {
         var silent: [(exponent: Int, found: Int)] = []
         for exponent in exponents {
             let result = try score(exponent)
@@ -148,21 +164,26 @@ public struct SpotterCalibration: Sendable {
     /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it. The front end is
     /// chosen by `prefersCleaned` (given the two tuned lists), or without it when the spotter alone finds more of the
     /// takes cleaned. In a quiet room it is not tried (it costs clean speech).
-    public func calibrate(takes: CalibrationTakes, talk: [[Int16]],
-                          prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool)? = nil) throws -> Calibrated {
+    public func calibrate(
+        takes: CalibrationTakes, talk: [[Int16]],
+        prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool)? = nil
+    ) throws -> Calibrated {
         let recordings = talk + takes.all  // the band is judged over the sequence
         let snr = Self.signalToNoise(recordings)
         let bandLimited = Self.isBandLimited(recordings)
         let base = startingFrom(narrowband: bandLimited)
         let raw = try base.tune(takes: takes, talk: talk)
-        let cleaned = snr < Self.noiseSuppressionBelowSNR ? try base.tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
+        let cleaned =
+            snr < Self.noiseSuppressionBelowSNR
+            ? try base.tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
         let foundCleaned = cleaned.map { Self.found($0.outcomes) }
         let preference = try cleaned.flatMap { cleaned in try prefersCleaned?(raw.phrases, cleaned.phrases) }
         let cleans = cleaned != nil && (preference ?? ((foundCleaned ?? 0) > Self.found(raw.outcomes)))
         let chosen = cleans ? cleaned ?? raw : raw
         let frontEnd: FrontEndUse = foundCleaned == nil ? .auto : cleans ? .on : .off
-        return Calibrated(phrases: chosen.phrases, outcomes: chosen.outcomes, frontEnd: frontEnd, signalToNoise: snr,
-                          foundRaw: Self.found(raw.outcomes), foundCleaned: foundCleaned, bandLimited: bandLimited)
+        return Calibrated(
+            phrases: chosen.phrases, outcomes: chosen.outcomes, frontEnd: frontEnd, signalToNoise: snr,
+            foundRaw: Self.found(raw.outcomes), foundCleaned: foundCleaned, bandLimited: bandLimited)
     }
 
     /// Whether the recordings, heard one after another, are judged band-limited (`InputBand`) by their end.
@@ -186,7 +207,9 @@ public struct SpotterCalibration: Sendable {
     public static func signalToNoise(_ recordings: [[Int16]]) -> Double {
         var levels: [Double] = []
         for samples in recordings {
-            for start in stride(from: 0, to: samples.count - 319, by: 320) { levels.append(RoomNoise.level(samples[start..<start + 320])) }
+            for start in stride(from: 0, to: samples.count - 319, by: 320) {
+                levels.append(RoomNoise.level(samples[start..<start + 320]))
+            }
         }
         return RoomNoise.signalToNoise(levels: levels) ?? 0
     }

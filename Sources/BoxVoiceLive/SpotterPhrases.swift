@@ -42,13 +42,23 @@ enum SpotterPhrases {
                 continue
             }
             let parts = content.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2 || (parts.count == 4 && parts[2] == "narrowband"), parts.allSatisfy({ !$0.isEmpty }) else {
-                throw PocketSphinxError(operation: "loading the command phrases",
-                                        detail: "'\(content)' in \(path) is not 'phrase /threshold/' or 'phrase /threshold/ narrowband /threshold/'")
+            guard parts.count == 2 || (parts.count == 4 && parts[2] == "narrowband"), parts.allSatisfy({ !$0.isEmpty })
+            else {
+                throw PocketSphinxError(
+                    operation: "loading the command phrases",
+                    detail:
+                        "'\(content)' in \(path) is not 'phrase /threshold/' or 'phrase /threshold/ narrowband "
+                            + "/threshold/'"
+                )
             }
-            phrases.append(SpotterPhrase(phrase: parts[0], threshold: parts[1], narrowbandThreshold: parts.count == 4 ? parts[3] : nil, group: group))
+            phrases.append(
+                SpotterPhrase(
+                    phrase: parts[0], threshold: parts[1], narrowbandThreshold: parts.count == 4 ? parts[3] : nil,
+                    group: group))
         }
-        guard !phrases.isEmpty else { throw PocketSphinxError(operation: "loading the command phrases", detail: "\(path) lists none") }
+        guard !phrases.isEmpty else {
+            throw PocketSphinxError(operation: "loading the command phrases", detail: "\(path) lists none")
+        }
         return phrases
     }
 }

@@ -128,8 +128,9 @@ public struct UtteranceCutter: Sendable {
     }
 
     private mutating func end(forced: Bool) -> Cut {
-        let cut = Cut(samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd,
-                      forced: forced, probabilities: probabilities, windowSeconds: windowSeconds)
+        let cut = Cut(
+            samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd,
+            forced: forced, probabilities: probabilities, windowSeconds: windowSeconds)
         probabilities = []
         current = nil
         quietRun = 0

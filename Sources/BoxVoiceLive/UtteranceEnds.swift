@@ -34,8 +34,9 @@ final class UtteranceEnds {
         self.holdsCommand = holdsCommand
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
-        worker = try WhisperWorker(modelPath: settings.models.whisper, threads: settings.threads,
-                                   search: settings.search)
+        worker = try WhisperWorker(
+            modelPath: settings.models.whisper, threads: settings.threads,
+            search: settings.search)
         cutter = UtteranceCutter(rule: settings.cutting, sampleRate: Double(WhisperModel.sampleRate))
     }
 
@@ -55,7 +56,9 @@ final class UtteranceEnds {
         var cuts: [UtteranceCutter.Cut] = []
         for (index, probability) in probabilities.enumerated() {
             let start = index * VoiceActivity.window
-            if let cut = cutter.add(window: pending[start..<start + VoiceActivity.window], probability: probability) { cuts.append(cut) }
+            if let cut = cutter.add(window: pending[start..<start + VoiceActivity.window], probability: probability) {
+                cuts.append(cut)
+            }
         }
         return cuts
     }
@@ -84,8 +87,9 @@ final class UtteranceEnds {
             return remembered(alone)
         }
         let shift = Double(context.count) / Double(WhisperModel.sampleRate)
-        let own = Self.withoutOverlap(Self.ownWords(heard(withContext), after: shift, lead: settings.cutting.lead),
-                                      of: lastWords)
+        let own = Self.withoutOverlap(
+            Self.ownWords(heard(withContext), after: shift, lead: settings.cutting.lead),
+            of: lastWords)
         return remembered(holdsCommand(Self.text(own)) ? .success(own) : alone)
     }
 
@@ -96,7 +100,8 @@ final class UtteranceEnds {
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.
     private func remembered(_ result: Result<[WhisperModel.TimedWord], HearingError>)
-        -> Result<[WhisperModel.TimedWord], HearingError> {
+        -> Result<[WhisperModel.TimedWord], HearingError>
+    {
         if case .success(let words) = result { lastWords = words.map(\.text) }
         return result
     }
@@ -122,7 +127,8 @@ final class UtteranceEnds {
     /// The utterance's audio starts with `lead` of quiet before its speech: a word Whisper places in the first half
     /// of that quiet or earlier belongs to the context (the last utterance, already given).
     static func ownWords(_ words: [WhisperModel.TimedWord], after context: Double, lead: Double)
-        -> [WhisperModel.TimedWord] {
+        -> [WhisperModel.TimedWord]
+    {
         guard context > 0 else { return words }
         return words.filter { $0.end >= context + lead / 2 }.map {
             WhisperModel.TimedWord(text: $0.text, start: max(0, $0.start - context), end: max(0, $0.end - context))
@@ -133,17 +139,21 @@ final class UtteranceEnds {
     /// shorter than `settings.context.below` and the last utterance's speech ended within `settings.context.after`
     /// of the cut's start; none otherwise.
     private func context(for cut: UtteranceCutter.Cut) -> [Float] {
-        let range = Self.contextRange(for: cut, lastSpeechEnd: lastSpeechEnd, rule: settings.context,
-                                      kept: recentStart..<(recentStart + recent.count))
+        let range = Self.contextRange(
+            for: cut, lastSpeechEnd: lastSpeechEnd, rule: settings.context,
+            kept: recentStart..<(recentStart + recent.count))
         return range.map { Array(recent[($0.lowerBound - recentStart)..<($0.upperBound - recentStart)]) } ?? []
     }
 
     /// The stream samples `context(for:)` gives (nil: none), of those `kept`.
-    static func contextRange(for cut: UtteranceCutter.Cut, lastSpeechEnd: Double?, rule: LiveTranscriber.Context,
-                             kept: Range<Int>) -> Range<Int>? {
+    static func contextRange(
+        for cut: UtteranceCutter.Cut, lastSpeechEnd: Double?, rule: LiveTranscriber.Context,
+        kept: Range<Int>
+    ) -> Range<Int>? {
         let rate = Double(WhisperModel.sampleRate)
         guard rule.seconds > 0, Double(cut.samples.count) / rate < rule.below, let lastSpeechEnd,
-              cut.start - lastSpeechEnd <= rule.after else { return nil }
+            cut.start - lastSpeechEnd <= rule.after
+        else { return nil }
         let first = Int((cut.end * rate).rounded()) - cut.samples.count
         let from = max(kept.lowerBound, first - Int(rule.seconds * rate))
         guard first > from, first <= kept.upperBound else { return nil }
@@ -254,7 +264,8 @@ final class UtteranceEnds {
                 // What follows may be the loop cut short by the token ceiling: the n-gram's beginning again.
                 var tail = 0
                 while tail < length, index + tail < words.count, !keys[index + tail].isEmpty,
-                      keys[index - length + tail].hasPrefix(keys[index + tail]) { tail += 1 }
+                    keys[index - length + tail].hasPrefix(keys[index + tail])
+                { tail += 1 }
                 if index + tail == words.count { index = words.count }
                 collapsed = true
                 break

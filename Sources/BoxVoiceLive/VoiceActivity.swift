@@ -12,13 +12,16 @@ public final class VoiceActivity {
     public init(path: String) throws {
         silenceWhisperLogs()
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw HearingError(code: .modelUnusable, detail: "the VAD model \(path) is missing; run `make setup` (it places it)")
+            throw HearingError(
+                code: .modelUnusable, detail: "the VAD model \(path) is missing; run `make setup` (it places it)")
         }
         var parameters = whisper_vad_default_context_params()
         parameters.n_threads = 1
         parameters.use_gpu = false
         guard let context = whisper_vad_init_from_file_with_params(path, parameters) else {
-            throw HearingError(code: .modelUnusable, detail: "\(path) is not a Silero VAD model whisper.cpp can load; run `make setup` again")
+            throw HearingError(
+                code: .modelUnusable,
+                detail: "\(path) is not a Silero VAD model whisper.cpp can load; run `make setup` again")
         }
         self.context = context
         // The recurrent state starts undefined: the streaming call never resets it.
@@ -32,8 +35,12 @@ public final class VoiceActivity {
     public func probabilities(_ samples: [Float]) -> [Float] {
         let whole = samples.count / Self.window * Self.window
         guard whole > 0 else { return [] }
-        let ok = samples.withUnsafeBufferPointer { whisper_vad_detect_speech_no_reset(context, $0.baseAddress, Int32(whole)) }
-        guard ok, let probabilities = whisper_vad_probs(context) else { return Array(repeating: 0, count: whole / Self.window) }
+        let ok = samples.withUnsafeBufferPointer {
+            whisper_vad_detect_speech_no_reset(context, $0.baseAddress, Int32(whole))
+        }
+        guard ok, let probabilities = whisper_vad_probs(context) else {
+            return Array(repeating: 0, count: whole / Self.window)
+        }
         return Array(UnsafeBufferPointer(start: probabilities, count: Int(whisper_vad_n_probs(context))))
     }
 }

@@ -20,16 +20,19 @@ public struct HearingModels: Sendable, Equatable {
 
     /// The three files in one folder, under the names `make setup` gives them.
     public init(folder: String) {
-        self.init(whisper: folder + "/ggml-tiny.en.bin", voiceActivity: folder + "/silero-v6.2.0.bin",
-                  noiseFilter: folder + "/DeepFilterNet3_onnx.tar.gz")
+        self.init(
+            whisper: folder + "/ggml-tiny.en.bin", voiceActivity: folder + "/silero-v6.2.0.bin",
+            noiseFilter: folder + "/DeepFilterNet3_onnx.tar.gz")
     }
 
     /// Where a program finds them: installed beside its binary (`<prefix>/share/boxvoice/Models`, `make install`),
     /// or in the build folder of the checkout it was built in (`.build/hearing/models`, `make setup`).
     public static func besideThisProgram() -> HearingModels? {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        let installed = HearingModels(folder: directory.deletingLastPathComponent().appendingPathComponent("share/boxvoice/Models").path)
+        let installed = HearingModels(
+            folder: directory.deletingLastPathComponent().appendingPathComponent("share/boxvoice/Models").path)
         if installed.arePresent { return installed }
         while directory.path != "/" {
             let built = HearingModels(folder: directory.appendingPathComponent(".build/hearing/models").path)
@@ -62,7 +65,9 @@ public struct HearingError: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// whisper.cpp and ggml write their progress to stderr unless given a callback; the live path's own events say
 /// what matters.
-private let quietLog: @convention(c) (ggml_log_level, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = { _, _, _ in }
+private let quietLog: @convention(c) (ggml_log_level, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
+    _, _, _ in
+}
 
 /// Called before any whisper.cpp context is made (the model's, the VAD's).
 func silenceWhisperLogs() { whisper_log_set(quietLog, nil) }
@@ -86,7 +91,9 @@ public final class WhisperModel {
         parameters.dtw_token_timestamps = true
         parameters.dtw_aheads_preset = WHISPER_AHEADS_TINY_EN
         guard let context = whisper_init_from_file_with_params(path, parameters) else {
-            throw HearingError(code: .modelUnusable, detail: "\(path) is not a Whisper model whisper.cpp can load; run `make setup` again")
+            throw HearingError(
+                code: .modelUnusable,
+                detail: "\(path) is not a Whisper model whisper.cpp can load; run `make setup` again")
         }
         self.context = context
     }
@@ -96,7 +103,8 @@ public final class WhisperModel {
     /// A missing model file, said as the user can fix it (checked before loading, and where loading comes later).
     static func requireFile(_ path: String) throws {
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw HearingError(code: .modelUnusable, detail: "the Whisper model \(path) is missing; run `make setup` (it builds it)")
+            throw HearingError(
+                code: .modelUnusable, detail: "the Whisper model \(path) is missing; run `make setup` (it builds it)")
         }
     }
 
@@ -151,8 +159,10 @@ public final class WhisperModel {
     ///   - shouldStop: polled while decoding; true abandons it (`HearingError.Code.abandoned`).
     ///   - oneSegment: an utterance (at most 30 s) as one piece; false for longer recordings (HQ), decoded window
     ///     by window.
-    public func transcribe(_ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
-                           oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil) throws -> Transcript {
+    public func transcribe(
+        _ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
+        oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil
+    ) throws -> Transcript {
         let utteranceSearch = oneSegment ? search : .greedy
         var parameters: whisper_full_params
         switch utteranceSearch {
@@ -196,7 +206,9 @@ public final class WhisperModel {
                 parameters.language = language
                 return (prompt ?? "").withCString { promptText in
                     parameters.initial_prompt = prompt == nil ? nil : promptText
-                    return samples.withUnsafeBufferPointer { whisper_full(context, parameters, $0.baseAddress, Int32($0.count)) }
+                    return samples.withUnsafeBufferPointer {
+                        whisper_full(context, parameters, $0.baseAddress, Int32($0.count))
+                    }
                 }
             }
         }
@@ -204,7 +216,8 @@ public final class WhisperModel {
             throw HearingError(code: .abandoned, detail: "Whisper's decode was abandoned at its deadline")
         }
         guard status == 0 else {
-            throw HearingError(code: .decodeFailed, detail: "Whisper could not decode the utterance (whisper_full returned \(status))")
+            throw HearingError(
+                code: .decodeFailed, detail: "Whisper could not decode the utterance (whisper_full returned \(status))")
         }
         var text = ""
         var noSpeech: Float = 0
@@ -212,8 +225,9 @@ public final class WhisperModel {
             if let piece = whisper_full_get_segment_text(context, segment) { text += String(cString: piece) }
             noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob(context, segment))
         }
-        return Transcript(text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(),
-                          noSpeechProbability: noSpeech)
+        return Transcript(
+            text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(),
+            noSpeechProbability: noSpeech)
     }
 
     /// The last decode's words: its text tokens joined (a token starting with a space starts a word), their bytes

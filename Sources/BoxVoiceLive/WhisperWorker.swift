@@ -29,7 +29,9 @@ public final class WhisperWorker: Sendable {
         func next() -> Job? {
             while true {
                 wake.wait()
-                let (job, closed) = jobs.withLock { state in (state.waiting.isEmpty ? nil : state.waiting.removeFirst(), state.closed) }
+                let (job, closed) = jobs.withLock { state in
+                    (state.waiting.isEmpty ? nil : state.waiting.removeFirst(), state.closed)
+                }
                 if let job { return job }
                 if closed { return nil }
             }
@@ -57,9 +59,11 @@ public final class WhisperWorker: Sendable {
                     result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
                 } else {
                     do {
-                        result = .success(try model.get().transcribe(job.samples, prompt: job.prompt, threads: threads,
-                                                                     search: search,
-                                                               shouldStop: { job.abandoned.load(ordering: .relaxed) }))
+                        result = .success(
+                            try model.get().transcribe(
+                                job.samples, prompt: job.prompt, threads: threads,
+                                search: search,
+                                shouldStop: { job.abandoned.load(ordering: .relaxed) }))
                     } catch let error as HearingError {
                         result = .failure(error)
                     } catch {
@@ -82,7 +86,9 @@ public final class WhisperWorker: Sendable {
     }
 
     /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer.
-    public func transcribe(_ samples: [Float], prompt: String?, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
+    public func transcribe(_ samples: [Float], prompt: String?, deadline: Double) -> Result<
+        WhisperModel.Transcript, HearingError
+    > {
         let job = Job(samples: samples, prompt: prompt)
         queue.jobs.withLock { $0.waiting.append(job) }
         queue.wake.signal()

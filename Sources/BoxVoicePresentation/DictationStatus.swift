@@ -69,7 +69,8 @@ public struct DictationStatus: Sendable {
     /// - Parameter vocabulary: the hints are the first phrase of the send, send-and-close and cancel sections.
     public init(vocabulary: Vocabulary) {
         hints = [KeywordAction.send, .sendClose, .cancel].compactMap { action in
-            vocabulary.sections.first { $0.action == action }?.patterns.first?.expansions().first?.joined(separator: " ")
+            vocabulary.sections.first { $0.action == action }?.patterns.first?.expansions().first?.joined(
+                separator: " ")
         }
     }
 
@@ -111,13 +112,13 @@ public struct DictationStatus: Sendable {
         case .speechWentOn(let action):
             return ["(\(Self.name(of: action)) not taken: you went on talking)"]
         case .queued(_, let message, let text):
-            return [raw ? message : "sending: \(text)"]
+            return [raw ? message : "sending: \(SpeechFraming.asSaid(text))"]
         case .recovered(let report):
             return [report.summary]
         case .delivered(let id):
             return ["delivered \(id)"]
         case .postponed(let id, let failure):
-            return ["kept in the outbox, will retry \(id) (\(words(for: failure)))"]
+            return ["kept in the outbox \(id) (\(words(for: failure))); \(FollowView.retrier)"]
         case .failed(let id, let reason):
             return ["not delivered, kept in the outbox\(id.map { ": \($0)" } ?? ""): \(reason)"]
         case .refused(let id, let reason, _):
@@ -134,11 +135,20 @@ public struct DictationStatus: Sendable {
             behind = seconds
         case .notHeardLive(let seconds, let at):
             notHeardLive += seconds
-            return ["[\(Self.clock(at))] the machine is busy: \(Self.seconds(seconds)) not heard live (recorded, and HQ hears it)"]
+            return [
+                "[\(Self.clock(at))] the machine is busy: \(Self.seconds(seconds)) not heard live (recorded, and HQ "
+                    + "hears it)"
+            ]
         case .whisperMissed(let reason, let at):
-            return ["[\(Self.clock(at))] Whisper was \(reason == .abandoned ? "too slow for" : "unable to hear") this sentence: pocketsphinx's words stand in (HQ hears it again)"]
+            return [
+                "[\(Self.clock(at))] Whisper was \(reason == .abandoned ? "too slow for" : "unable to hear") this "
+                    + "sentence: pocketsphinx's words stand in (HQ hears it again)"
+            ]
         case .captureLost(let frames, let overruns):
-            return ["audio lost before it was recorded: \(Self.seconds(Double(frames) / 48_000)) in all\(overruns > 0 ? ", \(overruns) device overrun(s)" : "")"]
+            return [
+                "audio lost before it was recorded: \(Self.seconds(Double(frames) / 48_000)) in "
+                    + "all\(overruns > 0 ? ", \(overruns) device overrun(s)" : "")"
+            ]
         }
         return []
     }
@@ -152,11 +162,14 @@ public struct DictationStatus: Sendable {
     /// The status area, each line at most `width` columns. `color` adds ANSI colour (the recording dot, the meter).
     public func render(width: Int, color: Bool) -> [String] {
         let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
-        var first = "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
+        var first =
+            "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
         if behind >= 1 { first += "  live \(Self.seconds(behind)) behind" }
         if notHeardLive > 0 { first += "  live: \(Self.seconds(notHeardLive)) not heard" }
         if !hq.isEmpty {
-            first += "  HQ" + (uploadFormat.map { "(\($0.rawValue))" } ?? "") + " " + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
+            first +=
+                "  HQ" + (uploadFormat.map { "(\($0.rawValue))" } ?? "") + " "
+                + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
         }
         // Only the newest utterances can show: an hour of dictation is not joined ten times a second.
         var newest: [String] = partial.isEmpty ? [] : [partial]

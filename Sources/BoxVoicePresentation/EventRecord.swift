@@ -93,7 +93,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
             self.init(.checked); self.action = action; self.outcome = outcome; self.seconds = seconds
         case .awaitingPause(let action, let phrase): self.init(.awaiting); self.action = action; self.phrase = phrase
         case .speechWentOn(let action): self.init(.notTaken); self.action = action; reason = "speech went on after it"
-        case .queued(let id, let message, let text): self.init(.queued); messageId = id; self.message = message; self.text = text
+        case .queued(let id, let message, let text):
+            self.init(.queued); messageId = id; self.message = message; self.text = text
         case .recovered(let report):
             self.init(.recovered); adoptedDrafts = report.adoptedDrafts; repairedFiles = report.repairedFiles
             removedFolders = report.removedFolders; message = report.summary
@@ -109,9 +110,11 @@ public struct EventRecord: Codable, Sendable, Equatable {
         case .discarded: self.init(Kind.discarded)
         case .notHeardLive(let seconds, let at): self.init(.notHeardLive); self.seconds = seconds; self.at = at
         case .whisperMissed(let reason, let at):
-            self.init(.whisperMissed); self.reason = reason == .abandoned ? "late" : "failed"; heardBy = "pocketsphinx"; self.at = at
+            self.init(.whisperMissed); self.reason = reason == .abandoned ? "late" : "failed"; heardBy = "pocketsphinx";
+            self.at = at
         case .hearingBehind(let seconds): self.init(.behind); self.seconds = seconds
-        case .captureLost(let frames, let overruns): self.init(.captureLost); self.frames = frames; self.overruns = overruns
+        case .captureLost(let frames, let overruns):
+            self.init(.captureLost); self.frames = frames; self.overruns = overruns
         }
     }
 

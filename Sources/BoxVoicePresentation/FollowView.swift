@@ -15,7 +15,7 @@ public enum FollowView {
         case .codec: return "HQ uploads go as \(event.codec == .opus ? "Opus" : "WAV"): \(event.reason ?? "")"
         case .fallback: return "HQ unavailable, the live text is sent: \(event.reason ?? "")"
         case .queued: return "sending \(id)"
-        case .postponed: return "kept in the outbox, will retry \(id): \(event.reason ?? "")"
+        case .postponed: return "kept in the outbox \(id): \(event.reason ?? ""); \(retrier)"
         case .held: return "kept in the outbox until the box names this turn's new conversation: \(id)"
         case .delivered: return "delivered \(id)"
         case .failed: return "not delivered (kept in the outbox)\(id.isEmpty ? "" : " " + id): \(event.reason ?? "")"
@@ -27,10 +27,13 @@ public enum FollowView {
         }
     }
 
+    /// Who sends a held message, and when: said wherever a message is held, so the user knows to do nothing.
+    public static let retrier = "the daemon (or the next boxvoice command) sends it when the box answers"
+
     /// The status-bar state after `event`: recording while a turn hears, holding while a message waits for the box,
-    /// failed after a refusal, idle otherwise.
+    /// failed after a refusal, idle otherwise; stopped while no daemon runs.
     public enum BarState: String, Sendable, Equatable {
-        case idle, recording, holding, failed
+        case idle, recording, holding, failed, stopped
     }
 
     public static func state(after event: EventRecord, from current: BarState) -> BarState {
@@ -46,16 +49,20 @@ public enum FollowView {
 
     /// One line of waybar's `return-type: json` (also read by polybar scripts): text, tooltip and a class to style.
     public static func bar(_ state: BarState) -> String {
-        let (text, tooltip): (String, String) = switch state {
-        case .idle: ("", "boxvoice: idle")
-        case .recording: ("● dictating", "boxvoice: dictating (toggle to send)")
-        case .holding: ("⏸ held", "boxvoice: a message waits in the outbox for the box")
-        case .failed: ("✗ not sent", "boxvoice: the box refused a message; `boxvoice outbox` lists it")
-        }
+        let (text, tooltip): (String, String) =
+            switch state {
+            case .idle: ("", "boxvoice: idle")
+            case .recording: ("● dictating", "boxvoice: dictating (toggle to send)")
+            case .holding: ("⏸ held", "boxvoice: a message waits in the outbox for the box")
+            case .failed: ("✗ not sent", "boxvoice: the box refused a message; `boxvoice outbox` lists it")
+            case .stopped: ("○ off", "boxvoice: no daemon is running (`systemctl --user start boxvoice`)")
+            }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Four strings: encoding cannot fail.
-        return String(decoding: try! encoder.encode(Bar(text: text, tooltip: tooltip, class: state.rawValue, alt: state.rawValue)), as: UTF8.self)
+        return String(
+            decoding: try! encoder.encode(
+                Bar(text: text, tooltip: tooltip, class: state.rawValue, alt: state.rawValue)), as: UTF8.self)
     }
 
     private struct Bar: Encodable {

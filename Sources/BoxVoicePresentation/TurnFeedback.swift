@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceAudio
 import BoxVoiceDesktop
@@ -19,13 +20,25 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
     /// The notification's title and text.
     public var notification: (summary: String, body: String, urgency: DesktopNotifier.Urgency) {
         switch self {
-        case .started(let box): ("Dictating to \(box)", "Speak, then say a send command or press the hotkey again.", .low)
+        case .started(let box):
+            ("Dictating to \(box)", "Speak, then say a send command or press the hotkey again.", .low)
         case .ended(let box): ("Stopped dictating to \(box)", "The microphone is closed.", .low)
         case .couldNotStart(let reason): ("Could not start dictating", reason, .critical)
         case .delivered(let box, let text): ("Sent to \(box)", text, .normal)
-        case .held(let box, let reason): ("\(box) is unreachable: message kept", "It waits in the outbox and is sent when the box answers (\(reason)).", .normal)
-        case .failed(let box, let reason): ("\(box) refused a message", "It is kept in the outbox: \(reason)", .critical)
-        case .needsRePair(let box): ("\(box) needs pairing again", "The box no longer accepts this device; the message is kept. Pair again with a new link: boxvoice pair LINK.", .critical)
+        case .held(let box, let reason):
+            (
+                "\(box) is unreachable: message kept",
+                "It waits in the outbox and is sent when the box answers (\(reason)).", .normal
+            )
+        case .failed(let box, let reason):
+            ("\(box) refused a message", "It is kept in the outbox: \(reason)", .critical)
+        case .needsRePair(let box):
+            (
+                "\(box) needs pairing again",
+                "The box no longer accepts this device; the message is kept. Pair again with a new link: "
+                    + "boxvoice pair LINK.",
+                .critical
+            )
         }
     }
 
@@ -41,10 +54,12 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
 
     /// Turns a dictation event into what the user hears of it (nil: nothing to tell). `texts` remembers what each
     /// message said between its `queued` and the turn's last word on it (delivered, held or refused).
-    public static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[MessageID: String]>) -> TurnFeedbackEvent? {
+    public static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[MessageID: String]>)
+        -> TurnFeedbackEvent?
+    {
         switch event {
         case .queued(let id, _, let text):
-            texts.withLock { $0[id] = text }
+            texts.withLock { $0[id] = SpeechFraming.asSaid(text) }
             return nil
         case .delivered(let id):
             return .delivered(box: box, text: texts.withLock { $0.removeValue(forKey: id) } ?? "")
@@ -60,7 +75,8 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
 }
 
 /// Tells the user through desktop notifications and sound cues, as the settings say at the moment of each event. A
-/// desktop without a notification service, or a machine without a speaker, is not an error worth more than one log line.
+/// desktop without a notification service, or a machine without a speaker, is not an error worth more than one log
+/// line.
 public final class DesktopFeedback: Sendable {
     private let settings: @Sendable () -> UserSettings
     private let busAddress: String?
@@ -71,8 +87,11 @@ public final class DesktopFeedback: Sendable {
     private let notifications = SerialWork("boxvoice notifications")
 
     /// - Parameter alsaConfig: the ALSA configuration the sound device is resolved in (as the capture device is).
-    public init(busAddress: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], alsaConfig: String? = nil,
-                settings: @escaping @Sendable () -> UserSettings, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        busAddress: String? = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"],
+        alsaConfig: String? = nil,
+        settings: @escaping @Sendable () -> UserSettings, log: @escaping @Sendable (String) -> Void
+    ) {
         self.busAddress = busAddress
         self.settings = settings
         self.log = log
@@ -120,8 +139,12 @@ final class CuePlayer: Sendable {
                 pcm.close()
             } catch let error as ALSAError {
                 if !warned.exchange(true, ordering: .relaxed) {
-                    log("sound cues cannot play on '\(error.device)' (ALSA: \(error.libraryMessage)); pick another playback PCM with "
-                        + "`boxvoice config set sound-device PCM`, or turn them off with `boxvoice config set sounds false`")
+                    log(
+                        "sound cues cannot play on '\(error.device)' (ALSA: \(error.libraryMessage)); pick another "
+                            + "playback PCM with "
+                            + "`boxvoice config set sound-device PCM`, or turn them off with `boxvoice config set "
+                            + "sounds false`"
+                    )
                 }
             } catch {
                 if !warned.exchange(true, ordering: .relaxed) { log("sound cues cannot play: \(error)") }

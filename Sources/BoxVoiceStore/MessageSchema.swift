@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Version 1 (no `user_version`) had two tables, `outbox` (framed messages by state) and `recordings` (the retention
 /// index, with each folder's path). Version 2 has one row per message in `messages`; version 3 adds
-/// `session_unresolved`; version 4 adds runs (`runs`, `messages.run`). The upgrade runs in one transaction: every pending, failed, draft or delivered message and
+/// `session_unresolved`; version 4 adds runs (`runs`, `messages.run`). The upgrade runs in one transaction: every
+/// pending, failed, draft or delivered message and
 /// every retained recording survives it.
 enum MessageSchema {
     static let version: Int64 = 4
@@ -15,7 +16,8 @@ enum MessageSchema {
         if current > version { throw StoreError.newerSchema(found: current, understood: version) }
         guard current < version else { return }
         try db.transaction {
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS messages (
                     id TEXT PRIMARY KEY,
                     box TEXT NOT NULL,
@@ -48,7 +50,8 @@ enum MessageSchema {
             if !columns.contains("run") {
                 try db.execute("ALTER TABLE messages ADD COLUMN run TEXT")
             }
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS runs (
                     id TEXT PRIMARY KEY,
                     box TEXT NOT NULL,
@@ -59,8 +62,10 @@ enum MessageSchema {
                     updated_at REAL NOT NULL
                 )
                 """)
-            // What the daemon's event connection last found: the box refused the device, could not be reached, answered.
-            try db.execute("""
+            // What the daemon's event connection last found: the box refused the device, could not be reached,
+            // answered.
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS box_contact (
                     box TEXT PRIMARY KEY,
                     refused_at REAL,
@@ -73,7 +78,8 @@ enum MessageSchema {
             try db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_box_state ON messages (box, state)")
             try db.execute("CREATE INDEX IF NOT EXISTS messages_by_run ON messages (run)")
-            let tables = Set(try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text })
+            let tables = Set(
+                try db.query("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].text })
             if tables.contains("outbox") { try migrateOutbox(db, recordingsRoot: recordingsRoot) }
             if tables.contains("recordings") { try migrateRecordings(db, recordingsRoot: recordingsRoot) }
             try db.execute("PRAGMA user_version = \(version)")
@@ -83,8 +89,10 @@ enum MessageSchema {
     /// Each outbox row becomes a message in the same state, keeping its framed body and delivery history; audio left
     /// in its folder (a version-1 draft's was never retained) is kept with it.
     private static func migrateOutbox(_ db: SQLiteDatabase, recordingsRoot: String) throws {
-        let rows = try db.query("""
-            SELECT message_id, box, session, body, state, attempts, next_attempt_at, last_error, created_at, outcome FROM outbox
+        let rows = try db.query(
+            """
+            SELECT message_id, box, session, body, state, attempts, next_attempt_at, last_error, created_at, outcome \
+            FROM outbox
             """)
         for row in rows {
             guard let id = row[0].text.flatMap(MessageID.init(parsing:)) else { continue }
@@ -96,14 +104,21 @@ enum MessageSchema {
             let hasAudio = FileManager.default.fileExists(atPath: recordingsRoot + "/" + box + "/" + id.rawValue)
             // A version-1 draft was framed with the live text, its mic-off words still in it: kept as heard text so
             // sending it strips them and runs HQ.
-            try db.execute("""
-                INSERT OR IGNORE INTO messages (id, box, session, state, heard_text, command_action, command_phrase, command_at, body, text,
+            try db.execute(
+                """
+                INSERT OR IGNORE INTO messages (id, box, session, state, heard_text, command_action, command_phrase, \
+                command_at, body, text,
                     recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(id.rawValue), .text(box), row[2], .text(state.rawValue),
-                      .text(state == .draft ? text : ""), state == .draft ? .text("micOff") : .null, row[8],
-                      state == .draft ? .null : .text(body), .text(text), row[8], .integer(hasAudio ? 1 : 0), row[5], row[6], row[7],
-                      state == .failed ? .text(DeliveryFailureKind.refused.rawValue) : .null, row[9], .real(Date().timeIntervalSince1970)])
+                """,
+                [
+                    .text(id.rawValue), .text(box), row[2], .text(state.rawValue),
+                    .text(state == .draft ? text : ""), state == .draft ? .text("micOff") : .null, row[8],
+                    state == .draft ? .null : .text(body), .text(text), row[8], .integer(hasAudio ? 1 : 0), row[5],
+                    row[6], row[7],
+                    state == .failed ? .text(DeliveryFailureKind.refused.rawValue) : .null, row[9],
+                    .real(Date().timeIntervalSince1970),
+                ])
         }
         try db.execute("DROP TABLE outbox")
     }
@@ -116,18 +131,27 @@ enum MessageSchema {
             guard let box = row[0].text, let id = row[1].text.flatMap(MessageID.init(parsing:)) else { continue }
             let canonical = recordingsRoot + "/" + box + "/" + id.rawValue
             if let old = row[5].text, old != canonical, FileManager.default.fileExists(atPath: old),
-               !FileManager.default.fileExists(atPath: canonical) {
+                !FileManager.default.fileExists(atPath: canonical)
+            {
                 try? PrivateFiles.directory(recordingsRoot + "/" + box)
                 try? FileManager.default.moveItem(atPath: old, toPath: canonical)
             }
             let present = FileManager.default.fileExists(atPath: canonical)
-            let updated = try db.query("""
-                UPDATE messages SET has_audio = ?, recorded_at = ?, text = ?, session = COALESCE(session, ?) WHERE id = ? RETURNING id
+            let updated = try db.query(
+                """
+                UPDATE messages SET has_audio = ?, recorded_at = ?, text = ?, session = COALESCE(session, ?) WHERE id \
+                = ? RETURNING id
                 """, [.integer(present ? 1 : 0), row[2], row[3], row[4], .text(id.rawValue)])
             if updated.isEmpty {
-                try db.execute("""
-                    INSERT INTO messages (id, box, session, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, ?, 'delivered', ?, ?, ?, ?)
-                    """, [.text(id.rawValue), .text(box), row[4], row[2], .integer(present ? 1 : 0), row[3], .real(Date().timeIntervalSince1970)])
+                try db.execute(
+                    """
+                    INSERT INTO messages (id, box, session, state, recorded_at, has_audio, text, updated_at) VALUES \
+                    (?, ?, ?, 'delivered', ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(id.rawValue), .text(box), row[4], row[2], .integer(present ? 1 : 0), row[3],
+                        .real(Date().timeIntervalSince1970),
+                    ])
             }
         }
         try db.execute("DROP TABLE recordings")
@@ -137,7 +161,9 @@ enum MessageSchema {
 /// Reads the body back out of a `<speech …>BODY</speech>` frame (only for upgrading version-1 drafts).
 enum SpeechBody {
     static func inner(_ framed: String) -> String {
-        guard framed.hasPrefix("<speech"), framed.hasSuffix("</speech>"), let open = framed.firstIndex(of: ">") else { return framed }
+        guard framed.hasPrefix("<speech"), framed.hasSuffix("</speech>"), let open = framed.firstIndex(of: ">") else {
+            return framed
+        }
         let start = framed.index(after: open)
         let end = framed.index(framed.endIndex, offsetBy: -"</speech>".count)
         return start <= end ? String(framed[start..<end]) : framed

@@ -24,13 +24,15 @@ extension MessageStore {
     /// The format retained recordings are compressed to (`boxvoice recordings keep-as`).
     public func retentionFormat() throws -> RetentionFormat {
         try read { db in
-            try db.query("SELECT value FROM settings WHERE key = 'retention_format'").first?.first?.text.flatMap(RetentionFormat.init(rawValue:))
+            try db.query("SELECT value FROM settings WHERE key = 'retention_format'").first?.first?.text.flatMap(
+                RetentionFormat.init(rawValue:))
         } ?? .opus
     }
 
     public func setRetentionFormat(_ format: RetentionFormat) throws {
         try write { db in
-            try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('retention_format', ?)", [.text(format.rawValue)])
+            try db.execute(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES ('retention_format', ?)", [.text(format.rawValue)])
         }
     }
 
@@ -48,11 +50,13 @@ extension MessageStore {
     /// retention format; its segment WAVs are removed once that file is whole on disk. Returns nil when there is
     /// nothing to do (not committed yet, no audio, already compressed, kept as WAV) or when another process holds the
     /// message's lease: two compressions of one recording once wrote over each other and kept a fraction of it.
-    /// - Parameter lease: the message's lease when the caller holds it (the run that recorded it); else it is taken here.
+    /// - Parameter lease: the message's lease when the caller holds it (the run that recorded it); else it is taken
+    /// here.
     @discardableResult
     public func compressRecording(_ id: MessageID, holding lease: RecordingLease? = nil) throws -> Compressed? {
         guard let codec = try retentionFormat().codec, let candidate = try message(id), candidate.hasAudio,
-              Self.settled.contains(candidate.state) else { return nil }
+            Self.settled.contains(candidate.state)
+        else { return nil }
         let folder = folder(of: candidate)
         var taken: RecordingLease?
         if lease?.id != id {
@@ -63,7 +67,9 @@ extension MessageStore {
         // Read again under the lease: discarded or evicted meanwhile, there is nothing to keep.
         guard let message = try message(id), message.hasAudio, Self.settled.contains(message.state) else { return nil }
         let segments = segmentFiles(of: message)
-        guard !segments.isEmpty, !segments.contains(where: { RetentionFormat.compressedNames.contains(($0 as NSString).lastPathComponent) }) else {
+        guard !segments.isEmpty,
+            !segments.contains(where: { RetentionFormat.compressedNames.contains(($0 as NSString).lastPathComponent) })
+        else {
             removeStraySegments(in: folder)
             return nil
         }

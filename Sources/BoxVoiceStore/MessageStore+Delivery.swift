@@ -7,7 +7,9 @@ extension MessageStore {
 
     /// Pending messages whose next attempt is due, oldest first; `ignoringBackoff` takes every pending one (the user
     /// asked now, or a new command started: the box may be back).
-    public func due(box: BoxReference? = nil, now: Date = Date(), ignoringBackoff: Bool = false) throws -> [DictatedMessage] {
+    public func due(box: BoxReference? = nil, now: Date = Date(), ignoringBackoff: Bool = false) throws
+        -> [DictatedMessage]
+    {
         try read { db in
             var clause = "WHERE state = 'pending'"
             var values: [SQLiteValue] = []
@@ -26,15 +28,20 @@ extension MessageStore {
     /// Boxes that have messages pending or awaiting HQ (what `outbox retry` must visit).
     public func boxesWithWork() throws -> [BoxReference] {
         try read { db in
-            try db.query("SELECT DISTINCT box FROM messages WHERE state IN ('pending', 'awaiting-hq') ORDER BY box").compactMap { $0[0].text }
+            try db.query("SELECT DISTINCT box FROM messages WHERE state IN ('pending', 'awaiting-hq') ORDER BY box")
+                .compactMap { $0[0].text }
         }.map(BoxReference.init(storeKey:))
     }
 
     /// The box accepted it.
     public func recordAccepted(_ id: MessageID, outcome: String) throws {
         try write { db in
-            try change(id, .accepted, [("outcome", .text(outcome)), ("next_attempt_at", .null), ("last_error", .null), ("failure", .null),
-                                       ("attempts", .integer(Int64(try attempts(id, in: db) + 1)))], in: db)
+            try change(
+                id, .accepted,
+                [
+                    ("outcome", .text(outcome)), ("next_attempt_at", .null), ("last_error", .null), ("failure", .null),
+                    ("attempts", .integer(Int64(try attempts(id, in: db) + 1))),
+                ], in: db)
         }
     }
 
@@ -43,20 +50,32 @@ extension MessageStore {
         try write { db in
             let attempts = try attempts(id, in: db) + 1
             let wait = Self.backoff[min(attempts - 1, Self.backoff.count - 1)]
-            try change(id, .uncertain, [("attempts", .integer(Int64(attempts))), ("last_error", .text(reason)),
-                                        ("failure", .text(DeliveryFailureKind.uncertain.rawValue)),
-                                        ("next_attempt_at", .real(now.timeIntervalSince1970 + wait))], in: db)
+            try change(
+                id, .uncertain,
+                [
+                    ("attempts", .integer(Int64(attempts))), ("last_error", .text(reason)),
+                    ("failure", .text(DeliveryFailureKind.uncertain.rawValue)),
+                    ("next_attempt_at", .real(now.timeIntervalSince1970 + wait)),
+                ], in: db)
         }
     }
 
     /// The box refused it for good (or the device must re-pair). After an earlier uncertain attempt the first may
     /// have arrived, so it is `possiblyDelivered` rather than `failed`. Returns the state it is now in.
     @discardableResult
-    public func recordRefused(_ id: MessageID, kind: DeliveryFailureKind, reason: String, afterUncertainAttempt: Bool) throws -> MessageState {
+    public func recordRefused(_ id: MessageID, kind: DeliveryFailureKind, reason: String, afterUncertainAttempt: Bool)
+        throws -> MessageState
+    {
         try write { db in
-            let transition: MessageTransition = afterUncertainAttempt && kind == .refused ? .refusedAfterUncertain : .refused
-            return try change(id, transition, [("attempts", .integer(Int64(try attempts(id, in: db) + 1))), ("last_error", .text(reason)),
-                                               ("failure", .text(kind.rawValue)), ("next_attempt_at", .null)], in: db).state
+            let transition: MessageTransition =
+                afterUncertainAttempt && kind == .refused ? .refusedAfterUncertain : .refused
+            return try change(
+                id, transition,
+                [
+                    ("attempts", .integer(Int64(try attempts(id, in: db) + 1))), ("last_error", .text(reason)),
+                    ("failure", .text(kind.rawValue)), ("next_attempt_at", .null),
+                ], in: db
+            ).state
         }
     }
 
@@ -65,9 +84,12 @@ extension MessageStore {
     @discardableResult
     public func requeueRefusedForAuthorization(box: BoxReference, now: Date = Date()) throws -> [MessageID] {
         try write { db in
-            let refused = try select("WHERE box = ? AND state = 'failed' AND failure = 'unauthorized'", [.text(box.storeKey)], in: db)
+            let refused = try select(
+                "WHERE box = ? AND state = 'failed' AND failure = 'unauthorized'", [.text(box.storeKey)], in: db)
             for message in refused {
-                try change(message.id, .retry, [("next_attempt_at", .real(now.timeIntervalSince1970)), ("failure", .null)], in: db)
+                try change(
+                    message.id, .retry, [("next_attempt_at", .real(now.timeIntervalSince1970)), ("failure", .null)],
+                    in: db)
             }
             return refused.map(\.id)
         }
@@ -101,7 +123,11 @@ extension MessageStore {
     /// What uploads to `box` have taught: it refuses Opus (WAV only), and the link's measured speed.
     public func uploadProfile(box: BoxReference) throws -> (wavOnly: Bool, linkBytesPerSecond: Double?) {
         try read { db in
-            guard let row = try db.query("SELECT wav_only, link_bytes_per_second FROM box_contact WHERE box = ?", [.text(box.storeKey)]).first else {
+            guard
+                let row = try db.query(
+                    "SELECT wav_only, link_bytes_per_second FROM box_contact WHERE box = ?", [.text(box.storeKey)]
+                ).first
+            else {
                 return (false, nil)
             }
             return ((row[0].integer ?? 0) != 0, row[1].real)
@@ -111,8 +137,9 @@ extension MessageStore {
     public func recordUploadProfile(box: BoxReference, wavOnly: Bool, linkBytesPerSecond: Double?) throws {
         try write { db in
             try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box.storeKey)])
-            try db.execute("UPDATE box_contact SET wav_only = ?, link_bytes_per_second = ? WHERE box = ?",
-                           [.integer(wavOnly ? 1 : 0), linkBytesPerSecond.map { .real($0) } ?? .null, .text(box.storeKey)])
+            try db.execute(
+                "UPDATE box_contact SET wav_only = ?, link_bytes_per_second = ? WHERE box = ?",
+                [.integer(wavOnly ? 1 : 0), linkBytesPerSecond.map { .real($0) } ?? .null, .text(box.storeKey)])
         }
     }
 
@@ -123,11 +150,17 @@ extension MessageStore {
             try db.execute("INSERT OR IGNORE INTO box_contact (box) VALUES (?)", [.text(box.storeKey)])
             switch contact {
             case .reached:
-                try db.execute("UPDATE box_contact SET reached_at = ?, unreachable_since = NULL, refused_at = NULL WHERE box = ?", [now, .text(box.storeKey)])
+                try db.execute(
+                    "UPDATE box_contact SET reached_at = ?, unreachable_since = NULL, refused_at = NULL WHERE box = ?",
+                    [now, .text(box.storeKey)])
             case .unreachable:
-                try db.execute("UPDATE box_contact SET unreachable_since = COALESCE(unreachable_since, ?) WHERE box = ?", [now, .text(box.storeKey)])
+                try db.execute(
+                    "UPDATE box_contact SET unreachable_since = COALESCE(unreachable_since, ?) WHERE box = ?",
+                    [now, .text(box.storeKey)])
             case .refused:
-                try db.execute("UPDATE box_contact SET refused_at = ?, unreachable_since = NULL WHERE box = ?", [now, .text(box.storeKey)])
+                try db.execute(
+                    "UPDATE box_contact SET refused_at = ?, unreachable_since = NULL WHERE box = ?",
+                    [now, .text(box.storeKey)])
             }
         }
     }
@@ -137,14 +170,22 @@ extension MessageStore {
     /// unreachable since the earliest of them; else it is fine.
     public func health(box: BoxReference, pairedAt: Date) throws -> BoxHealth {
         try read { db in
-            let contact = try db.query("SELECT refused_at, unreachable_since FROM box_contact WHERE box = ?", [.text(box.storeKey)]).first
-            let refusedMessage = try db.query("SELECT MAX(updated_at) FROM messages WHERE box = ? AND failure = 'unauthorized' AND state = 'failed'",
-                                              [.text(box.storeKey)]).first?.first?.real
+            let contact = try db.query(
+                "SELECT refused_at, unreachable_since FROM box_contact WHERE box = ?", [.text(box.storeKey)]
+            ).first
+            let refusedMessage = try db.query(
+                "SELECT MAX(updated_at) FROM messages WHERE box = ? AND failure = 'unauthorized' AND state = 'failed'",
+                [.text(box.storeKey)]
+            ).first?.first?.real
             let refused = [refusedMessage, contact?[0].real].compactMap { $0 }.max()
             if let refused, refused > pairedAt.timeIntervalSince1970 { return .needsRePair }
-            let waiting = try db.query("SELECT MIN(command_at) FROM messages WHERE box = ? AND state = 'pending' AND failure = 'uncertain'",
-                                       [.text(box.storeKey)]).first?.first?.real
-            if let since = [waiting, contact?[1].real].compactMap({ $0 }).min() { return .unreachable(since: Date(timeIntervalSince1970: since)) }
+            let waiting = try db.query(
+                "SELECT MIN(command_at) FROM messages WHERE box = ? AND state = 'pending' AND failure = 'uncertain'",
+                [.text(box.storeKey)]
+            ).first?.first?.real
+            if let since = [waiting, contact?[1].real].compactMap({ $0 }).min() {
+                return .unreachable(since: Date(timeIntervalSince1970: since))
+            }
             return .ok
         }
     }
@@ -163,21 +204,35 @@ extension MessageStore {
             guard old.state == .possiblyDelivered || old.state == .failed, let body = old.body else {
                 throw StoreError.notAllowed(id, from: old.state, .retry)
             }
-            let reframed = body.replacingOccurrences(of: " message-id=\"\(id.rawValue)\"", with: " message-id=\"\(fresh.rawValue)\"")
-            try db.execute("""
-                INSERT INTO messages (id, box, session, session_unresolved, state, heard_text, typed_prefix, command_action, command_phrase,
+            let reframed = body.replacingOccurrences(
+                of: " message-id=\"\(id.rawValue)\"", with: " message-id=\"\(fresh.rawValue)\"")
+            try db.execute(
+                """
+                INSERT INTO messages (id, box, session, session_unresolved, state, heard_text, typed_prefix, \
+                command_action, command_phrase,
                     command_at, body, text, recorded_at, has_audio, updated_at, next_attempt_at)
-                SELECT ?, box, NULL, 1, 'pending', heard_text, typed_prefix, command_action, command_phrase, ?, ?, text, recorded_at,
+                SELECT ?, box, NULL, 1, 'pending', heard_text, typed_prefix, command_action, command_phrase, ?, ?, \
+                text, recorded_at,
                     has_audio, ?, ? FROM messages WHERE id = ?
-                """, [.text(fresh.rawValue), .real(now.timeIntervalSince1970), .text(reframed), .real(now.timeIntervalSince1970),
-                      .real(now.timeIntervalSince1970), .text(id.rawValue)])
-            try change(id, .discard, [("heard_text", .text("")), ("body", .null), ("text", .null), ("command_phrase", .null),
-                                      ("has_audio", .integer(0))], in: db)
+                """,
+                [
+                    .text(fresh.rawValue), .real(now.timeIntervalSince1970), .text(reframed),
+                    .real(now.timeIntervalSince1970),
+                    .real(now.timeIntervalSince1970), .text(id.rawValue),
+                ])
+            try change(
+                id, .discard,
+                [
+                    ("heard_text", .text("")), ("body", .null), ("text", .null), ("command_phrase", .null),
+                    ("has_audio", .integer(0)),
+                ], in: db)
             if old.hasAudio {
                 // The rename happens inside the transaction: if it fails, neither row changes.
                 let from = folder(of: old), to = folder(box: old.box, id: fresh)
                 // (A commit failing after it leaves a folder without a row, which the next recovery adopts as a draft.)
-                guard rename(from, to) == 0 else { throw StoreError.io(path: from, errno: errno, doing: "move the recording to the new message") }
+                guard rename(from, to) == 0 else {
+                    throw StoreError.io(path: from, errno: errno, doing: "move the recording to the new message")
+                }
             }
         }
         return fresh

@@ -19,11 +19,15 @@ public struct RecoveryReport: Sendable, Equatable {
     public var summary: String {
         var parts: [String] = []
         if !adoptedDrafts.isEmpty {
-            parts.append("kept \(adoptedDrafts.count) recording(s) an interrupted run left as draft(s): "
-                         + adoptedDrafts.map(\.rawValue).joined(separator: ", ") + " (`boxvoice outbox send ID` or `discard ID`)")
+            parts.append(
+                "kept \(adoptedDrafts.count) recording(s) an interrupted run left as draft(s): "
+                    + adoptedDrafts.map(\.rawValue).joined(separator: ", ")
+                    + " (`boxvoice outbox send ID` or `discard ID`)")
         }
         if repairedFiles > 0 { parts.append("repaired \(repairedFiles) recording file(s) a killed run left") }
-        if removedFolders > 0 { parts.append("removed \(removedFolders) leftover folder(s) of discarded or evicted recordings") }
+        if removedFolders > 0 {
+            parts.append("removed \(removedFolders) leftover folder(s) of discarded or evicted recordings")
+        }
         return parts.joined(separator: "; ")
     }
 }
@@ -52,7 +56,9 @@ extension MessageStore {
                 try discard(message.id)
             } else {
                 try write { db in
-                    try change(message.id, .keptAsDraft, [("text", .text(message.heardText)), ("has_audio", .integer(frames > 0 ? 1 : 0))], in: db)
+                    try change(
+                        message.id, .keptAsDraft,
+                        [("text", .text(message.heardText)), ("has_audio", .integer(frames > 0 ? 1 : 0))], in: db)
                 }
                 report.adoptedDrafts.append(message.id)
             }
@@ -66,8 +72,12 @@ extension MessageStore {
                 if name.hasPrefix(".new-") {
                     // A folder a crash left before it was renamed into place: it never held anything. One younger
                     // than a minute may be another process's, between making and leasing it.
-                    let made = (try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date ?? Date()
-                    if Date().timeIntervalSince(made) > 60, case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder) {
+                    let made =
+                        (try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date
+                        ?? Date()
+                    if Date().timeIntervalSince(made) > 60,
+                        case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder)
+                    {
                         removeFolders([folder])
                         report.removedFolders += 1
                         withExtendedLifetime(lease) {}
@@ -90,17 +100,26 @@ extension MessageStore {
                 report.repairedFiles += repaired
                 // A whole compressed recording with no row (the database was emptied or replaced) is someone's
                 // kept message: adopted like segments, never removed.
-                let compressed = RetentionFormat.compressedNames.contains { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+                let compressed = RetentionFormat.compressedNames.contains {
+                    FileManager.default.fileExists(atPath: folder + "/" + $0)
+                }
                 guard frames > 0 || compressed else {
                     removeFolders([folder])
                     report.removedFolders += 1
                     continue
                 }
-                let made = ((try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date) ?? Date()
+                let made =
+                    ((try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date) ?? Date()
                 try write { db in
-                    try db.execute("""
-                        INSERT INTO messages (id, box, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, 'draft', ?, 1, '', ?)
-                        """, [.text(id.rawValue), .text(box), .real(made.timeIntervalSince1970), .real(Date().timeIntervalSince1970)])
+                    try db.execute(
+                        """
+                        INSERT INTO messages (id, box, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, \
+                        'draft', ?, 1, '', ?)
+                        """,
+                        [
+                            .text(id.rawValue), .text(box), .real(made.timeIntervalSince1970),
+                            .real(Date().timeIntervalSince1970),
+                        ])
                     _ = try evictBeyondLimit(box: BoxReference(storeKey: box), in: db)
                 }
                 report.adoptedDrafts.append(id)
@@ -114,7 +133,9 @@ extension MessageStore {
     /// the one to finish it (nil for a message without audio: nothing to upload, and framing it twice is refused).
     public func claimAwaitingHQ(box: BoxReference) throws -> [(message: DictatedMessage, lease: RecordingLease?)] {
         var claimed: [(DictatedMessage, RecordingLease?)] = []
-        for message in try read({ db in try select("WHERE state = 'awaiting-hq' AND box = ? ORDER BY command_at, id", [.text(box.storeKey)], in: db) }) {
+        for message in try read({ db in
+            try select("WHERE state = 'awaiting-hq' AND box = ? ORDER BY command_at, id", [.text(box.storeKey)], in: db)
+        }) {
             switch RecordingLease.take(id: message.id, folder: folder(of: message)) {
             case .busy: continue
             case .taken(let lease): claimed.append((message, lease))

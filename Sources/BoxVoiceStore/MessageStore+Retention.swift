@@ -17,22 +17,27 @@ public struct RetainedRecording: Sendable, Equatable {
 extension MessageStore {
     /// The recording behind a box's request: the id must match byte for byte (the box compares it so).
     public func retainedRecording(box: BoxReference, messageId: String) throws -> RetainedRecording? {
-        guard let id = MessageID(exactly: messageId), let message = try message(id), message.box == box else { return nil }
+        guard let id = MessageID(exactly: messageId), let message = try message(id), message.box == box else {
+            return nil
+        }
         return retained(message)
     }
 
     /// The recordings kept for `box`, newest first.
     public func retainedRecordings(box: BoxReference) throws -> [RetainedRecording] {
         try read { db in
-            try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'discarded') ORDER BY recorded_at DESC, id DESC",
-                       [.text(box.storeKey)], in: db)
+            try select(
+                "WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'discarded') ORDER BY recorded_at "
+                    + "DESC, id DESC",
+                [.text(box.storeKey)], in: db)
         }.compactMap(retained)
     }
 
     /// Drops one recording's audio (the user asked); the message's row and text stay.
     public func forgetRecording(box: BoxReference, id: MessageID) throws {
         let folder = try write { db -> String? in
-            guard let message = try fetch(id, in: db), message.box == box, message.hasAudio, !message.state.needsAudio else { return nil }
+            guard let message = try fetch(id, in: db), message.box == box, message.hasAudio, !message.state.needsAudio
+            else { return nil }
             try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(id.rawValue)])
             return self.folder(of: message)
         }
@@ -44,8 +49,12 @@ extension MessageStore {
     @discardableResult
     public func forgetBox(_ box: BoxReference) throws -> Int {
         let folders = try write { db -> [String] in
-            let held = try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq')", [.text(box.storeKey)], in: db)
-            for message in held { try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(message.id.rawValue)]) }
+            let held = try select(
+                "WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq')", [.text(box.storeKey)],
+                in: db)
+            for message in held {
+                try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(message.id.rawValue)])
+            }
             return held.map(folder(of:))
         }
         removeFolders(folders)
@@ -54,15 +63,18 @@ extension MessageStore {
 
     private func retained(_ message: DictatedMessage) -> RetainedRecording? {
         guard message.hasAudio, message.state != .recording, message.state != .discarded else { return nil }
-        return RetainedRecording(box: message.box, messageId: message.id, recordedAt: message.recordedAt,
-                                 text: message.text ?? message.heardText, session: message.session, segments: segmentFiles(of: message))
+        return RetainedRecording(
+            box: message.box, messageId: message.id, recordedAt: message.recordedAt,
+            text: message.text ?? message.heardText, session: message.session, segments: segmentFiles(of: message))
     }
 
     /// Keeps the audio of the newest `retentionLimit` finished messages of `box`; returns the folders to remove once
     /// the transaction is committed. Messages still recording or awaiting HQ are never evicted: their audio is needed.
     func evictBeyondLimit(box: BoxReference, in db: SQLiteDatabase) throws -> [String] {
-        let kept = try select("WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq', 'discarded') ORDER BY recorded_at ASC, id ASC",
-                              [.text(box.storeKey)], in: db)
+        let kept = try select(
+            "WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq', 'discarded') ORDER BY "
+                + "recorded_at ASC, id ASC",
+            [.text(box.storeKey)], in: db)
         let excess = kept.dropLast(retentionLimit)
         for old in excess { try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(old.id.rawValue)]) }
         return excess.map(folder(of:))

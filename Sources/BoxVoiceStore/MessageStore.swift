@@ -63,8 +63,10 @@ public final class MessageStore: Sendable {
     ///   - run: the run it belongs to; its session is the run's (known now, or learnt when the run's first message is
     ///     sent). Without a run, `session` is used as given.
     ///   - sessionFromDefault: without a run, the box's default session is asked for at delivery (`session` ignored).
-    public func beginRecording(box: BoxReference, session: String?, sessionFromDefault: Bool = false, run: SessionRun.ID? = nil,
-                               at date: Date = Date()) throws -> Recording {
+    public func beginRecording(
+        box: BoxReference, session: String?, sessionFromDefault: Bool = false, run: SessionRun.ID? = nil,
+        at date: Date = Date()
+    ) throws -> Recording {
         let id = MessageID.new()
         let (folder, lease) = try makeLeasedFolder(box: box, id: id)
         try write { db in
@@ -75,12 +77,19 @@ public final class MessageStore: Sendable {
                 known = record.session
                 unresolved = record.session == nil
             }
-            try db.execute("""
-                INSERT INTO messages (id, box, session, session_unresolved, state, recorded_at, has_audio, updated_at, run)
+            try db.execute(
+                """
+                INSERT INTO messages (id, box, session, session_unresolved, state, recorded_at, has_audio, updated_at, \
+                run)
                 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
-                """, [.text(id.rawValue), .text(box.storeKey), known.map { .text($0) } ?? .null, .integer(unresolved ? 1 : 0),
-                      .text(MessageState.recording.rawValue), .real(date.timeIntervalSince1970), .real(Date().timeIntervalSince1970),
-                      run.map { .text($0.rawValue) } ?? .null])
+                """,
+                [
+                    .text(id.rawValue), .text(box.storeKey), known.map { .text($0) } ?? .null,
+                    .integer(unresolved ? 1 : 0),
+                    .text(MessageState.recording.rawValue), .real(date.timeIntervalSince1970),
+                    .real(Date().timeIntervalSince1970),
+                    run.map { .text($0.rawValue) } ?? .null,
+                ])
         }
         return Recording(id: id, folder: folder, lease: lease)
     }
@@ -88,8 +97,9 @@ public final class MessageStore: Sendable {
     /// Keeps the words heard so far, so a crash mid-message leaves a draft with them.
     public func noteHeard(_ id: MessageID, text: String) throws {
         try write { db in
-            try db.execute("UPDATE messages SET heard_text = ?, updated_at = ? WHERE id = ? AND state = 'recording'",
-                           [.text(text), .real(Date().timeIntervalSince1970), .text(id.rawValue)])
+            try db.execute(
+                "UPDATE messages SET heard_text = ?, updated_at = ? WHERE id = ? AND state = 'recording'",
+                [.text(text), .real(Date().timeIntervalSince1970), .text(id.rawValue)])
         }
     }
 
@@ -102,7 +112,9 @@ public final class MessageStore: Sendable {
         public var liveText: String
         public var at: Date
 
-        public init(heardText: String, typedPrefix: String = "", command: HeardCommand?, liveText: String, at: Date = Date()) {
+        public init(
+            heardText: String, typedPrefix: String = "", command: HeardCommand?, liveText: String, at: Date = Date()
+        ) {
             self.heardText = heardText
             self.typedPrefix = typedPrefix
             self.command = command
@@ -143,8 +155,12 @@ public final class MessageStore: Sendable {
     /// The message's text is final: framed `body`, with `text` (HQ, or live when HQ failed) as its committed text.
     public func frame(_ id: MessageID, body: String, text: String, now: Date = Date()) throws {
         let evicted = try write { db -> [String] in
-            let message = try change(id, .framed, [("body", .text(body)), ("text", .text(text)),
-                                                  ("next_attempt_at", .real(now.timeIntervalSince1970))], in: db)
+            let message = try change(
+                id, .framed,
+                [
+                    ("body", .text(body)), ("text", .text(text)),
+                    ("next_attempt_at", .real(now.timeIntervalSince1970)),
+                ], in: db)
             return try evictBeyondLimit(box: message.box, in: db)
         }
         removeFolders(evicted)
@@ -153,8 +169,12 @@ public final class MessageStore: Sendable {
     /// Erase, cancel or `outbox discard`: the row keeps no text, and the audio is removed once that is committed.
     public func discard(_ id: MessageID) throws {
         let folder = try write { db -> String? in
-            let message = try change(id, .discard, [("heard_text", .text("")), ("body", .null), ("text", .null),
-                                                   ("command_phrase", .null), ("has_audio", .integer(0))], in: db)
+            let message = try change(
+                id, .discard,
+                [
+                    ("heard_text", .text("")), ("body", .null), ("text", .null),
+                    ("command_phrase", .null), ("has_audio", .integer(0)),
+                ], in: db)
             return message.hasAudio ? self.folder(of: message) : nil
         }
         removeFolders(folder.map { [$0] } ?? [])
@@ -166,7 +186,9 @@ public final class MessageStore: Sendable {
         try write { db in
             guard let message = try fetch(id, in: db) else { throw StoreError.unknownMessage(id) }
             let transition: MessageTransition = message.state == .draft ? .sendDraft : .retry
-            let extra: [(String, SQLiteValue)] = transition == .retry ? [("next_attempt_at", .real(now.timeIntervalSince1970))]
+            let extra: [(String, SQLiteValue)] =
+                transition == .retry
+                ? [("next_attempt_at", .real(now.timeIntervalSince1970))]
                 : [("command_at", .real(now.timeIntervalSince1970))]
             return try change(id, transition, extra, in: db).state
         }
@@ -176,8 +198,9 @@ public final class MessageStore: Sendable {
     /// retranscription answers carry it.
     public func resolveSession(_ id: MessageID, to session: String?) throws {
         try write { db in
-            try db.execute("UPDATE messages SET session = ?, session_unresolved = 0, updated_at = ? WHERE id = ?",
-                           [session.map { .text($0) } ?? .null, .real(Date().timeIntervalSince1970), .text(id.rawValue)])
+            try db.execute(
+                "UPDATE messages SET session = ?, session_unresolved = 0, updated_at = ? WHERE id = ?",
+                [session.map { .text($0) } ?? .null, .real(Date().timeIntervalSince1970), .text(id.rawValue)])
         }
     }
 
@@ -190,8 +213,9 @@ public final class MessageStore: Sendable {
     /// Every message that is not discarded, oldest first.
     public func messages(box: BoxReference? = nil) throws -> [DictatedMessage] {
         try read { db in
-            try select("WHERE state != 'discarded'" + (box == nil ? "" : " AND box = ?") + " ORDER BY recorded_at, id",
-                       box.map { [.text($0.storeKey)] } ?? [], in: db)
+            try select(
+                "WHERE state != 'discarded'" + (box == nil ? "" : " AND box = ?") + " ORDER BY recorded_at, id",
+                box.map { [.text($0.storeKey)] } ?? [], in: db)
         }
     }
 
@@ -202,7 +226,9 @@ public final class MessageStore: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         // A compressed recording is one whole file (written under another name, synced, renamed): it replaces the
         // segments even if a crash left them beside it.
-        if let compressed = RetentionFormat.compressedNames.first(where: names.contains) { return [folder + "/" + compressed] }
+        if let compressed = RetentionFormat.compressedNames.first(where: names.contains) {
+            return [folder + "/" + compressed]
+        }
         return names.filter { $0.hasPrefix("seg-") && $0.hasSuffix(".wav") }.sorted().map { folder + "/" + $0 }
     }
 
@@ -221,7 +247,9 @@ public final class MessageStore: Sendable {
     /// ever see it leased.
     func makeLeasedFolder(box reference: BoxReference, id: MessageID) throws -> (String, RecordingLease) {
         let box = reference.storeKey
-        guard !box.isEmpty, !box.contains("/"), box != ".", box != "..", !box.hasPrefix(".") else { throw StoreError.invalidBoxName(box) }
+        guard !box.isEmpty, !box.contains("/"), box != ".", box != "..", !box.hasPrefix(".") else {
+            throw StoreError.invalidBoxName(box)
+        }
         let parent = recordingsRoot + "/" + box
         try PrivateFiles.directory(parent)
         let staging = parent + "/.new-" + id.rawValue
@@ -230,7 +258,9 @@ public final class MessageStore: Sendable {
             throw StoreError.io(path: staging, errno: EWOULDBLOCK, doing: "lease the new recording folder")
         }
         let folder = folder(box: reference, id: id)
-        guard rename(staging, folder) == 0 else { throw StoreError.io(path: folder, errno: errno, doing: "create the recording folder") }
+        guard rename(staging, folder) == 0 else {
+            throw StoreError.io(path: folder, errno: errno, doing: "create the recording folder")
+        }
         return (folder, lease)
     }
 
@@ -254,22 +284,29 @@ public final class MessageStore: Sendable {
 
     /// Applies one transition of the table (refusing what it refuses) with the given column values.
     @discardableResult
-    func change(_ id: MessageID, _ transition: MessageTransition, _ values: [(String, SQLiteValue)], in db: SQLiteDatabase) throws -> DictatedMessage {
+    func change(
+        _ id: MessageID, _ transition: MessageTransition, _ values: [(String, SQLiteValue)], in db: SQLiteDatabase
+    ) throws -> DictatedMessage {
         guard let message = try fetch(id, in: db) else { throw StoreError.unknownMessage(id) }
-        guard let next = message.state.after(transition) else { throw StoreError.notAllowed(id, from: message.state, transition) }
+        guard let next = message.state.after(transition) else {
+            throw StoreError.notAllowed(id, from: message.state, transition)
+        }
         let all = values + [("state", .text(next.rawValue)), ("updated_at", .real(Date().timeIntervalSince1970))]
-        try db.execute("UPDATE messages SET " + all.map { "\($0.0) = ?" }.joined(separator: ", ") + " WHERE id = ?",
-                       all.map(\.1) + [.text(id.rawValue)])
+        try db.execute(
+            "UPDATE messages SET " + all.map { "\($0.0) = ?" }.joined(separator: ", ") + " WHERE id = ?",
+            all.map(\.1) + [.text(id.rawValue)])
         var changed = message
         changed.state = next
         return changed
     }
 
     private func endingValues(_ ending: Ending) -> [(String, SQLiteValue)] {
-        [("heard_text", .text(ending.heardText)), ("typed_prefix", .text(ending.typedPrefix)),
-         ("command_action", ending.command.map { .text($0.action.rawValue) } ?? .null),
-         ("command_phrase", ending.command.map { .text($0.matchedPhrase) } ?? .null),
-         ("command_at", .real(ending.at.timeIntervalSince1970)), ("text", .text(ending.liveText))]
+        [
+            ("heard_text", .text(ending.heardText)), ("typed_prefix", .text(ending.typedPrefix)),
+            ("command_action", ending.command.map { .text($0.action.rawValue) } ?? .null),
+            ("command_phrase", ending.command.map { .text($0.matchedPhrase) } ?? .null),
+            ("command_at", .real(ending.at.timeIntervalSince1970)), ("text", .text(ending.liveText)),
+        ]
     }
 
     func fetch(_ id: MessageID, in db: SQLiteDatabase) throws -> DictatedMessage? {
@@ -286,17 +323,24 @@ public final class MessageStore: Sendable {
     }
 
     static func decode(_ row: [SQLiteValue]) -> DictatedMessage? {
-        guard let id = row[0].text.flatMap(MessageID.init(exactly:)), let state = row[3].text.flatMap(MessageState.init(rawValue:)) else {
+        guard let id = row[0].text.flatMap(MessageID.init(exactly:)),
+            let state = row[3].text.flatMap(MessageState.init(rawValue:))
+        else {
             return nil
         }
-        let command = row[6].text.flatMap(KeywordAction.init(rawValue:)).map { HeardCommand(action: $0, matchedPhrase: row[7].text ?? "") }
-        return DictatedMessage(id: id, box: BoxReference(storeKey: row[1].text ?? ""), session: row[2].text, state: state, heardText: row[4].text ?? "",
-                               typedPrefix: row[5].text ?? "", command: command, commandAt: row[8].real.map(Date.init(timeIntervalSince1970:)),
-                               body: row[9].text, text: row[10].text, recordedAt: Date(timeIntervalSince1970: row[11].real ?? 0),
-                               hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),
-                               nextAttemptAt: row[14].real.map(Date.init(timeIntervalSince1970:)), lastError: row[15].text,
-                               failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text,
-                               sessionUnresolved: (row[18].integer ?? 0) != 0, run: row[19].text.map(SessionRun.ID.init(rawValue:)))
+        let command = row[6].text.flatMap(KeywordAction.init(rawValue:)).map {
+            HeardCommand(action: $0, matchedPhrase: row[7].text ?? "")
+        }
+        return DictatedMessage(
+            id: id, box: BoxReference(storeKey: row[1].text ?? ""), session: row[2].text, state: state,
+            heardText: row[4].text ?? "",
+            typedPrefix: row[5].text ?? "", command: command,
+            commandAt: row[8].real.map(Date.init(timeIntervalSince1970:)),
+            body: row[9].text, text: row[10].text, recordedAt: Date(timeIntervalSince1970: row[11].real ?? 0),
+            hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),
+            nextAttemptAt: row[14].real.map(Date.init(timeIntervalSince1970:)), lastError: row[15].text,
+            failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text,
+            sessionUnresolved: (row[18].integer ?? 0) != 0, run: row[19].text.map(SessionRun.ID.init(rawValue:)))
     }
 
     func removeFolders(_ folders: [String]) {

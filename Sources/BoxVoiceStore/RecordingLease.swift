@@ -44,12 +44,23 @@ public enum PrivateFiles {
         if lstat(path, &info) != 0 {
             let parent = (path as NSString).deletingLastPathComponent
             if !parent.isEmpty, parent != path, lstat(parent, &info) != 0 { try directory(parent) }
-            if mkdir(path, 0o700) != 0, errno != EEXIST { throw StoreError.io(path: path, errno: errno, doing: "create the folder") }
-            guard lstat(path, &info) == 0 else { throw StoreError.io(path: path, errno: errno, doing: "inspect the folder") }
+            if mkdir(path, 0o700) != 0, errno != EEXIST {
+                throw StoreError.io(path: path, errno: errno, doing: "create the folder")
+            }
+            guard lstat(path, &info) == 0 else {
+                throw StoreError.io(path: path, errno: errno, doing: "inspect the folder")
+            }
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw StoreError.unsafePath(path: path, reason: "it is not a plain folder (a symlink or a file is in its place)") }
-        guard info.st_uid == geteuid() else { throw StoreError.unsafePath(path: path, reason: "it belongs to another user") }
-        if (info.st_mode & 0o077) != 0, chmod(path, 0o700) != 0 { throw StoreError.io(path: path, errno: errno, doing: "make the folder private") }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw StoreError.unsafePath(
+                path: path, reason: "it is not a plain folder (a symlink or a file is in its place)")
+        }
+        guard info.st_uid == geteuid() else {
+            throw StoreError.unsafePath(path: path, reason: "it belongs to another user")
+        }
+        if (info.st_mode & 0o077) != 0, chmod(path, 0o700) != 0 {
+            throw StoreError.io(path: path, errno: errno, doing: "make the folder private")
+        }
     }
 
     /// Creates an empty file with mode 0600 if it does not exist (never following a symlink).
@@ -58,7 +69,9 @@ public enum PrivateFiles {
         guard fd >= 0 else { throw StoreError.io(path: path, errno: errno, doing: "create the file") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_uid == geteuid() else { throw StoreError.unsafePath(path: path, reason: "it belongs to another user") }
+        guard fstat(fd, &info) == 0, info.st_uid == geteuid() else {
+            throw StoreError.unsafePath(path: path, reason: "it belongs to another user")
+        }
         if (info.st_mode & 0o077) != 0 { fchmod(fd, 0o600) }
     }
 }

@@ -21,7 +21,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isDiskFull: Bool { code & 0xFF == 13 || systemErrno == ENOSPC || systemErrno == EDQUOT }
 
     public var description: String {
-        isDiskFull ? "database \(path): the disk is full (\(message), SQLite \(code))" : "database \(path): \(message) (SQLite \(code))"
+        isDiskFull
+            ? "database \(path): the disk is full (\(message), SQLite \(code))"
+            : "database \(path): \(message) (SQLite \(code))"
     }
 }
 
@@ -69,7 +71,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
     deinit { sqlite3_close(handle) }
 
     private func failure(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path, systemErrno: sqlite3_system_errno(handle))
+        SQLiteError(
+            code: rc, message: String(cString: sqlite3_errmsg(handle)), path: path,
+            systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs statements that return no rows.
@@ -99,14 +103,15 @@ public final class SQLiteDatabase: @unchecked Sendable {
             rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw failure(rc) }
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                switch sqlite3_column_type(statement, column) {
-                case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
-                case SQLITE_FLOAT: .real(sqlite3_column_double(statement, column))
-                case SQLITE_NULL: .null
-                default: .text(String(cString: sqlite3_column_text(statement, column)))
-                }
-            })
+            rows.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    switch sqlite3_column_type(statement, column) {
+                    case SQLITE_INTEGER: .integer(sqlite3_column_int64(statement, column))
+                    case SQLITE_FLOAT: .real(sqlite3_column_double(statement, column))
+                    case SQLITE_NULL: .null
+                    default: .text(String(cString: sqlite3_column_text(statement, column)))
+                    }
+                })
         }
         return rows
     }

@@ -49,9 +49,13 @@ extension MessageStore {
         let id = SessionRun.ID.new()
         let known = requested.flatMap { $0 == "new" ? nil : $0 }
         try write { db in
-            try db.execute("INSERT INTO runs (id, box, requested, session, state, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           [.text(id.rawValue), .text(box.storeKey), requested.map { .text($0) } ?? .null, known.map { .text($0) } ?? .null,
-                            .text((known == nil ? SessionRun.State.open : .known).rawValue), .real(now.timeIntervalSince1970)])
+            try db.execute(
+                "INSERT INTO runs (id, box, requested, session, state, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    .text(id.rawValue), .text(box.storeKey), requested.map { .text($0) } ?? .null,
+                    known.map { .text($0) } ?? .null,
+                    .text((known == nil ? SessionRun.State.open : .known).rawValue), .real(now.timeIntervalSince1970),
+                ])
         }
         return id
     }
@@ -63,23 +67,28 @@ extension MessageStore {
     /// Whether the run still waits for the box to name its session while some of its messages are ready to go.
     public func runIsHolding(_ id: SessionRun.ID) throws -> Bool {
         try read { db in
-            try !db.query("""
+            try !db.query(
+                """
                 SELECT 1 FROM runs JOIN messages ON messages.run = runs.id
                 WHERE runs.id = ? AND runs.state = 'assigning' AND messages.state = 'pending' LIMIT 1
-                """, [.text(id.rawValue)]).isEmpty
+                """, [.text(id.rawValue)]
+            ).isEmpty
         }
     }
 
     /// The box accepted one of the run's messages, sent to `session` (`"new"` or an id). A run whose first message
     /// went to an id now knows its session, and so do its messages; one whose first went out as `"new"` waits for
     /// the assignment (unless it was learnt meanwhile — the box's event can arrive before its HTTP answer).
-    public func recordRunAccepted(_ id: SessionRun.ID, message: MessageID, sentTo session: String, now: Date = Date()) throws {
+    public func recordRunAccepted(_ id: SessionRun.ID, message: MessageID, sentTo session: String, now: Date = Date())
+        throws
+    {
         try write { db in
             guard let run = try fetchRun(id, in: db), run.state != .known else { return }
             if session == "new" {
                 guard run.state == .open else { return }
-                try db.execute("UPDATE runs SET state = 'assigning', first_message = ?, updated_at = ? WHERE id = ?",
-                               [.text(message.rawValue), .real(now.timeIntervalSince1970), .text(id.rawValue)])
+                try db.execute(
+                    "UPDATE runs SET state = 'assigning', first_message = ?, updated_at = ? WHERE id = ?",
+                    [.text(message.rawValue), .real(now.timeIntervalSince1970), .text(id.rawValue)])
             } else {
                 try know(id, session: session, now: now, in: db)
             }
@@ -96,18 +105,26 @@ extension MessageStore {
     }
 
     private func know(_ id: SessionRun.ID, session: String, now: Date, in db: SQLiteDatabase) throws {
-        try db.execute("UPDATE runs SET state = 'known', session = ?, updated_at = ? WHERE id = ?",
-                       [.text(session), .real(now.timeIntervalSince1970), .text(id.rawValue)])
-        try db.execute("UPDATE messages SET session = ?, session_unresolved = 0, updated_at = ? WHERE run = ?",
-                       [.text(session), .real(now.timeIntervalSince1970), .text(id.rawValue)])
+        try db.execute(
+            "UPDATE runs SET state = 'known', session = ?, updated_at = ? WHERE id = ?",
+            [.text(session), .real(now.timeIntervalSince1970), .text(id.rawValue)])
+        try db.execute(
+            "UPDATE messages SET session = ?, session_unresolved = 0, updated_at = ? WHERE run = ?",
+            [.text(session), .real(now.timeIntervalSince1970), .text(id.rawValue)])
     }
 
     func fetchRun(_ id: SessionRun.ID, in db: SQLiteDatabase) throws -> SessionRun? {
-        guard let row = try db.query("SELECT id, box, requested, state, session, first_message, updated_at FROM runs WHERE id = ?",
-                                     [.text(id.rawValue)]).first,
-              let state = row[3].text.flatMap(SessionRun.State.init(rawValue:)) else { return nil }
-        return SessionRun(id: id, box: BoxReference(storeKey: row[1].text ?? ""), requested: row[2].text, state: state, session: row[4].text,
-                          firstMessage: row[5].text.flatMap(MessageID.init(exactly:)),
-                          updatedAt: Date(timeIntervalSince1970: row[6].real ?? 0))
+        guard
+            let row = try db.query(
+                "SELECT id, box, requested, state, session, first_message, updated_at FROM runs WHERE id = ?",
+                [.text(id.rawValue)]
+            ).first,
+            let state = row[3].text.flatMap(SessionRun.State.init(rawValue:))
+        else { return nil }
+        return SessionRun(
+            id: id, box: BoxReference(storeKey: row[1].text ?? ""), requested: row[2].text, state: state,
+            session: row[4].text,
+            firstMessage: row[5].text.flatMap(MessageID.init(exactly:)),
+            updatedAt: Date(timeIntervalSince1970: row[6].real ?? 0))
     }
 }

@@ -39,8 +39,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidBoxName(let name): "'\(name)' cannot name a box's folder"
         case .unknownRun(let id): "no dictation run \(id.rawValue) is in the outbox"
         case .newerSchema(let found, let understood):
-            "the message store was written by a newer boxvoice (layout \(found); this one knows up to \(understood)), so it was "
-                + "left as it is: nothing was read or changed. Run the newer boxvoice again, or move the store aside to start afresh"
+            "the message store was written by a newer boxvoice (layout \(found); this one knows up to \(understood)), "
+                + "so it was "
+                + "left as it is: nothing was read or changed. Run the newer boxvoice again, or move the store aside "
+                + "to start afresh"
         }
     }
 }

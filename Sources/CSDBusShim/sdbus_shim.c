@@ -1,5 +1,6 @@
 #include "sdbus_shim.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 
@@ -49,12 +50,13 @@ int bv_notify(sd_bus *bus, const char *app, uint32_t replaces, const char *icon,
     return r < 0 ? r : 0;
 }
 
+/* One per serving bus: two servers in one process (tests run side by side) never share a context. */
 struct server {
     bv_notify_record record;
     void *context;
     uint32_t next_id;
+    sd_bus_slot *slot;
 };
-static struct server the_server;
 
 static int on_notify(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
     struct server *server = userdata;
@@ -97,15 +99,32 @@ static const sd_bus_vtable notifications_vtable[] = {
     SD_BUS_VTABLE_END
 };
 
-int bv_serve_notifications(sd_bus *bus, bv_notify_record record, void *context, char *error, size_t error_size) {
-    the_server.record = record;
-    the_server.context = context;
-    the_server.next_id = 0;
-    int r = sd_bus_add_object_vtable(bus, NULL, "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
-                                     notifications_vtable, &the_server);
-    if (r < 0) return fail(r, NULL, error, error_size);
+int bv_serve_notifications(sd_bus *bus, bv_notify_record record, void *context, void **server_out, char *error,
+                           size_t error_size) {
+    struct server *server = calloc(1, sizeof *server);
+    if (!server) return fail(-ENOMEM, NULL, error, error_size);
+    server->record = record;
+    server->context = context;
+    int r = sd_bus_add_object_vtable(bus, &server->slot, "/org/freedesktop/Notifications",
+                                     "org.freedesktop.Notifications", notifications_vtable, server);
+    if (r < 0) {
+        free(server);
+        return fail(r, NULL, error, error_size);
+    }
     r = sd_bus_request_name(bus, "org.freedesktop.Notifications", 0);
-    return r < 0 ? fail(r, NULL, error, error_size) : 0;
+    if (r < 0) {
+        bv_serve_notifications_end(server);
+        return fail(r, NULL, error, error_size);
+    }
+    *server_out = server;
+    return 0;
+}
+
+void bv_serve_notifications_end(void *handle) {
+    struct server *server = handle;
+    if (!server) return;
+    sd_bus_slot_unref(server->slot);
+    free(server);
 }
 
 int bv_bus_process(sd_bus *bus, uint64_t timeout_us) {

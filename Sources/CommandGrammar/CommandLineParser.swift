@@ -19,7 +19,7 @@ public struct CommandLineParser: Sendable {
     public func parse(_ argv: [String]) throws(UsageError) -> ParseResult {
         guard let first = argv.first else { return .help(command: nil, verb: nil) }
         switch first {
-        case "--version": return .version
+        case "--version", "-V": return .version
         case "--help", "-h": return .help(command: nil, verb: nil)
         case "help":
             guard argv.count > 1 else { return .help(command: nil, verb: nil) }
@@ -28,7 +28,10 @@ public struct CommandLineParser: Sendable {
         default: break
         }
         if first.hasPrefix("-") {
-            throw UsageError(.unknownOption, "'\(first)' is not a command; the command comes first (`\(program.name) --help` lists them)", subject: first)
+            throw UsageError(
+                .unknownOption,
+                "'\(first)' is not a command; the command comes first (`\(program.name) --help` lists them)",
+                subject: first)
         }
         let command = try lookUp(first)
         let rest = Array(argv.dropFirst())
@@ -42,8 +45,10 @@ public struct CommandLineParser: Sendable {
 
     private func lookUp(_ name: String) throws(UsageError) -> CommandSpec {
         if let command = program.command(name) { return command }
-        let hint = Suggestion.nearest(to: name, among: program.commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
-        throw UsageError(.unknownCommand, "unknown command '\(name)'\(hint) (`\(program.name) --help` lists them)", subject: name)
+        let hint =
+            Suggestion.nearest(to: name, among: program.commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+        throw UsageError(
+            .unknownCommand, "unknown command '\(name)'\(hint) (`\(program.name) --help` lists them)", subject: name)
     }
 
     private func invocation(of command: CommandSpec, _ tokens: [String]) throws(UsageError) -> Invocation {
@@ -65,7 +70,10 @@ public struct CommandLineParser: Sendable {
             }
             let name = token.hasPrefix("--") ? String(token.prefix { $0 != "=" }) : token
             guard let option = known.first(where: { $0.name == name }) else {
-                let hint = Suggestion.nearest(to: name, among: known.map(\.name) + ["--help"]).map { "; did you mean '\($0)'?" } ?? ""
+                let hint =
+                    Suggestion.nearest(to: name, among: known.map(\.name) + ["--help"]).map {
+                        "; did you mean '\($0)'?"
+                    } ?? ""
                 throw UsageError(.unknownOption, "unknown option '\(name)'\(hint)", subject: name)
             }
             let inline: String? = token.count > name.count ? String(token.dropFirst(name.count + 1)) : nil
@@ -91,11 +99,16 @@ public struct CommandLineParser: Sendable {
             } else if let word = words.first, command.defaultVerb.flatMap(command.verb)?.arguments.isEmpty ?? true {
                 let names = command.verbs.map(\.name)
                 let hint = Suggestion.nearest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
-                throw UsageError(.unknownVerb, "'\(word)' is not something \(command.name) does\(hint) (\(ValueCheck.either(names)))", subject: word)
+                throw UsageError(
+                    .unknownVerb,
+                    "'\(word)' is not something \(command.name) does\(hint) (\(ValueCheck.either(names)))",
+                    subject: word)
             } else if let name = command.defaultVerb {
                 verb = command.verb(name)
             } else {
-                throw UsageError(.missingVerb, "\(command.name) needs one of \(ValueCheck.either(command.verbs.map(\.name)))", subject: command.name)
+                throw UsageError(
+                    .missingVerb, "\(command.name) needs one of \(ValueCheck.either(command.verbs.map(\.name)))",
+                    subject: command.name)
             }
         }
         let title = command.name + (verb.map { " " + $0.name } ?? "")
@@ -105,7 +118,8 @@ public struct CommandLineParser: Sendable {
         var flags = Set<String>()
         for (option, value) in given {
             guard allowed.contains(where: { $0.name == option.name }) else {
-                throw UsageError(.optionOfAnotherVerb, "\(option.name) is not an option of \(title)", subject: option.name)
+                throw UsageError(
+                    .optionOfAnotherVerb, "\(option.name) is not an option of \(title)", subject: option.name)
             }
             guard let value else {
                 flags.insert(option.name)
@@ -122,7 +136,10 @@ public struct CommandLineParser: Sendable {
         for group in command.exclusive + (verb?.exclusive ?? []) {
             let present = group.filter { values[$0] != nil || flags.contains($0) }
             guard present.count > 1 else { continue }
-            let message = present.count == 2 ? "give \(present[0]) or \(present[1]), not both" : "give only one of \(present.joined(separator: ", "))"
+            let message =
+                present.count == 2
+                ? "give \(present[0]) or \(present[1]), not both"
+                : "give only one of \(present.joined(separator: ", "))"
             throw UsageError(.conflict, message, subject: present[0])
         }
 
@@ -145,7 +162,9 @@ public struct CommandLineParser: Sendable {
             }
         }
         if let extra = words.first {
-            throw UsageError(.unexpectedArgument, "unexpected argument '\(extra)' (\(title) takes \(Self.takes(verb ?? command)))", subject: extra)
+            throw UsageError(
+                .unexpectedArgument, "unexpected argument '\(extra)' (\(title) takes \(Self.takes(verb ?? command)))",
+                subject: extra)
         }
         let invocation = Invocation(command: command, verb: verb, values: values, flags: flags, words: assigned)
         for check in [command.check, verb?.check].compactMap({ $0 }) {
@@ -159,7 +178,7 @@ public struct CommandLineParser: Sendable {
     }
 
     private static func takes(_ spec: CommandSpec) -> String {
-        spec.arguments.isEmpty ? "no arguments" : spec.arguments.map { $0.repeating ? $0.name + "..." : $0.name }.joined(separator: " ")
+        spec.arguments.isEmpty
+            ? "no arguments" : spec.arguments.map { $0.repeating ? $0.name + "..." : $0.name }.joined(separator: " ")
     }
 }
-

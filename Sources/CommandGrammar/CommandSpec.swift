@@ -17,9 +17,11 @@ public struct CommandSpec: Sendable {
     /// naming the options, or nil.
     public let check: (@Sendable (Invocation) -> String?)?
 
-    public init(_ name: String, summary: String, about: String = "", options: [OptionSpec] = [], arguments: [ArgumentSpec] = [],
-                verbs: [CommandSpec] = [], defaultVerb: String? = nil, exclusive: [[String]] = [],
-                check: (@Sendable (Invocation) -> String?)? = nil) {
+    public init(
+        _ name: String, summary: String, about: String = "", options: [OptionSpec] = [], arguments: [ArgumentSpec] = [],
+        verbs: [CommandSpec] = [], defaultVerb: String? = nil, exclusive: [[String]] = [],
+        check: (@Sendable (Invocation) -> String?)? = nil
+    ) {
         self.name = name
         self.summary = summary
         self.about = about
@@ -30,7 +32,8 @@ public struct CommandSpec: Sendable {
         self.exclusive = exclusive
         self.check = check
         precondition(Set(options.map(\.name)).count == options.count, "\(name): an option declared twice")
-        precondition(defaultVerb == nil || verbs.contains { $0.name == defaultVerb }, "\(name): default verb not declared")
+        precondition(
+            defaultVerb == nil || verbs.contains { $0.name == defaultVerb }, "\(name): default verb not declared")
     }
 
     public func verb(_ name: String) -> CommandSpec? { verbs.first { $0.name == name } }
@@ -51,7 +54,9 @@ public struct ProgramSpec: Sendable {
     /// Extra man page sections (EXIT STATUS, FILES, ENVIRONMENT …) as preformatted text.
     public let manSections: [(title: String, text: String)]
 
-    public init(_ name: String, summary: String, commands: [CommandSpec], manSections: [(title: String, text: String)] = []) {
+    public init(
+        _ name: String, summary: String, commands: [CommandSpec], manSections: [(title: String, text: String)] = []
+    ) {
         self.name = name
         self.summary = summary
         self.commands = commands

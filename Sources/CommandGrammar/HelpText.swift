@@ -3,11 +3,19 @@ public enum HelpText {
     /// The program's screen: its commands and their summaries.
     public static func program(_ program: ProgramSpec, footer: String = "") -> String {
         let width = (program.commands.map(\.name.count).max() ?? 0) + 2
-        var lines = ["\(program.name) — \(program.summary)", "", "Usage: \(program.name) <command> [options]", "", "Commands:"]
+        var lines = [
+            "\(program.name) — \(program.summary)", "", "Usage: \(program.name) <command> [options]", "", "Commands:",
+        ]
         for command in program.commands {
-            lines += wrap(command.summary, width: 100, first: "  " + pad(command.name, width), rest: String(repeating: " ", count: width + 2))
+            lines += wrap(
+                command.summary, width: 100, first: "  " + pad(command.name, width),
+                rest: String(repeating: " ", count: width + 2))
         }
-        lines += ["", "Run `\(program.name) <command> --help` for a command's options; `\(program.name) --version` for the version."]
+        lines += [
+            "",
+            "Run `\(program.name) <command> --help` for a command's options; `\(program.name) --version` for the "
+                + "version.",
+        ]
         if !footer.isEmpty { lines += footer.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
         return lines.joined(separator: "\n")
     }
@@ -21,7 +29,9 @@ public enum HelpText {
         let about = verb.map { [$0.summary, $0.about] } ?? [command.about]
         for paragraph in about where !paragraph.isEmpty {
             lines.append("")
-            lines += paragraph.split(separator: "\n", omittingEmptySubsequences: false).flatMap { wrap(String($0), width: 100, first: "", rest: "") }
+            lines += paragraph.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
+                wrap(String($0), width: 100, first: "", rest: "")
+            }
         }
         let unique = verb.map { command.options + $0.options } ?? command.allOptions
         if !unique.isEmpty {
@@ -32,9 +42,12 @@ public enum HelpText {
                 let text = optionLine(option, in: command, verb: verb)
                 if label.count + 2 > width {
                     lines.append(label)
-                    lines += wrap(text, width: 100, first: String(repeating: " ", count: width), rest: String(repeating: " ", count: width))
+                    lines += wrap(
+                        text, width: 100, first: String(repeating: " ", count: width),
+                        rest: String(repeating: " ", count: width))
                 } else {
-                    lines += wrap(text, width: 100, first: pad(label, width), rest: String(repeating: " ", count: width))
+                    lines += wrap(
+                        text, width: 100, first: pad(label, width), rest: String(repeating: " ", count: width))
                 }
             }
         }
@@ -63,9 +76,14 @@ public enum HelpText {
 
     static func optionLine(_ option: OptionSpec, in command: CommandSpec, verb: CommandSpec?) -> String {
         var notes: [String] = []
-        if let value = option.defaultValue { notes.append("default: \(value)") } else if let note = option.defaultNote { notes.append("default: \(note)") }
+        if let value = option.defaultValue {
+            notes.append("default: \(value)")
+        } else if let note = option.defaultNote {
+            notes.append("default: \(note)")
+        }
         switch option.kind {
-        case .number(let range, let unit): notes.append("\(ValueCheck.show(range.lowerBound)) to \(ValueCheck.show(range.upperBound)) \(unit)")
+        case .number(let range, let unit):
+            notes.append("\(ValueCheck.show(range.lowerBound)) to \(ValueCheck.show(range.upperBound)) \(unit)")
         case .integer(let range, let unit): notes.append("\(range.lowerBound) to \(range.upperBound) \(unit)")
         default: break
         }

@@ -9,7 +9,10 @@ public struct Invocation: Sendable {
     let flags: Set<String>
     let words: [String: [String]]
 
-    init(command: CommandSpec, verb: CommandSpec?, values: [String: String], flags: Set<String>, words: [String: [String]]) {
+    init(
+        command: CommandSpec, verb: CommandSpec?, values: [String: String], flags: Set<String>,
+        words: [String: [String]]
+    ) {
         self.command = command.name
         self.verb = verb?.name
         self.spec = command
@@ -60,12 +63,15 @@ enum ValueCheck {
     static func decimal(_ text: String) -> Double? {
         // Only plain decimal notation: Swift also reads "0x1p3", "nan" and "infinity", none of which a user means.
         guard !text.isEmpty, text.unicodeScalars.allSatisfy({ "0123456789.eE+-".unicodeScalars.contains($0) }),
-              let value = Double(text), value.isFinite else { return nil }
+            let value = Double(text), value.isFinite
+        else { return nil }
         return value
     }
 
     static func whole(_ text: String) -> Int? {
-        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ "0123456789+-".unicodeScalars.contains($0) }) else { return nil }
+        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ "0123456789+-".unicodeScalars.contains($0) }) else {
+            return nil
+        }
         return Int(text)
     }
 
@@ -83,11 +89,15 @@ enum ValueCheck {
         case .flag: return "takes no value"
         case .text, .path:
             if text.isEmpty { return "needs a value, not an empty one" }
-            if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "cannot hold control characters" }
+            if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return "cannot hold control characters"
+            }
             return nil
         case .number(let range, let unit):
             guard let value = decimal(text), range.contains(value) else {
-                return "takes a number of \(unit) from \(show(range.lowerBound)) to \(show(range.upperBound)), not '\(text)'"
+                return
+                    "takes a number of \(unit) from \(show(range.lowerBound)) to \(show(range.upperBound)), not "
+                    + "'\(text)'"
             }
             return nil
         case .integer(let range, let unit):

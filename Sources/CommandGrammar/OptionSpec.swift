@@ -31,8 +31,10 @@ public struct OptionSpec: Sendable {
     /// A default that depends on other values or on the machine, said in words in help only.
     public let defaultNote: String?
 
-    public init(_ name: String, _ kind: ValueKind = .flag, placeholder: String? = nil, default defaultValue: String? = nil,
-                defaultNote: String? = nil, help: String) {
+    public init(
+        _ name: String, _ kind: ValueKind = .flag, placeholder: String? = nil, default defaultValue: String? = nil,
+        defaultNote: String? = nil, help: String
+    ) {
         precondition(name.hasPrefix("--"), "option names start with --")
         self.name = name
         self.kind = kind
@@ -63,7 +65,9 @@ public struct ArgumentSpec: Sendable {
     /// Takes every remaining word (at least one unless optional).
     public let repeating: Bool
 
-    public init(_ name: String, _ kind: ValueKind = .text, optional: Bool = false, repeating: Bool = false, help: String) {
+    public init(
+        _ name: String, _ kind: ValueKind = .text, optional: Bool = false, repeating: Bool = false, help: String
+    ) {
         self.name = name
         self.kind = kind
         self.help = help

@@ -10,37 +10,42 @@ public enum ShellCompletions {
             var values = ""
             for option in options {
                 switch option.kind {
-                case .choice(let choices): values += "            \(option.name)) COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$current\")); return ;;\n"
-                case .path: values += "            \(option.name)) COMPREPLY=($(compgen -f -- \"$current\")); return ;;\n"
+                case .choice(let choices):
+                    values +=
+                        "            \(option.name)) COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- "
+                        + "\"$current\")); return ;;\n"
+                case .path:
+                    values += "            \(option.name)) COMPREPLY=($(compgen -f -- \"$current\")); return ;;\n"
                 case .flag: break
                 default: values += "            \(option.name)) return ;;\n"
                 }
             }
             cases += """
-                    \(command.name))
-                        case $previous in
-            \(values)            esac
-                        words="\(words.joined(separator: " "))" ;;
+                        \(command.name))
+                            case $previous in
+                \(values)            esac
+                            words="\(words.joined(separator: " "))" ;;
 
-            """
+                """
         }
         return """
-        # bash completion for \(program.name) (generated from its command grammar)
-        \(function)() {
-            local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]} words
-            if [ "$COMP_CWORD" -eq 1 ]; then
-                COMPREPLY=($(compgen -W "\(program.commands.map(\.name).joined(separator: " ")) help --help --version" -- "$current"))
-                return
-            fi
-            case ${COMP_WORDS[1]} in
-        \(cases)        *) words="--help" ;;
-            esac
-            COMPREPLY=($(compgen -W "$words" -- "$current"))
-            [ ${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- "$current"))
-        }
-        complete -F \(function) \(program.name)
+            # bash completion for \(program.name) (generated from its command grammar)
+            \(function)() {
+                local current=${COMP_WORDS[COMP_CWORD]} previous=${COMP_WORDS[COMP_CWORD-1]} words
+                if [ "$COMP_CWORD" -eq 1 ]; then
+                    COMPREPLY=($(compgen -W "\(program.commands.map(\.name).joined(separator: " ")) help --help \
+            --version" -- "$current"))
+                    return
+                fi
+                case ${COMP_WORDS[1]} in
+            \(cases)        *) words="--help" ;;
+                esac
+                COMPREPLY=($(compgen -W "$words" -- "$current"))
+                [ ${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- "$current"))
+            }
+            complete -F \(function) \(program.name)
 
-        """
+            """
     }
 
     public static func zsh(_ program: ProgramSpec) -> String {
@@ -48,10 +53,13 @@ public enum ShellCompletions {
         var cases = ""
         for command in program.commands {
             var specs = command.allOptions.map { option -> String in
-                let help = quote(String(option.help.prefix { $0 != "(" && $0 != ";" && $0 != ":" && $0 != "[" && $0 != "]" }).trimmed)
+                let help = quote(
+                    String(option.help.prefix { $0 != "(" && $0 != ";" && $0 != ":" && $0 != "[" && $0 != "]" }).trimmed
+                )
                 switch option.kind {
                 case .flag: return "'\(option.name)[\(help)]'"
-                case .choice(let choices): return "'\(option.name)[\(help)]:\(option.placeholder):(\(choices.joined(separator: " ")))'"
+                case .choice(let choices):
+                    return "'\(option.name)[\(help)]:\(option.placeholder):(\(choices.joined(separator: " ")))'"
                 case .path: return "'\(option.name)[\(help)]:\(option.placeholder):_files'"
                 default: return "'\(option.name)[\(help)]:\(option.placeholder):'"
                 }
@@ -61,36 +69,41 @@ public enum ShellCompletions {
             cases += "        (\(command.name)) _arguments \(specs.joined(separator: " ")) ;;\n"
         }
         return """
-        #compdef \(program.name)
-        # zsh completion for \(program.name) (generated from its command grammar)
-        local -a commands
-        commands=(
-        \(commands)
-        )
-        if (( CURRENT == 2 )); then
-            _describe 'command' commands
-        else
-            shift words
-            (( CURRENT-- ))
-            case ${words[1]} in
-        \(cases)    esac
-        fi
+            #compdef \(program.name)
+            # zsh completion for \(program.name) (generated from its command grammar)
+            local -a commands
+            commands=(
+            \(commands)
+            )
+            if (( CURRENT == 2 )); then
+                _describe 'command' commands
+            else
+                shift words
+                (( CURRENT-- ))
+                case ${words[1]} in
+            \(cases)    esac
+            fi
 
-        """
+            """
     }
 
     public static func fish(_ program: ProgramSpec) -> String {
         let name = program.name
-        var lines = ["# fish completion for \(name) (generated from its command grammar)", "complete -c \(name) -f",
-                     "complete -c \(name) -n __fish_use_subcommand -l version -d 'print the version and commit'"]
+        var lines = [
+            "# fish completion for \(name) (generated from its command grammar)", "complete -c \(name) -f",
+            "complete -c \(name) -n __fish_use_subcommand -l version -d 'print the version and commit'",
+        ]
         for command in program.commands {
-            lines.append("complete -c \(name) -n __fish_use_subcommand -a \(command.name) -d '\(quote(command.summary))'")
+            lines.append(
+                "complete -c \(name) -n __fish_use_subcommand -a \(command.name) -d '\(quote(command.summary))'")
             let seen = "'__fish_seen_subcommand_from \(command.name)'"
             for verb in command.verbs {
                 lines.append("complete -c \(name) -n \(seen) -a \(verb.name) -d '\(quote(verb.summary))'")
             }
             for option in command.allOptions {
-                var line = "complete -c \(name) -n \(seen) -l \(option.name.dropFirst(2)) -d '\(quote(String(option.help.prefix { $0 != "(" && $0 != ";" && $0 != ":" && $0 != "[" && $0 != "]" }).trimmed))'"
+                // The help's first clause: fish shows it beside the option.
+                let clause = String(option.help.prefix { !"(;:[]".contains($0) }).trimmed
+                var line = "complete -c \(name) -n \(seen) -l \(option.name.dropFirst(2)) -d '\(quote(clause))'"
                 switch option.kind {
                 case .flag: break
                 case .choice(let choices): line += " -x -a '\(choices.joined(separator: " "))'"

@@ -18,7 +18,8 @@ public func editDistance<C: Collection>(_ a: C, _ b: C) -> Int where C.Element: 
 
 /// Edit distance where some elements cost less to lose, add or mistake than others: inserting or deleting `x` costs
 /// `cost(x)`, substituting `x` and `y` (unequal) the lesser of theirs. With every cost 1 it is `editDistance(_:_:)`.
-public func editDistance<C: Collection>(_ a: C, _ b: C, cost: (C.Element) -> Double) -> Double where C.Element: Equatable {
+public func editDistance<C: Collection>(_ a: C, _ b: C, cost: (C.Element) -> Double) -> Double
+where C.Element: Equatable {
     let a = Array(a), b = Array(b)
     var row = [0.0]
     for element in b { row.append(row.last! + cost(element)) }

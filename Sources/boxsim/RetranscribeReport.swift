@@ -6,11 +6,15 @@ enum RetranscribeReport {
     static func describeAudio(_ bytes: [UInt8]) -> String {
         let path = NSTemporaryDirectory() + "boxsim-retranscribe-\(getpid()).wav"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)), let file = try? SoundFile.open(path: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
+            let file = try? SoundFile.open(path: path)
+        else {
             return "audio: \(bytes.count) bytes that libsndfile cannot read"
         }
         let seconds = Double(file.frames) / Double(max(file.sampleRate, 1))
-        return String(format: "audio: %lld frames, %.2f s, %d Hz, %d channel(s), %@ (%d bytes)", file.frames, seconds, file.sampleRate,
-                      file.channels, file.isFloat32 ? "Float32 WAV" : "integer WAV", bytes.count)
+        return String(
+            format: "audio: %lld frames, %.2f s, %d Hz, %d channel(s), %@ (%d bytes)", file.frames, seconds,
+            file.sampleRate,
+            file.channels, file.isFloat32 ? "Float32 WAV" : "integer WAV", bytes.count)
     }
 }

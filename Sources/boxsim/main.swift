@@ -37,7 +37,9 @@ func main() {
     let data = ["manpage", "completions"].contains(command) ? "" : option("--data")!
     /// The running boxsim a client command talks to: --url, else the address `serve` wrote into its data folder.
     func running() -> (base: String, host: String, port: Int) {
-        let base = option("--url") ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
+        let base =
+            option("--url")
+            ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
             fail("no running boxsim found: start `boxsim serve --data \(data)` or pass --url")
@@ -87,15 +89,18 @@ func main() {
         let timeout = invocation.integer("--timeout-ms")!
         let (base, host, port) = running()
         let body = try! JSONSerialization.data(withJSONObject: ["messageId": message, "timeoutMs": timeout])
-        let request = HTTPRequest(method: .post, url: "http://\(host):\(port)/boxsim/retranscribe",
-                                  body: .bytes(body, contentType: "application/json"), timeout: 70,
-                                  maxResponseBytes: HTTPRequest.recordingAnswerBytes)
+        let request = HTTPRequest(
+            method: .post, url: "http://\(host):\(port)/boxsim/retranscribe",
+            body: .bytes(body, contentType: "application/json"), timeout: 70,
+            maxResponseBytes: HTTPRequest.recordingAnswerBytes)
         let response: HTTPResponse
         do { response = try HTTPTransfer.perform(request) } catch { fail("cannot reach boxsim at \(base): \(error)") }
         say("HTTP \(response.status)")
         for name in ["content-type", "x-recorded-at", "x-message-id", "x-session-id", "x-message-text"] {
             guard let value = response.header(name) else { continue }
-            let shown = name == "content-type" || name == "x-recorded-at" ? value : "\(value) (decoded: \(value.removingPercentEncoding ?? value))"
+            let shown =
+                name == "content-type" || name == "x-recorded-at"
+                ? value : "\(value) (decoded: \(value.removingPercentEncoding ?? value))"
             say("\(name): \(shown)")
         }
         if response.status == 200 {
@@ -110,7 +115,9 @@ func main() {
         var query: [String] = []
         // Only pair-link takes these (asking another command for an option it does not declare is a programming error).
         for name in ["label", "session"] where command == "pair-link" {
-            if let value = option("--" + name) { query.append(name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) }
+            if let value = option("--" + name) {
+                query.append(name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            }
         }
         let path = command == "pair-link" ? "pair-link" : command
         let url = "http://\(host):\(port)/boxsim/\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
@@ -119,7 +126,9 @@ func main() {
             let response = try HTTPTransfer.perform(request)
             guard response.status == 200 else { fail("boxsim answered HTTP \(response.status)") }
             if command == "pair-link",
-               let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], let link = object["link"] as? String {
+                let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+                let link = object["link"] as? String
+            {
                 say(link)
             } else {
                 say(String(decoding: response.body, as: UTF8.self))

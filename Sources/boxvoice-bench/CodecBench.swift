@@ -60,12 +60,16 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
     let floor = WordError.rate(reference: reference, hypothesis: floorHypothesis)
     let sweepRows = sweep.keys.sorted().map { rate -> String in
         let entry = sweep[rate]!
-        return String(format: "| %d kbit/s | %.0f× | %.1f %% |", rate, Double(wavBytes) / Double(max(entry.bytes, 1)),
-                      100 * WordError.rate(reference: reference, hypothesis: entry.hypothesis))
+        return String(
+            format: "| %d kbit/s | %.0f× | %.1f %% |", rate, Double(wavBytes) / Double(max(entry.bytes, 1)),
+            100 * WordError.rate(reference: reference, hypothesis: entry.hypothesis))
     }
     guard minutes > 0 else {
-        print(String(format: "default %@: %.1f %% word error vs WAV, %.0f× fewer bytes; 16-bit WAV floor %.1f %%", CompressedCodec.speechOpus.description,
-                     100 * agreement, Double(wavBytes) / Double(opusBytes), 100 * floor))
+        print(
+            String(
+                format: "default %@: %.1f %% word error vs WAV, %.0f× fewer bytes; 16-bit WAV floor %.1f %%",
+                CompressedCodec.speechOpus.description,
+                100 * agreement, Double(wavBytes) / Double(opusBytes), 100 * floor))
         print(sweepRows.joined(separator: "\n"))
         return
     }
@@ -84,7 +88,8 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
             defer { group.leave() }
             let key = "\(run.rate)-\(run.codec.rawValue)"
             do {
-                let measured = try sendLatency(segments: segments, rate: run.rate, codec: run.codec, work: work + "/run-" + key)
+                let measured = try sendLatency(
+                    segments: segments, rate: run.rate, codec: run.codec, work: work + "/run-" + key)
                 results.withLock { $0[key] = measured }
             } catch {
                 FileHandle.standardError.write(Data("codec bench \(key): \(error)\n".utf8))
@@ -94,7 +99,7 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
     group.wait()
     let measured = results.withLock { $0 }
 
-    // --- Disk: five recordings of `minutes`, and an hour's answer ------------------------------------------------------
+    // --- Disk: five recordings of `minutes`, and an hour's answer
     let kept = try AudioEncoding.encode(segments.map(\.path), to: work + "/kept.ogg", as: .speechOpus)
     let hourInputs = Array(repeating: segments.map(\.path), count: Int((60 / minutes).rounded(.up))).flatMap { $0 }
     let hour = try AudioEncoding.encode(hourInputs, to: work + "/hour.ogg", as: .speechOpus)
@@ -107,39 +112,65 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
             guard let m = measured["\(rate)-\(codec.rawValue)"] else { return "failed" }
             return String(format: "%.2f s", m.latency)
         }
-        let wav = measured["\(rate)-wav"]?.latency, opus = measured["\(rate)-opus"]?.latency, auto = measured["\(rate)-auto"]
+        let wav = measured["\(rate)-wav"]?.latency, opus = measured["\(rate)-opus"]?.latency,
+            auto = measured["\(rate)-auto"]
         let best = [wav, opus].compactMap { $0 }.min()
         let ratio = (auto?.latency).flatMap { a in best.map { String(format: "%.2f×", a / $0) } } ?? "—"
-        rows.append("| \(rate.formatted()) Mbit/s | \(cell(.wav)) | \(cell(.opus)) | \(cell(.auto)) (\(auto?.formats ?? "?")) | \(ratio) |")
+        rows.append(
+            "| \(rate.formatted()) Mbit/s | \(cell(.wav)) | \(cell(.opus)) | \(cell(.auto)) (\(auto?.formats ?? "?")) "
+                + "| \(ratio) |"
+        )
     }
+    let sweepTable =
+        sweepRows.isEmpty
+        ? ""
+        : "Other Opus rates, same clips (what the default was chosen from):\n\n"
+            + "| Opus rate | fewer bytes than WAV | word error vs the WAV upload's HQ text |\n|---|---|---|\n"
+            + sweepRows.joined(separator: "\n") + "\n"
     let perMinuteWAV = Double(wavBytes) / (audioSeconds / 60), perMinuteOpus = Double(opusBytes) / (audioSeconds / 60)
-    print("""
-    ## Opus on the wire and on disk (issue: Opus)
+    print(
+        """
+        ## Opus on the wire and on disk (issue: Opus)
 
-    Every sample (\(clips.count) clips, \(String(format: "%.1f", audioSeconds / 60)) min of speech) uploaded as 48 kHz Float32 WAV and as Ogg Opus
-    at \(CompressedCodec.speechOpus): **\(String(format: "%.0f", perMinuteWAV / 1_000)) kB vs \(String(format: "%.1f", perMinuteOpus / 1_000)) kB per minute — \(String(format: "%.0f", perMinuteWAV / perMinuteOpus))× fewer bytes**.
-    Encoding took \(String(format: "%.2f", 1_000 * encodeCPU / audioSeconds)) ms of CPU per second of audio (this machine: \(cpuModel())).
+        Every sample (\(clips.count) clips, \(String(format: "%.1f", audioSeconds / 60)) min of speech) uploaded as 48 \
+        kHz Float32 WAV and as Ogg Opus
+        at \(CompressedCodec.speechOpus): **\(String(format: "%.0f", perMinuteWAV / 1_000)) kB vs \
+        \(String(format: "%.1f", perMinuteOpus / 1_000)) kB per minute — \
+        \(String(format: "%.0f", perMinuteWAV / perMinuteOpus))× fewer bytes**.
+        Encoding took \(String(format: "%.2f", 1_000 * encodeCPU / audioSeconds)) ms of CPU per second of audio (this \
+        machine: \(cpuModel())).
 
-    HQ agreement: boxsim's pocketsphinx HQ over the Opus upload vs over the WAV upload, every sample: **\(String(format: "%.1f", 100 * agreement)) % word
-    error between the two** (\(reference.count) words; \(disagreeing.count) clip(s) differ\(disagreeing.isEmpty ? "" : ": " + disagreeing.joined(separator: ", "))).
-    The recognizer's own floor, same run: the WAV rounded to 16-bit samples (a change no ear hears) moves its text by
-    **\(String(format: "%.1f", 100 * floor)) %** — pocketsphinx's search flips words on any perturbation, so this is the yardstick, not 0.
-    \(sweepRows.isEmpty ? "" : "Other Opus rates, same clips (what the default was chosen from):\n\n| Opus rate | fewer bytes than WAV | word error vs the WAV upload's HQ text |\n|---|---|---|\n" + sweepRows.joined(separator: "\n") + "\n")
+        HQ agreement: boxsim's pocketsphinx HQ over the Opus upload vs over the WAV upload, every sample: \
+        **\(String(format: "%.1f", 100 * agreement)) % word
+        error between the two** (\(reference.count) words; \(disagreeing.count) clip(s) \
+        differ\(disagreeing.isEmpty ? "" : ": " + disagreeing.joined(separator: ", "))).
+        The recognizer's own floor, same run: the WAV rounded to 16-bit samples (a change no ear hears) moves its text \
+        by
+        **\(String(format: "%.1f", 100 * floor)) %** — pocketsphinx's search flips words on any perturbation, so this \
+        is the yardstick, not 0.
+        \(sweepTable)
 
-    End of the spoken send → the box's 200 for a \(Int(minutes))-minute dictation at real-time pace, boxsim `--uplink` limiting how fast it
-    reads request bodies (one shared link), HQ `describe` (instant: the link is what is measured). The segments are cut
-    as `dictate` cuts them and handed to the uploader as they would close; the live recognizer is not run (it is the
-    same for every codec; its cost is in the dictation section). All \(runs.count) runs go at once, each with its own boxsim.
+        End of the spoken send → the box's 200 for a \(Int(minutes))-minute dictation at real-time pace, boxsim \
+        `--uplink` limiting how fast it
+        reads request bodies (one shared link), HQ `describe` (instant: the link is what is measured). The segments \
+        are cut
+        as `dictate` cuts them and handed to the uploader as they would close; the live recognizer is not run (it is the
+        same for every codec; its cost is in the dictation section). All \(runs.count) runs go at once, each with its \
+        own boxsim.
 
-    | uplink | `wav` | `opus` | `auto` (formats it sent) | `auto` vs the better fixed choice |
-    |---|---|---|---|---|
-    \(rows.joined(separator: "\n"))
+        | uplink | `wav` | `opus` | `auto` (formats it sent) | `auto` vs the better fixed choice |
+        |---|---|---|---|---|
+        \(rows.joined(separator: "\n"))
 
-    Retention: a \(Int(minutes))-minute recording kept as Ogg Opus takes \(String(format: "%.1f", Double(kept.bytes) / 1e6)) MB, so five take
-    **\(String(format: "%.1f", 5 * Double(kept.bytes) / 1e6)) MB** (as Float32 WAV: \(String(format: "%.0f", 5 * Double(kept.frames * 4) / 1e6)) MB). A 60-minute recording's answer is
-    **\(String(format: "%.1f", Double(hour.bytes) / 1e6)) MB of Ogg Opus, whole** (\(String(format: "%.1f", Double(decodedHour) / 48_000 / 60)) min decoded; as 48 kHz Float32 WAV it would be \(String(format: "%.0f", Double(hourWAV) / 1e6)) MB
-    and cut to its last part at 16 kHz to fit 45 MB).
-    """)
+        Retention: a \(Int(minutes))-minute recording kept as Ogg Opus takes \
+        \(String(format: "%.1f", Double(kept.bytes) / 1e6)) MB, so five take
+        **\(String(format: "%.1f", 5 * Double(kept.bytes) / 1e6)) MB** (as Float32 WAV: \
+        \(String(format: "%.0f", 5 * Double(kept.frames * 4) / 1e6)) MB). A 60-minute recording's answer is
+        **\(String(format: "%.1f", Double(hour.bytes) / 1e6)) MB of Ogg Opus, whole** \
+        (\(String(format: "%.1f", Double(decodedHour) / 48_000 / 60)) min decoded; as 48 kHz Float32 WAV it would be \
+        \(String(format: "%.0f", Double(hourWAV) / 1e6)) MB
+        and cut to its last part at 16 kHz to fit 45 MB).
+        """)
 }
 
 private func fileSize(_ path: String) -> Int64 {
@@ -148,7 +179,9 @@ private func fileSize(_ path: String) -> Int64 {
 
 private func cpuModel() -> String {
     let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").first { $0.hasPrefix("model name") }.map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+    return text.split(separator: "\n").first { $0.hasPrefix("model name") }.map {
+        String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)
+    } ?? "unknown CPU"
 }
 
 /// A device token from `server`, redeemed from a freshly minted pairing link.
@@ -174,7 +207,9 @@ private func cutSegments(_ recording: String, into folder: String) throws -> [Cl
 
 /// One dictation's uploads replayed at real-time pace: each segment is handed to the uploader when its audio would
 /// have ended; the last one ends with the spoken send. Returns the time from then to the box's 200 for the message.
-private func sendLatency(segments: [ClosedSegment], rate: Double, codec: UploadCodec, work: String) throws -> (latency: Double, bytes: Int64, formats: String) {
+private func sendLatency(segments: [ClosedSegment], rate: Double, codec: UploadCodec, work: String) throws -> (
+    latency: Double, bytes: Int64, formats: String
+) {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     var configuration = BoxSimConfiguration(dataDirectory: work + "/box", hq: .describe)
     configuration.defaultSession = "s1"
@@ -197,10 +232,13 @@ private func sendLatency(segments: [ClosedSegment], rate: Double, codec: UploadC
     if let stopped { throw BenchFailure(message: "HQ stopped: \(stopped)") }
     let text = results.compactMap { $0.transcription?.text }.joined(separator: " ")
     let id = UUID().uuidString
-    _ = try client.send(message: SpeechFraming.frame(text, origin: .hq(service: "boxsim", diarized: false), messageId: id, localTime: (12, 0)),
-                        messageId: id, session: "s1")
+    _ = try client.send(
+        message: SpeechFraming.frame(
+            text, origin: .hq(service: "boxsim", diarized: false), messageId: id, localTime: (12, 0)),
+        messageId: id, session: "s1")
     let latency = Date().timeIntervalSince(sendHeard)
     let uploads = server.transcriptions
-    let formats = Dictionary(grouping: uploads, by: \.guessedFormat).map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", ")
+    let formats = Dictionary(grouping: uploads, by: \.guessedFormat).map { "\($0.value.count) \($0.key)" }.sorted()
+        .joined(separator: ", ")
     return (latency, uploads.reduce(0) { $0 + Int64($1.bytes) }, formats)
 }

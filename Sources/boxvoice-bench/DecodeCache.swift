@@ -18,13 +18,17 @@ struct DecodeCache {
     ///   - phrasesFile: the spotter phrase file `options` names (its text is part of the key).
     ///   - hearing: how `options` hears the audio (raw, cleaned, …): part of the key.
     func decode(_ samples: [Float], options: LiveTranscriber.Options, phrasesFile: String, hearing: String) throws
-        -> (utterances: [LiveUtterance], cpuSeconds: Double) {
+        -> (utterances: [LiveUtterance], cpuSeconds: Double)
+    {
         var phrases = (try? String(contentsOfFile: phrasesFile, encoding: .utf8)) ?? phrasesFile
         // A decode that does not follow the microphone's band never reads the narrowband thresholds.
         if !options.followsInputBand { phrases = phrases.replacing(try Regex(" narrowband /[^/]*/"), with: "") }
-        let key = String(format: "%016llx-%016llx-%@", Self.fingerprint(samples), Self.fingerprint(Array(phrases.utf8)), hearing)
+        let key = String(
+            format: "%016llx-%016llx-%@", Self.fingerprint(samples), Self.fingerprint(Array(phrases.utf8)), hearing)
         let path = folder + "/" + key + ".json"
-        if let data = FileManager.default.contents(atPath: path), let stored = try? JSONDecoder().decode(Stored.self, from: data) {
+        if let data = FileManager.default.contents(atPath: path),
+            let stored = try? JSONDecoder().decode(Stored.self, from: data)
+        {
             return (stored.utterances.map(\.utterance), stored.cpuSeconds)
         }
         let decoded = try LiveDecode.run(samples, options: options)
@@ -66,15 +70,22 @@ struct DecodeCache {
             init(_ utterance: LiveUtterance) {
                 text = utterance.text
                 recognized = utterance.recognized
-                spots = utterance.spots.map { Spot(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore) }
+                spots = utterance.spots.map {
+                    Spot(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore)
+                }
                 end = utterance.end
                 narrowband = utterance.narrowband
                 speechWentOn = utterance.speechWentOn
             }
 
             var utterance: LiveUtterance {
-                LiveUtterance(text: text, recognized: recognized, spots: spots.map { SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore) }, end: end,
-                              narrowband: narrowband ?? false, speechWentOn: speechWentOn ?? false)
+                LiveUtterance(
+                    text: text, recognized: recognized,
+                    spots: spots.map {
+                        SpottedPhrase(
+                            phrase: $0.phrase, end: $0.end, accepted: $0.accepted, quietBefore: $0.quietBefore)
+                    }, end: end,
+                    narrowband: narrowband ?? false, speechWentOn: speechWentOn ?? false)
             }
         }
 

@@ -17,18 +17,23 @@ struct CommandClip {
             let file: String
             let expectedAction: String?
         }
-        let entries = try JSONDecoder().decode([Entry].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
+        let entries = try JSONDecoder().decode(
+            [Entry].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
         var clips = try entries.compactMap { entry -> CommandClip? in
             guard let action = entry.expectedAction.flatMap(KeywordAction.init(rawValue:)) else { return nil }
-            return CommandClip(name: entry.file, audio: try WAVCapturePCM.load(samples + "/" + entry.file), expected: action, unseen: false)
+            return CommandClip(
+                name: entry.file, audio: try WAVCapturePCM.load(samples + "/" + entry.file), expected: action,
+                unseen: false)
         }
         if let text = try? String(contentsOfFile: extra, encoding: .utf8) {
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "\t").map(String.init)
                 guard parts.count == 2, let action = KeywordAction(rawValue: parts[1]) else { continue }
                 let quiet = [Float](repeating: 0, count: 48_000)
-                clips.append(CommandClip(name: parts[0], audio: quiet + (try WAVCapturePCM.load(real + "/" + parts[0])) + quiet,
-                                         expected: action, unseen: true))
+                clips.append(
+                    CommandClip(
+                        name: parts[0], audio: quiet + (try WAVCapturePCM.load(real + "/" + parts[0])) + quiet,
+                        expected: action, unseen: true))
             }
         }
         return clips
@@ -52,12 +57,24 @@ struct Degradation {
         let babble = BabbleSource(real: real)
         return [
             Degradation(name: "clean") { audio, _, _ in audio },
-            Degradation(name: "white noise, 20 dB SNR") { audio, _, seed in mix(audio, white(audio.count, seed: 1 + seed), snr: 20) },
-            Degradation(name: "pink noise, 20 dB SNR") { audio, _, seed in mix(audio, pink(audio.count, seed: 2 + seed), snr: 20) },
-            Degradation(name: "babble, 20 dB SNR") { audio, _, seed in mix(audio, try babble.noise(audio.count, seed: 3 + seed), snr: 20) },
-            Degradation(name: "white noise, 10 dB SNR") { audio, _, seed in mix(audio, white(audio.count, seed: 4 + seed), snr: 10) },
-            Degradation(name: "reverb (sox reverb 50)") { audio, work, _ in try sox(audio, ["reverb", "50"], work: work) },
-            Degradation(name: "telephone band 200–4000 Hz") { audio, work, _ in try sox(audio, ["sinc", "200-4000"], work: work) },
+            Degradation(name: "white noise, 20 dB SNR") { audio, _, seed in
+                mix(audio, white(audio.count, seed: 1 + seed), snr: 20)
+            },
+            Degradation(name: "pink noise, 20 dB SNR") { audio, _, seed in
+                mix(audio, pink(audio.count, seed: 2 + seed), snr: 20)
+            },
+            Degradation(name: "babble, 20 dB SNR") { audio, _, seed in
+                mix(audio, try babble.noise(audio.count, seed: 3 + seed), snr: 20)
+            },
+            Degradation(name: "white noise, 10 dB SNR") { audio, _, seed in
+                mix(audio, white(audio.count, seed: 4 + seed), snr: 10)
+            },
+            Degradation(name: "reverb (sox reverb 50)") { audio, work, _ in
+                try sox(audio, ["reverb", "50"], work: work)
+            },
+            Degradation(name: "telephone band 200–4000 Hz") { audio, work, _ in
+                try sox(audio, ["sinc", "200-4000"], work: work)
+            },
             Degradation(name: "laptop chain") { audio, work, seed in
                 let room = try sox(audio, ["reverb", "20", "sinc", "150-7000"], work: work)
                 return mix(room, pink(room.count, seed: 5 + seed), snr: 15).map { $0 * 0.316 }
@@ -74,13 +91,15 @@ struct Degradation {
 
     /// The condition called `name` (a room the real-speech streams are played in, `--room`).
     static func named(_ name: String, babbleFrom real: String) throws -> Degradation {
-        guard let degradation = all(babbleFrom: real).first(where: { $0.name == name || $0.name.hasPrefix(name) }) else {
+        guard let degradation = all(babbleFrom: real).first(where: { $0.name == name || $0.name.hasPrefix(name) })
+        else {
             throw BenchFailure(message: "no condition named '\(name)'")
         }
         return degradation
     }
 
-    /// Noise scaled so that speech over it has `snr` dB (speech level: RMS of its 20 ms frames above −40 dB of the loudest).
+    /// Noise scaled so that speech over it has `snr` dB (speech level: RMS of its 20 ms frames above −40 dB of the
+    /// loudest).
     static func mix(_ speech: [Float], _ noise: [Float], snr: Double) -> [Float] {
         let speechLevel = activeRMS(speech)
         let noiseLevel = max(rms(noise), 1e-9)
@@ -93,7 +112,9 @@ struct Degradation {
     }
 
     static func activeRMS(_ samples: [Float]) -> Double {
-        let frames = stride(from: 0, to: samples.count, by: 960).map { rms(Array(samples[$0..<min($0 + 960, samples.count)])) }
+        let frames = stride(from: 0, to: samples.count, by: 960).map {
+            rms(Array(samples[$0..<min($0 + 960, samples.count)]))
+        }
         let loudest = frames.max() ?? 0
         let active = frames.filter { $0 > loudest * 0.01 }
         return sqrt(active.reduce(0) { $0 + $1 * $1 } / Double(max(active.count, 1)))
@@ -126,7 +147,9 @@ struct Degradation {
         process.arguments = [input, output] + effects
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchFailure(message: "sox \(effects.joined(separator: " ")) failed") }
+        guard process.terminationStatus == 0 else {
+            throw BenchFailure(message: "sox \(effects.joined(separator: " ")) failed")
+        }
         return try WAVCapturePCM.load(output)
     }
 }
@@ -142,7 +165,9 @@ final class BabbleSource {
         if pool == nil {
             var loaded: [[Float]] = []
             for language in ["en", "es", "fr"] {
-                guard let list = try? String(contentsOfFile: real + "/\(language).tsv", encoding: .utf8) else { continue }
+                guard let list = try? String(contentsOfFile: real + "/\(language).tsv", encoding: .utf8) else {
+                    continue
+                }
                 for line in list.split(separator: "\n").prefix(40) {
                     let file = String(line.split(separator: "\t")[0])
                     let audio = try WAVCapturePCM.load(real + "/" + file)
@@ -158,7 +183,9 @@ final class BabbleSource {
             var position = 0
             while position < count {
                 let voice = pool![Int.random(in: 0..<pool!.count, using: &random)]
-                for (offset, sample) in voice.enumerated() where position + offset < count { out[position + offset] += sample }
+                for (offset, sample) in voice.enumerated() where position + offset < count {
+                    out[position + offset] += sample
+                }
                 position += voice.count
             }
         }

@@ -8,8 +8,10 @@ import BoxVoiceStore
 import Foundation
 
 /// Keyword-free sample clips, repeated to fill a recording of any length.
-private let fillerClips = ["none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav", "none-rms-coffee.wav",
-                           "none-awb-meeting.wav", "none-slt-books.wav", "none-kal-car.wav"]
+private let fillerClips = [
+    "none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav", "none-rms-coffee.wav",
+    "none-awb-meeting.wav", "none-slt-books.wav", "none-kal-car.wav",
+]
 
 /// Writes `seconds` of speech (keyword-free clips with half-second gaps) ending in a spoken send.
 func speechRecording(seconds: Double, samples: String, path: String) throws {
@@ -47,30 +49,41 @@ func benchDictation(models: String, samples: String, lengths: [Double]) throws {
         var latency: [Bool: (seconds: Double, segments: Int)] = [:]
         for pipelined in [true, false] {
             let data = work + "/run-\(Int(length))-\(pipelined)"
-            var boxConfiguration = BoxSimConfiguration(dataDirectory: data + "/box", hq: .slow(2), hqText: "Please buy milk and eggs.")
+            var boxConfiguration = BoxSimConfiguration(
+                dataDirectory: data + "/box", hq: .slow(2), hqText: "Please buy milk and eggs.")
             boxConfiguration.defaultSession = "s1"
             let box = try BoxSimServer(configuration: boxConfiguration)
             defer { box.stop() }
             let client = BoxClient(baseURL: box.baseURL, token: try pairedToken(box))
             let store = try MessageStore(directory: data + "/store")
-            var configuration = DictationSession.Configuration(box: "bench", client: client, session: "s1",
-                                                               spotterPhrases: models + "/command-spotter.en.txt")
+            var configuration = DictationSession.Configuration(
+                box: "bench", client: client, session: "s1",
+                spotterPhrases: models + "/command-spotter.en.txt")
             configuration.uploadWhileRecording = pipelined
             configuration.once = true
             let log = EventLog()
-            let session = DictationSession(configuration: configuration, detector: detector, store: store) { log.add($0) }
+            let session = DictationSession(configuration: configuration, detector: detector, store: store) {
+                log.add($0)
+            }
             try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: clip)), stop: StopSignal())
-            guard let measured = log.latency() else { throw BenchFailure(message: "no spoken send was delivered for the \(Int(length)) s recording") }
+            guard let measured = log.latency() else {
+                throw BenchFailure(message: "no spoken send was delivered for the \(Int(length)) s recording")
+            }
             latency[pipelined] = measured
         }
         let ours = latency[true]!, base = latency[false]!
-        rows.append("| \(describe(length)) | \(ours.segments) | \(format(ours.seconds)) s | \(format(base.seconds)) s | \(format(base.seconds / ours.seconds))× |")
+        rows.append(
+            "| \(describe(length)) | \(ours.segments) | \(format(ours.seconds)) s | \(format(base.seconds)) s | "
+                + "\(format(base.seconds / ours.seconds))× |"
+        )
     }
-    print("""
-    | recording (real-time pace) | segments | end of spoken send → box's 200, per-segment HQ | same, all HQ at the send (pipelining off) | gain |
-    |---|---|---|---|---|
-    \(rows.joined(separator: "\n"))
-    """)
+    print(
+        """
+        | recording (real-time pace) | segments | end of spoken send → box's 200, per-segment HQ | same, all HQ at the \
+        send (pipelining off) | gain |
+        |---|---|---|---|---|
+        \(rows.joined(separator: "\n"))
+        """)
 }
 
 private func describe(_ seconds: Double) -> String { seconds < 60 ? "\(Int(seconds)) s" : "\(Int(seconds / 60)) min" }

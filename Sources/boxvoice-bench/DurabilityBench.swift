@@ -17,10 +17,15 @@ private func benchCommit(in work: TemporaryDirectory, count: Int) throws {
     let store = try MessageStore(directory: work.file("store"), retentionLimit: count + 1)
     // A message as the live pass commits it: some words, then the vocabulary's first send phrase.
     let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
-    let phrase = detector.vocabulary.sections.first { $0.action == .send }?.patterns.first?.expansions().first?.joined(separator: " ") ?? ""
+    let phrase =
+        detector.vocabulary.sections.first { $0.action == .send }?.patterns.first?.expansions().first?.joined(
+            separator: " ") ?? ""
     let heard = "please buy milk and eggs on the way home " + phrase
-    guard let match = detector.detect(heard) else { throw BenchFailure(message: "the send phrase '\(phrase)' is not detected") }
-    let ending = MessageStore.Ending(heardText: heard, command: HeardCommand(match), liveText: match.processedTranscript)
+    guard let match = detector.detect(heard) else {
+        throw BenchFailure(message: "the send phrase '\(phrase)' is not detected")
+    }
+    let ending = MessageStore.Ending(
+        heardText: heard, command: HeardCommand(match), liveText: match.processedTranscript)
     var ours: [Double] = []
     var baseline: [Double] = []
     let plain = work.file("plain.bin")
@@ -41,19 +46,24 @@ private func benchCommit(in work: TemporaryDirectory, count: Int) throws {
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     func p95(_ values: [Double]) -> Double { values.sorted()[min(values.count - 1, Int(Double(values.count) * 0.95))] }
     let ratio = median(ours) / max(median(baseline), 1e-9)
-    print("""
-    ## Durability: the commit at the command (issue: message owner)
+    print(
+        """
+        ## Durability: the commit at the command (issue: message owner)
 
-    `MessageStore.commitSend` — one `BEGIN IMMEDIATE … COMMIT` in WAL mode with `synchronous=FULL` (the WAL is fsync'd), on this
-    machine's disk, \(count) commits; baseline: the same ~\(bytes.count) bytes appended to a file and `fsync`'d, in the same loop. Aim: median ≤ 10 ms.
+        `MessageStore.commitSend` — one `BEGIN IMMEDIATE … COMMIT` in WAL mode with `synchronous=FULL` (the WAL is \
+        fsync'd), on this
+        machine's disk, \(count) commits; baseline: the same ~\(bytes.count) bytes appended to a file and `fsync`'d, \
+        in the same loop. Aim: median ≤ 10 ms.
 
-    | what | median ms | p95 ms |
-    |---|---|---|
-    | commit at the command (`commitSend`, awaiting HQ) | \(String(format: "%.2f", median(ours))) | \(String(format: "%.2f", p95(ours))) |
-    | baseline: write + fsync of the same bytes | \(String(format: "%.2f", median(baseline))) | \(String(format: "%.2f", p95(baseline))) |
-    | **ratio commit / fsync** | **\(String(format: "%.2f", ratio))×** | |
+        | what | median ms | p95 ms |
+        |---|---|---|
+        | commit at the command (`commitSend`, awaiting HQ) | \(String(format: "%.2f", median(ours))) | \
+        \(String(format: "%.2f", p95(ours))) |
+        | baseline: write + fsync of the same bytes | \(String(format: "%.2f", median(baseline))) | \
+        \(String(format: "%.2f", p95(baseline))) |
+        | **ratio commit / fsync** | **\(String(format: "%.2f", ratio))×** | |
 
-    """)
+        """)
 }
 
 private func benchKills(boxvoice: String, trials: Int, work: TemporaryDirectory) throws {
@@ -71,11 +81,12 @@ private func benchKills(boxvoice: String, trials: Int, work: TemporaryDirectory)
     let phases = KillTrials.Phase.allCases
     for index in 0..<trials {
         let phase = phases[index % phases.count]
-        let delay = switch phase {
-        case .beforeCommand: Double.random(in: 0...2, using: &random)
-        case .duringPost, .duringHQ: Double.random(in: 0...0.8, using: &random)
-        default: Double.random(in: 0...0.05, using: &random)
-        }
+        let delay =
+            switch phase {
+            case .beforeCommand: Double.random(in: 0...2, using: &random)
+            case .duringPost, .duringHQ: Double.random(in: 0...0.8, using: &random)
+            default: Double.random(in: 0...0.05, using: &random)
+            }
         let outcome = try KillTrials.run(phase, delay: delay, boxvoice: boxvoice, environment: environment)
         outcomes.append(outcome)
         rows[phase, default: (0, 0)].trials += 1
@@ -94,31 +105,39 @@ private func benchKills(boxvoice: String, trials: Int, work: TemporaryDirectory)
     }
     let heardTotal = outcomes.filter(\.commandHeard).count
     let unknownIds = outcomes.filter { $0.commandHeard && $0.messageId == nil }.count
-    let hq = messages.filter { $0.message.hasPrefix("<speech stt-service=") && $0.message.contains("Please buy milk and eggs.") }.count
+    let hq = messages.filter {
+        $0.message.hasPrefix("<speech stt-service=") && $0.message.contains("Please buy milk and eggs.")
+    }.count
     let live = messages.filter { $0.message.hasPrefix("<speech stt=\"live\"") }.count
     let disk = try KillTrials.inspect(data: home.file("data/boxvoice"))
     var table = "| phase of the kill | trials | send heard before the kill |\n|---|---|---|\n"
-    for phase in phases { table += "| \(phase.rawValue) | \(rows[phase]?.trials ?? 0) | \(rows[phase]?.heard ?? 0) |\n" }
-    print("""
-    ## Durability: `kill -9` in every phase (issue: message owner)
+    for phase in phases {
+        table += "| \(phase.rawValue) | \(rows[phase]?.trials ?? 0) | \(rows[phase]?.heard ?? 0) |\n"
+    }
+    print(
+        """
+        ## Durability: `kill -9` in every phase (issue: message owner)
 
-    \(trials) trials: `boxvoice dictate --json --once --input Samples/send-buy-milk.wav` against boxsim (HQ takes 1 s, each send is
-    held 1.5 s) is killed with SIGKILL when its events show the phase (plus a seeded random delay: up to 2 s after listening
-    starts, up to 0.8 s into HQ or the POST), then `boxvoice outbox retry` runs once. One user, one box, all trials in a row.
+        \(trials) trials: `boxvoice dictate --json --once --input Samples/send-buy-milk.wav` against boxsim (HQ takes \
+        1 s, each send is
+        held 1.5 s) is killed with SIGKILL when its events show the phase (plus a seeded random delay: up to 2 s after \
+        listening
+        starts, up to 0.8 s into HQ or the POST), then `boxvoice outbox retry` runs once. One user, one box, all \
+        trials in a row.
 
-    \(table)
-    | figure | value |
-    |---|---|
-    | sends heard before the kill | \(heardTotal) |
-    | messages at the box | \(messages.count) |
-    | **lost** (heard, never at the box) | **\(max(lost, heardTotal - messages.count))** |
-    | **duplicates at the box** | **\(duplicates)** |
-    | delivered with the HQ text | \(hq) |
-    | delivered with the live text (`stt="live"`) | \(live) |
-    | heard, but killed before its id was printed | \(unknownIds) |
-    | unplayable WAVs left | \(disk.unplayable.count) |
-    | message folders without a row | \(disk.foldersWithoutARow.count) |
-    | `outbox retry` runs that failed | \(retryFailures) |
+        \(table)
+        | figure | value |
+        |---|---|
+        | sends heard before the kill | \(heardTotal) |
+        | messages at the box | \(messages.count) |
+        | **lost** (heard, never at the box) | **\(max(lost, heardTotal - messages.count))** |
+        | **duplicates at the box** | **\(duplicates)** |
+        | delivered with the HQ text | \(hq) |
+        | delivered with the live text (`stt="live"`) | \(live) |
+        | heard, but killed before its id was printed | \(unknownIds) |
+        | unplayable WAVs left | \(disk.unplayable.count) |
+        | message folders without a row | \(disk.foldersWithoutARow.count) |
+        | `outbox retry` runs that failed | \(retryFailures) |
 
-    """)
+        """)
 }

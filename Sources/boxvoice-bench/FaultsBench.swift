@@ -7,6 +7,7 @@ import BoxVoiceKeywords
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
+import Synchronization
 
 /// `boxvoice-bench faults`: what a hostile box, a busy machine and a removed microphone cost, each beside the same
 /// measurement without the fault (the baseline) in this run.
@@ -77,14 +78,17 @@ private func tally(_ log: String) -> (answered: Int, refused: Int) {
 }
 
 private func benchBurst(boxvoice: String, samples: String, work: String) throws {
-    let box = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: work + "/box", hq: .fixed("One retained message."),
-                                                                  defaultSession: "s1"))
+    let box = try BoxSimServer(
+        configuration: BoxSimConfiguration(
+            dataDirectory: work + "/box", hq: .fixed("One retained message."),
+            defaultSession: "s1"))
     defer { box.stop() }
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_DATA_HOME"] = work + "/data"
     environment["XDG_CONFIG_HOME"] = work + "/config"
     environment["XDG_RUNTIME_DIR"] = work + "/run"
-    try FileManager.default.createDirectory(atPath: work + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try FileManager.default.createDirectory(
+        atPath: work + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     guard try Run.process(boxvoice, ["pair", box.mintPairingLink()], environment: environment).status == 0 else {
         throw BenchFailure(message: "boxvoice pair failed")
     }
@@ -92,8 +96,9 @@ private func benchBurst(boxvoice: String, samples: String, work: String) throws 
     let clip = work + "/minute.wav"
     try speechRecording(seconds: 60, samples: samples, path: clip)
     guard try Run.process(boxvoice, ["recordings", "keep-as", "wav"], environment: environment).status == 0,
-          try Run.process(boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment).status == 0,
-          let messageId = box.messages.first?.messageId else {
+        try Run.process(boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment).status == 0,
+        let messageId = box.messages.first?.messageId
+    else {
         throw BenchFailure(message: "could not dictate the recording the burst asks for")
     }
     // --debug: the normal 404s (nobody waits for these answers) are logged too, so every request is accounted for.
@@ -102,14 +107,19 @@ private func benchBurst(boxvoice: String, samples: String, work: String) throws 
         daemon.signal(SIGTERM)
         daemon.wait(timeout: 10)
     }
-    guard daemon.waitFor("connected", timeout: 20) else { throw BenchFailure(message: "the daemon did not connect: \(daemon.stderr)") }
+    guard daemon.waitFor("connected", timeout: 20) else {
+        throw BenchFailure(message: "the daemon did not connect: \(daemon.stderr)")
+    }
     let pid = daemon.process.processIdentifier
     Thread.sleep(forTimeInterval: 1)
     let idle = ProcessUse.read(pid)
     let idleRuntime = bytes(under: work + "/run")
     let count = 1_000
-    let burst = try HTTPTransfer.perform(HTTPRequest(method: .post, url: "http://127.0.0.1:\(box.port)/boxsim/burst-last-audio?count=\(count)&message=\(messageId)",
-                                                     body: .bytes(Data(), contentType: "application/json")))
+    let burst = try HTTPTransfer.perform(
+        HTTPRequest(
+            method: .post,
+            url: "http://127.0.0.1:\(box.port)/boxsim/burst-last-audio?count=\(count)&message=\(messageId)",
+            body: .bytes(Data(), contentType: "application/json")))
     guard burst.status == 200 else { throw BenchFailure(message: "boxsim refused the burst (\(burst.status))") }
     let started = Date()
     var peak = idle
@@ -130,19 +140,40 @@ private func benchBurst(boxvoice: String, samples: String, work: String) throws 
     func ratio(_ a: Int, _ b: Int) -> String { b > 0 ? String(format: "%.2f×", Double(a) / Double(b)) : "–" }
     print("### A burst of \(count) retranscription requests (boxsim `/boxsim/burst-last-audio`)")
     print()
-    print("`boxvoice daemon` paired to boxsim, holding one retained recording (60 s of speech kept as WAV, so each answer joins")
-    print("a file in `XDG_RUNTIME_DIR`); boxsim sends \(count) `chat-last-audio-request` events for it at once. Sampled every 50 ms")
-    print("from /proc until the daemon is idle again (\(String(format: "%.1f", settledAt.timeIntervalSince(started))) s). Baseline: the same daemon idle, just before.")
+    print(
+        "`boxvoice daemon` paired to boxsim, holding one retained recording (60 s of speech kept as WAV, so each "
+            + "answer joins"
+    )
+    print(
+        "a file in `XDG_RUNTIME_DIR`); boxsim sends \(count) `chat-last-audio-request` events for it at once. Sampled "
+            + "every 50 ms"
+    )
+    print(
+        "from /proc until the daemon is idle again (\(String(format: "%.1f", settledAt.timeIntervalSince(started))) "
+            + "s). Baseline: the same daemon idle, just before."
+    )
     print()
     print("| | idle (baseline) | peak during the burst | ratio |")
     print("|---|---|---|---|")
     print("| threads | \(idle.threads) | \(peak.threads) | \(ratio(peak.threads, idle.threads)) |")
-    print("| open descriptors | \(idle.descriptors) | \(peak.descriptors) | \(ratio(peak.descriptors, idle.descriptors)) |")
-    print("| resident memory | \(idle.residentKB / 1024) MB | \(peak.peakResidentKB / 1024) MB (VmHWM) | \(ratio(peak.peakResidentKB, idle.residentKB)) |")
+    print(
+        "| open descriptors | \(idle.descriptors) | \(peak.descriptors) | \(ratio(peak.descriptors, idle.descriptors)) "
+            + "|"
+    )
+    print(
+        "| resident memory | \(idle.residentKB / 1024) MB | \(peak.peakResidentKB / 1024) MB (VmHWM) | "
+            + "\(ratio(peak.peakResidentKB, idle.residentKB)) |"
+    )
     print("| bytes in `XDG_RUNTIME_DIR` | \(idleRuntime) | \(peakRuntime) | |")
     print()
-    print("\(answered) requests were answered (two at a time, sixteen waiting), \(refused) refused at once and logged; the box waits at")
-    print("most 30 s for an answer. Before (one thread per request, measured when the issue was filed): 1004 threads, 2374")
+    print(
+        "\(answered) requests were answered (two at a time, sixteen waiting), \(refused) refused at once and logged; "
+            + "the box waits at"
+    )
+    print(
+        "most 30 s for an answer. Before (one thread per request, measured when the issue was filed): 1004 threads, "
+            + "2374"
+    )
     print("descriptors and 20.6 GB written to `XDG_RUNTIME_DIR` for the same burst.")
 }
 
@@ -152,18 +183,28 @@ private func benchEndless(boxvoice: String, work: String) throws {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     let endless = try HostileServer(seconds: 60, serve: HostileServer.endlessHTTPAnswer)
     defer { endless.stop() }
-    let small = try GarbageServer(reply: "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 52\r\nConnection: close\r\n\r\n{\"error\":\"Pairing code is invalid or expired.\",\"x\":1}")
+    let small = try GarbageServer(
+        reply:
+            "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 52\r\nConnection: "
+            + "close\r\n\r\n{\"error\":\"Pairing code is invalid or expired.\",\"x\":1}"
+    )
     defer { small.stop() }
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_DATA_HOME"] = work + "/data"
     environment["XDG_CONFIG_HOME"] = work + "/config"
     func pair(_ base: String) throws -> (peakMB: Double, seconds: Double, said: String) {
-        let link = "beebox://pair?baseURL=\(base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base)&pairingToken=ticket"
+        let encoded = base.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? base
+        let link = "beebox://pair?baseURL=\(encoded)&pairingToken=ticket"
         let started = Date()
         let report = work + "/time.txt"
-        let result = try Run.process("/usr/bin/time", ["-f", "%M", "-o", report, boxvoice, "pair", link], environment: environment)
-        let kilobytes = (try? String(contentsOfFile: report, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? 0
-        return (Double(kilobytes) / 1024, Date().timeIntervalSince(started), result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))
+        let result = try Run.process(
+            "/usr/bin/time", ["-f", "%M", "-o", report, boxvoice, "pair", link], environment: environment)
+        let kilobytes =
+            (try? String(contentsOfFile: report, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        return (
+            Double(kilobytes) / 1024, Date().timeIntervalSince(started),
+            result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+        )
     }
     let baseline = try pair(small.baseURL)
     let hostile = try pair(endless.baseURL)
@@ -189,26 +230,47 @@ private func benchEndless(boxvoice: String, work: String) throws {
 
     print("### Answers without end")
     print()
-    print("`boxvoice pair` against a server that answers the redeem with a body that never ends, beside the same command against")
-    print("one that answers a short 401 (the baseline); peak resident memory of the process from GNU `time`. Then the event")
-    print("stream (in this process) against a server that accepts the WebSocket upgrade and streams one frame without end.")
+    print(
+        "`boxvoice pair` against a server that answers the redeem with a body that never ends, beside the same command "
+            + "against"
+    )
+    print(
+        "one that answers a short 401 (the baseline); peak resident memory of the process from GNU `time`. Then the "
+            + "event"
+    )
+    print(
+        "stream (in this process) against a server that accepts the WebSocket upgrade and streams one frame without "
+            + "end."
+    )
     print()
     print("| | peak memory | wall time | what the user is told |")
     print("|---|---|---|---|")
-    print("| `pair`, a short 401 (baseline) | \(String(format: "%.1f", baseline.peakMB)) MB | \(String(format: "%.2f", baseline.seconds)) s | \(baseline.said.prefix(120))… |")
-    print("| `pair`, an endless answer | \(String(format: "%.1f", hostile.peakMB)) MB (\(String(format: "%.2f", hostile.peakMB / max(baseline.peakMB, 1)))×) | \(String(format: "%.2f", hostile.seconds)) s | \(hostile.said.prefix(160))… |")
-    print("| event stream, an endless frame | +\((after.peakResidentKB - before.peakResidentKB) / 1024) MB peak in this process | \(ended ? String(format: "%.2f s to close", seconds) : "not closed in 30 s") | \(reason.value) |")
+    print(
+        "| `pair`, a short 401 (baseline) | \(String(format: "%.1f", baseline.peakMB)) MB | "
+            + "\(String(format: "%.2f", baseline.seconds)) s | \(baseline.said.prefix(120))… |"
+    )
+    print(
+        "| `pair`, an endless answer | \(String(format: "%.1f", hostile.peakMB)) MB "
+            + "(\(String(format: "%.2f", hostile.peakMB / max(baseline.peakMB, 1)))×) | "
+            + "\(String(format: "%.2f", hostile.seconds)) s | \(hostile.said.prefix(160))… |"
+    )
+    print(
+        "| event stream, an endless frame | +\((after.peakResidentKB - before.peakResidentKB) / 1024) MB peak in this "
+            + "process | \(ended ? String(format: "%.2f s to close", seconds) : "not closed in 30 s") | "
+            + "\(reason.value) |"
+    )
     print()
-    print("Before, the answer was read whole: 1–2 GB before the 30 s timeout over HTTP, and the WebSocket never ended (measured")
+    print(
+        "Before, the answer was read whole: 1–2 GB before the 30 s timeout over HTTP, and the WebSocket never ended "
+            + "(measured"
+    )
     print("when the issue was filed). Now each call reads at most its cap (1 MiB, HQ 4 MiB) and a frame at most 1 MiB.")
 }
 
-private final class ReasonBox: @unchecked Sendable {
-    // @unchecked: `text` is touched under `lock` only.
-    private let lock = NSLock()
-    private var text = ""
-    func set(_ value: String) { lock.withLock { if text.isEmpty { text = value } } }
-    var value: String { lock.withLock { text } }
+private final class ReasonBox: Sendable {
+    private let text = Mutex("")
+    func set(_ value: String) { text.withLock { if $0.isEmpty { $0 = value } } }
+    var value: String { text.withLock { $0 } }
 }
 
 // MARK: a busy machine
@@ -220,18 +282,23 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
     let input = try SoundFile.open(path: clip).readAll()
     var rows: [String] = []
     for loaded in [false, true] {
-        let box = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: work + "/box-\(loaded)", hq: .fixed("Text."), defaultSession: "s1"))
+        let box = try BoxSimServer(
+            configuration: BoxSimConfiguration(
+                dataDirectory: work + "/box-\(loaded)", hq: .fixed("Text."), defaultSession: "s1"))
         defer { box.stop() }
         let store = try MessageStore(directory: work + "/store-\(loaded)")
         try store.setRetentionFormat(.wav)
         let ticket = try PairingLink.parse(box.mintPairingLink()).pairingToken ?? ""
         let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "bench")
-        var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
-                                                           spotterPhrases: models + "/command-spotter.en.txt")
+        var configuration = DictationSession.Configuration(
+            box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
+            spotterPhrases: models + "/command-spotter.en.txt")
         configuration.workDirectory = work
         let lags = LagLog()
-        let session = DictationSession(configuration: configuration, detector: try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt"),
-                                       store: store) { lags.add($0) }
+        let session = DictationSession(
+            configuration: configuration, detector: try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt"),
+            store: store
+        ) { lags.add($0) }
         let hogs = loaded ? CPUHogs() : nil
         let started = Date()
         try session.run(pcm: PacedCapturePCM(try WAVCapturePCM(path: clip)), stop: StopSignal())
@@ -241,49 +308,75 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
         var matches = true
         for message in try store.messages() where message.hasAudio {
             let audio = try store.segmentFiles(of: message).flatMap { try SoundFile.open(path: $0).readAll() }
-            matches = matches && recorded + audio.count <= input.count && Array(input[recorded..<recorded + audio.count]) == audio
+            matches =
+                matches && recorded + audio.count <= input.count
+                && Array(input[recorded..<recorded + audio.count]) == audio
             recorded += audio.count
         }
         let (behind, skipped, skips) = lags.summary
-        rows.append("| \(loaded ? "\(2 * ProcessInfo.processInfo.activeProcessorCount) CPU hogs (2× the cores)" : "idle machine (baseline)") "
-                    + "| \(String(format: "%.1f", Double(input.count) / 48_000)) s | \(String(format: "%.1f", Double(recorded) / 48_000)) s, \(matches ? "sample-exact" : "NOT the input") "
-                    + "| \(input.count - recorded) frames | \(String(format: "%.1f", behind)) s | \(String(format: "%.1f", skipped)) s in \(skips) skip(s) | \(String(format: "%.0f", wall)) s |")
+        let hogCount = 2 * ProcessInfo.processInfo.activeProcessorCount
+        let machine = loaded ? "\(hogCount) CPU hogs (2× the cores)" : "idle machine (baseline)"
+        rows.append(
+            "| \(machine) "
+                + "| \(String(format: "%.1f", Double(input.count) / 48_000)) s | "
+                + "\(String(format: "%.1f", Double(recorded) / 48_000)) s, "
+                + "\(matches ? "sample-exact" : "NOT the input") "
+                + "| \(input.count - recorded) frames | \(String(format: "%.1f", behind)) s | "
+                + "\(String(format: "%.1f", skipped)) s in \(skips) skip(s) | \(String(format: "%.0f", wall)) s |"
+        )
     }
     print("### A busy machine: \(String(format: "%g", minutes)) minutes dictated at real-time pace")
     print()
-    print("Keyword-free sample speech played at real-time pace (`PacedCapturePCM`) through `DictationSession` with the default")
-    print("settings (30 s capture queue, the recognizer skipping ahead past 8 s behind), into boxsim; recordings kept as WAV and")
-    print("compared with the input sample for sample: the messages' recordings, one after another, are the input's first frames")
-    print("exactly, so no frame is missing or moved. What follows is the pause after the final spoken send, in no message since")
-    print("nothing was said in it. The baseline is the same run on an idle machine; the hogs are threads of the same process.")
+    print(
+        "Keyword-free sample speech played at real-time pace (`PacedCapturePCM`) through `DictationSession` with the "
+            + "default"
+    )
+    print(
+        "settings (30 s capture queue, the recognizer skipping ahead past 8 s behind), into boxsim; recordings kept as "
+            + "WAV and"
+    )
+    print(
+        "compared with the input sample for sample: the messages' recordings, one after another, are the input's first "
+            + "frames"
+    )
+    print(
+        "exactly, so no frame is missing or moved. What follows is the pause after the final spoken send, in no "
+            + "message since"
+    )
+    print(
+        "nothing was said in it. The baseline is the same run on an idle machine; the hogs are threads of the same "
+            + "process."
+    )
     print()
-    print("| machine | input | in the messages' recordings | after the last command (a pause) | most the live transcript fell behind | not heard live | wall |")
+    print(
+        "| machine | input | in the messages' recordings | after the last command (a pause) | most the live transcript "
+            + "fell behind | not heard live | wall |"
+    )
     print("|---|---|---|---|---|---|---|")
     rows.forEach { print($0) }
     print()
-    print("Before, recognition and the WAV writer shared one loop: a 142.4 s dictation on a loaded machine kept 85.8 s and said")
+    print(
+        "Before, recognition and the WAV writer shared one loop: a 142.4 s dictation on a loaded machine kept 85.8 s "
+            + "and said"
+    )
     print("nothing (measured when the issue was filed).")
 }
 
 /// The lag and skip events of a run.
-private final class LagLog: @unchecked Sendable {
-    // @unchecked: the totals are touched under `lock` only.
-    private let lock = NSLock()
-    private var behind = 0.0
-    private var skipped = 0.0
-    private var skips = 0
+private final class LagLog: Sendable {
+    private let totals = Mutex((behind: 0.0, skipped: 0.0, skips: 0))
     func add(_ event: DictationSession.Event) {
-        lock.withLock {
+        totals.withLock { totals in
             switch event {
-            case .hearingBehind(let seconds): behind = max(behind, seconds)
+            case .hearingBehind(let seconds): totals.behind = max(totals.behind, seconds)
             case .notHeardLive(let seconds, _):
-                skipped += seconds
-                skips += 1
+                totals.skipped += seconds
+                totals.skips += 1
             default: break
             }
         }
     }
-    var summary: (Double, Double, Int) { lock.withLock { (behind, skipped, skips) } }
+    var summary: (Double, Double, Int) { totals.withLock { ($0.behind, $0.skipped, $0.skips) } }
 }
 
 // MARK: the capture watchdog
@@ -292,7 +385,8 @@ private func benchWatchdog(samples: String, trials: Int) throws {
     var detections: [Double] = []
     var kept: [Double] = []
     for _ in 0..<trials {
-        let outcome = try UnpluggedRecording.run(samples + "/long-meeting-notes.wav", folder: TemporaryDirectory("watchdog-bench"))
+        let outcome = try UnpluggedRecording.run(
+            samples + "/long-meeting-notes.wav", folder: TemporaryDirectory("watchdog-bench"))
         guard case .deviceFailed = outcome.summary.end, outcome.detectedAfter.isFinite else { continue }
         detections.append(outcome.detectedAfter)
         kept.append(Double(outcome.summary.frames) / 48_000)
@@ -300,8 +394,14 @@ private func benchWatchdog(samples: String, trials: Int) throws {
     let sorted = detections.sorted()
     print("### A microphone removed under PipeWire: the capture watchdog")
     print()
-    print("A private PipeWire server with wireplumber; a virtual source fed from a WAV is removed once a second of it is recorded.")
-    print("PipeWire then stops the stream without an error; before, the read waited forever (the turn never ended). Time from the")
+    print(
+        "A private PipeWire server with wireplumber; a virtual source fed from a WAV is removed once a second of it is "
+            + "recorded."
+    )
+    print(
+        "PipeWire then stops the stream without an error; before, the read waited forever (the turn never ended). Time "
+            + "from the"
+    )
     print("removal to the capture ending with its error, \(trials) trials:")
     print()
     if sorted.isEmpty {
@@ -310,6 +410,10 @@ private func benchWatchdog(samples: String, trials: Int) throws {
     }
     print("| trials detected | median | slowest | audio kept before it (median) | the watchdog's deadline |")
     print("|---|---|---|---|---|")
-    print("| \(detections.count) of \(trials) | \(String(format: "%.2f", sorted[sorted.count / 2])) s | \(String(format: "%.2f", sorted.last!)) s | "
-          + "\(String(format: "%.2f", kept.sorted()[kept.count / 2])) s | 1.5 s without audio (aim: detected within 2 s) |")
+    print(
+        "| \(detections.count) of \(trials) | \(String(format: "%.2f", sorted[sorted.count / 2])) s | "
+            + "\(String(format: "%.2f", sorted.last!)) s | "
+            + "\(String(format: "%.2f", kept.sorted()[kept.count / 2])) s | 1.5 s without audio (aim: detected within "
+            + "2 s) |"
+    )
 }

@@ -11,11 +11,15 @@ import Foundation
 /// cleaning, Silero VAD cutting), and the road without its noise filter, on the same audio in the same run:
 /// word error on real recorded speech, false commands on every real stream, held-out command clips under every
 /// condition, command latency fed in real time, and the peak memory of `boxvoice dictate`.
-func benchHearing(models: String, real: String, work: String, hearing: String, heldOut: String, boxvoice: String,
-                  conditionNames: [String]?, languages: [String], timing: Bool = true) throws {
+func benchHearing(
+    models: String, real: String, work: String, hearing: String, heldOut: String, boxvoice: String,
+    conditionNames: [String]?, languages: [String], timing: Bool = true
+) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-    let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    let before = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
+    let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(
+        in: .whitespacesAndNewlines)
+    let before = LiveTranscriber.Options.hearing(
+        detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
     var now = before
     now.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
     // On a file, nothing is late: the bench measures what Whisper hears, and the latency table what it costs.
@@ -32,9 +36,12 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     // What each column's decode is judged by: the dictation's rule, and for the road, the same with a command only the
     // spotter heard also taken (the choice the road made against, measured on the same decode).
     let judged: [(name: String, column: Int, spotsToo: Bool)] = [
-        (columns[0].name, 0, false), (columns[1].name, 1, false), ("now, also taking commands only the spotter heard", 1, true), (columns[2].name, 2, false),
+        (columns[0].name, 0, false), (columns[1].name, 1, false),
+        ("now, also taking commands only the spotter heard", 1, true), (columns[2].name, 2, false),
     ]
-    let header = "| | " + judged.map(\.name).joined(separator: " | ") + " |\n|---|" + String(repeating: "---|", count: judged.count)
+    let header =
+        "| | " + judged.map(\.name).joined(separator: " | ") + " |\n|---|"
+        + String(repeating: "---|", count: judged.count)
 
     // Word error and real-time factor on the real English prompts; false commands on every real stream.
     var werRow = "| word error, \(languages.contains("en") ? "English prompts" : "-") |"
@@ -45,7 +52,9 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     var werCells: [String] = [], rtfTotals = [Double](repeating: 0, count: columns.count)
     var audioSeconds = 0.0
     for language in languages {
-        guard let stream = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else { continue }
+        guard let stream = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else {
+            continue
+        }
         let minutes = Double(stream.audio.count) / 48_000 / 60
         totalMinutes += minutes
         audioSeconds += minutes * 60
@@ -63,7 +72,8 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
             if language == "en" {
                 let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
                 let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
-                werCells.append(String(format: "%.1f %%", 100 * WordError.rate(reference: reference, hypothesis: hypothesis)))
+                werCells.append(
+                    String(format: "%.1f %%", 100 * WordError.rate(reference: reference, hypothesis: hypothesis)))
             }
         }
         for (index, rule) in judged.enumerated() {
@@ -74,33 +84,48 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
             let fired = commands(in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo)
             falseTotals[index] += fired.count
             cells.append("\(fired.count)")
-            FileHandle.standardError.write(Data("hearing: \(language), \(rule.name): \(fired.count) false command(s) \(fired.map(\.matchedPhrase))\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    ("hearing: \(language), \(rule.name): \(fired.count) false command(s) "
+                        + "\(fired.map(\.matchedPhrase))\n")
+                        .utf8))
         }
-        falseRows.append("| false commands, \(language) (\(String(format: "%.1f", minutes)) min) | " + cells.joined(separator: " | ") + " |")
+        falseRows.append(
+            "| false commands, \(language) (\(String(format: "%.1f", minutes)) min) | " + cells.joined(separator: " | ")
+                + " |")
     }
     // The spotter-too rule reads the road's decode: the same words and cost.
     werCells.insert(werCells.count > 1 ? werCells[1] : "-", at: min(2, werCells.count))
     rtfTotals.insert(rtfTotals[1], at: 2)
     werRow += " " + werCells.joined(separator: " | ") + " |"
-    let englishSeconds = (try PromptStream(list: real + "/en.tsv", folder: real, detector: detector)).map { Double($0.audio.count) / 48_000 } ?? 0
-    rtfRow += " " + rtfTotals.enumerated().map { index, cpu in
-        let seconds = index == 3 ? englishSeconds : audioSeconds  // the filter-choice column decoded English only
-        return String(format: "%.2f", seconds > 0 ? cpu / seconds : 0)
-    }.joined(separator: " | ") + " |"
-    falseRows.append("| **false commands, all \(String(format: "%.1f", totalMinutes)) min** "
-                     + "(last column: English only) | "
-                     + falseTotals.map { "**\($0)**" }.joined(separator: " | ") + " |")
+    let englishSeconds =
+        (try PromptStream(list: real + "/en.tsv", folder: real, detector: detector)).map {
+            Double($0.audio.count) / 48_000
+        } ?? 0
+    rtfRow +=
+        " "
+        + rtfTotals.enumerated().map { index, cpu in
+            let seconds = index == 3 ? englishSeconds : audioSeconds  // the filter-choice column decoded English only
+            return String(format: "%.2f", seconds > 0 ? cpu / seconds : 0)
+        }.joined(separator: " | ") + " |"
+    falseRows.append(
+        "| **false commands, all \(String(format: "%.1f", totalMinutes)) min** "
+            + "(last column: English only) | "
+            + falseTotals.map { "**\($0)**" }.joined(separator: " | ") + " |")
 
     // Held-out command clips under every condition.
     let clips = try heldOutClips(heldOut)
     var clipRows: [String] = []
-    for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)] where conditionNames.map({ names in names.contains { condition.name.contains($0) } }) ?? true {
+    for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
+    where conditionNames.map({ names in names.contains { condition.name.contains($0) } }) ?? true {
         var cells: [String] = []
         var decodes: [[[LiveUtterance]]] = []
         for column in columns {
-            decodes.append(try clips.enumerated().map { index, clip in
-                try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: column.options).utterances
-            })
+            decodes.append(
+                try clips.enumerated().map { index, clip in
+                    try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: column.options)
+                        .utterances
+                })
         }
         for rule in judged {
             var right = 0, wrong = 0
@@ -108,10 +133,16 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
                 let fired = commands(in: decodes[rule.column][index], detector: detector, spotsToo: rule.spotsToo)
                 if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
                 if fired.first?.action != clip.expected {
-                    FileHandle.standardError.write(Data("hearing: \(condition.name), \(rule.name), \(clip.name): \(fired.map(\.matchedPhrase)) in '\(decodes[rule.column][index].map(\.text).joined(separator: " "))'\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            ("hearing: \(condition.name), \(rule.name), \(clip.name): \(fired.map(\.matchedPhrase)) in "
+                                + "'\(decodes[rule.column][index].map(\.text).joined(separator: " "))'\n")
+                                .utf8))
                 }
             }
-            cells.append("\(right)/\(clips.count) (\(Int((100 * Double(right) / Double(clips.count)).rounded())) %)" + (wrong > 0 ? ", \(wrong) wrong" : ""))
+            cells.append(
+                "\(right)/\(clips.count) (\(Int((100 * Double(right) / Double(clips.count)).rounded())) %)"
+                    + (wrong > 0 ? ", \(wrong) wrong" : ""))
         }
         clipRows.append("| \(condition.name) | " + cells.joined(separator: " | ") + " |")
         // Each row as it is done, for a run cut short.
@@ -122,7 +153,8 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     var latencies: [Double] = []
     var lateFallbacks = 0
     var live = now
-    live.whisper?.deadline = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: nil).deadline
+    live.whisper?.deadline =
+        LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: nil).deadline
     for clip in clips where timing {
         let (latency, fellBack) = try commandLatency(clip, options: live, detector: detector)
         if let latency { latencies.append(latency) }
@@ -142,34 +174,47 @@ func benchHearing(models: String, real: String, work: String, hearing: String, h
     busyLatencies.sort()
     func percentile(_ p: Double, of values: [Double]? = nil) -> String {
         let values = values ?? latencies
-        return values.isEmpty ? "-" : String(format: "%.2f s", values[min(values.count - 1, Int((p * Double(values.count)).rounded(.up)) - 1)])
+        return values.isEmpty
+            ? "-"
+            : String(format: "%.2f s", values[min(values.count - 1, Int((p * Double(values.count)).rounded(.up)) - 1)])
     }
 
     // Peak memory of `boxvoice dictate` on one held-out clip, either way.
-    let memory = timing ? try dictateMemory(boxvoice: boxvoice, clip: heldOut + "/" + clips[0].name, work: work) : (whisper: 0, pocketsphinx: 1)
+    let memory =
+        timing
+        ? try dictateMemory(boxvoice: boxvoice, clip: heldOut + "/" + clips[0].name, work: work)
+        : (whisper: 0, pocketsphinx: 1)
 
-    print("""
-    \(header)
-    \(werRow)
-    \(rtfRow)
-    \(falseRows.joined(separator: "\n"))
+    print(
+        """
+        \(header)
+        \(werRow)
+        \(rtfRow)
+        \(falseRows.joined(separator: "\n"))
 
-    **Held-out command clips** (\(clips.count) clips: voices and sentences no step of the tuning used; the first command
-    the live text holds must be the clip's; "wrong" counts another command taken):
+        **Held-out command clips** (\(clips.count) clips: voices and sentences no step of the tuning used; the first \
+        command
+        the live text holds must be the clip's; "wrong" counts another command taken):
 
-    \(header)
-    \(clipRows.joined(separator: "\n"))
+        \(header)
+        \(clipRows.joined(separator: "\n"))
 
-    **Command latency**, the clean held-out clips fed in real time (release build, 2 cores): from the end of the
-    command's speech to its utterance reaching the dictation, \(latencies.count) of \(clips.count) heard, median \(percentile(0.5)),
-    95th percentile \(percentile(0.95)), slowest \(latencies.last.map { String(format: "%.2f s", $0) } ?? "-"); \(lateFallbacks) utterance(s)
-    where Whisper was late and pocketsphinx stood in. With the CPU busy (\(2 * ProcessInfo.processInfo.activeProcessorCount) spinning
-    threads): \(busyLatencies.count) of \(clips.count) heard, median \(percentile(0.5, of: busyLatencies)), 95th percentile
-    \(percentile(0.95, of: busyLatencies)); \(busyFallbacks) clip(s) where pocketsphinx stood in for Whisper.
+        **Command latency**, the clean held-out clips fed in real time (release build, 2 cores): from the end of the
+        command's speech to its utterance reaching the dictation, \(latencies.count) of \(clips.count) heard, median \
+        \(percentile(0.5)),
+        95th percentile \(percentile(0.95)), slowest \(latencies.last.map { String(format: "%.2f s", $0) } ?? "-"); \
+        \(lateFallbacks) utterance(s)
+        where Whisper was late and pocketsphinx stood in. With the CPU busy \
+        (\(2 * ProcessInfo.processInfo.activeProcessorCount) spinning
+        threads): \(busyLatencies.count) of \(clips.count) heard, median \(percentile(0.5, of: busyLatencies)), 95th \
+        percentile
+        \(percentile(0.95, of: busyLatencies)); \(busyFallbacks) clip(s) where pocketsphinx stood in for Whisper.
 
-    **Peak resident memory of `boxvoice dictate`** on a held-out clip: \(String(format: "%.0f", memory.whisper)) MB with Whisper,
-    \(String(format: "%.0f", memory.pocketsphinx)) MB with `recognizer pocketsphinx` (ratio \(String(format: "%.2f", memory.whisper / memory.pocketsphinx))).
-    """)
+        **Peak resident memory of `boxvoice dictate`** on a held-out clip: \(String(format: "%.0f", memory.whisper)) \
+        MB with Whisper,
+        \(String(format: "%.0f", memory.pocketsphinx)) MB with `recognizer pocketsphinx` (ratio \
+        \(String(format: "%.2f", memory.whisper / memory.pocketsphinx))).
+        """)
 }
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
@@ -195,7 +240,9 @@ func commands(in utterances: [LiveUtterance], detector: KeywordDetector, spotsTo
 /// Babble at 10 dB, the issue's hardest condition (the common list stops at 20 dB for babble).
 func babbleAt10(_ real: String) -> Degradation {
     let babble = BabbleSource(real: real)
-    return Degradation(name: "babble, 10 dB SNR") { audio, _, seed in Degradation.mix(audio, try babble.noise(audio.count, seed: 30 + seed), snr: 10) }
+    return Degradation(name: "babble, 10 dB SNR") { audio, _, seed in
+        Degradation.mix(audio, try babble.noise(audio.count, seed: 30 + seed), snr: 10)
+    }
 }
 
 /// The held-out clips listed in `folder/commands.tsv` ("file<TAB>action"), each with a second of quiet either side.
@@ -205,13 +252,17 @@ func heldOutClips(_ folder: String) throws -> [CommandClip] {
     return try list.split(separator: "\n").compactMap { line in
         let parts = line.split(separator: "\t").map(String.init)
         guard parts.count == 2, let action = KeywordAction(rawValue: parts[1]) else { return nil }
-        return CommandClip(name: parts[0], audio: quiet + (try WAVCapturePCM.load(folder + "/" + parts[0])) + quiet, expected: action, unseen: true)
+        return CommandClip(
+            name: parts[0], audio: quiet + (try WAVCapturePCM.load(folder + "/" + parts[0])) + quiet, expected: action,
+            unseen: true)
     }
 }
 
 /// Feeds a clip in 20 ms chunks at the pace it was spoken; returns the seconds from the feed of the command's last
 /// speech sample to the utterance holding the command (nil: not heard), and whether pocketsphinx stood in for it.
-private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Options, detector: KeywordDetector) throws -> (Double?, Bool) {
+private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Options, detector: KeywordDetector) throws
+    -> (Double?, Bool)
+{
     let transcriber = try LiveTranscriber(options: options)
     let speechEnd = (clip.audio.lastIndex { abs($0) > 0.01 } ?? clip.audio.count - 1) + 1
     let chunk = 960
@@ -222,7 +273,9 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
     func check(_ updates: [LiveUpdate]) -> Double? {
         for case .utterance(let utterance) in updates where !utterance.text.isEmpty {
             if case .pocketsphinxInstead = utterance.heardBy { fellBack = true }
-            if let found = detector.detect(appending: utterance.text, to: message), found.action == clip.expected, let fed = speechEndFedAt {
+            if let found = detector.detect(appending: utterance.text, to: message), found.action == clip.expected,
+                let fed = speechEndFedAt
+            {
                 return Date().timeIntervalSince(fed)
             }
             message += " " + utterance.text
@@ -241,20 +294,25 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
 
 /// Peak resident memory (MB) of `boxvoice dictate` on a clip into a boxsim with instant HQ, with Whisper and with
 /// pocketsphinx alone (`recognizer` set in the run's own config file).
-private func dictateMemory(boxvoice: String, clip: String, work: String) throws -> (whisper: Double, pocketsphinx: Double) {
+private func dictateMemory(boxvoice: String, clip: String, work: String) throws -> (
+    whisper: Double, pocketsphinx: Double
+) {
     var peaks: [Double] = []
     for recognizer in ["whisper", "pocketsphinx"] {
         let home = work + "/memory-\(recognizer)"
         try FileManager.default.createDirectory(atPath: home + "/config/boxvoice", withIntermediateDirectories: true)
-        try Data("{\"recognizer\": \"\(recognizer)\"}".utf8).write(to: URL(fileURLWithPath: home + "/config/boxvoice/config.json"))
-        let box = try BoxSimServer(configuration: BoxSimConfiguration(dataDirectory: home + "/box", hq: .fixed("Text of one segment.")))
+        try Data("{\"recognizer\": \"\(recognizer)\"}".utf8).write(
+            to: URL(fileURLWithPath: home + "/config/boxvoice/config.json"))
+        let box = try BoxSimServer(
+            configuration: BoxSimConfiguration(dataDirectory: home + "/box", hq: .fixed("Text of one segment.")))
         defer { box.stop() }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = home + "/data"
         environment["XDG_CONFIG_HOME"] = home + "/config"
         environment["XDG_CACHE_HOME"] = work + "/cache"
         _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
-        let (status, peakKB) = try spawnAndMeasure(boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
+        let (status, peakKB) = try spawnAndMeasure(
+            boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
         guard status == 0 else { throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status)") }
         peaks.append(Double(peakKB) / 1024)
     }
@@ -263,8 +321,10 @@ private func dictateMemory(boxvoice: String, clip: String, work: String) throws 
 
 /// Digits as words ("5" → "five", "25" → "twenty five"): the prompts' texts spell numbers, Whisper writes digits.
 func spokenNumbers(_ text: String) -> String {
-    let ones = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    let ones = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    ]
     let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
     func say(_ n: Int) -> String {
         if n < 20 { return ones[n] }
@@ -274,7 +334,9 @@ func spokenNumbers(_ text: String) -> String {
     }
     return text.split(separator: " ").map { word in
         let digits = word.filter(\.isNumber)
-        guard !digits.isEmpty, digits.count == word.filter({ $0.isLetter || $0.isNumber }).count, let n = Int(digits), n < 1_000 else { return String(word) }
+        guard !digits.isEmpty, digits.count == word.filter({ $0.isLetter || $0.isNumber }).count, let n = Int(digits),
+            n < 1_000
+        else { return String(word) }
         return say(n)
     }.joined(separator: " ")
 }

@@ -6,14 +6,17 @@ import Foundation
 /// between settings before the whole `hearing` table is run on the one chosen: word error and CPU on a prompt list,
 /// and the held-out clips under the conditions named, each miss printed with what was heard. Tables are not written
 /// from it.
-func probeHearing(models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
-                  search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
-                  verbose: Bool) throws {
+func probeHearing(
+    models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
+    search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
+    verbose: Bool
+) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
         .trimmingCharacters(in: .whitespacesAndNewlines)
-    var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: models + "/command-spotter.en.txt",
-                                                  dictionaryCache: work + "/cache")
+    var options = LiveTranscriber.Options.hearing(
+        detector, spotterPhrases: models + "/command-spotter.en.txt",
+        dictionaryCache: work + "/cache")
     options.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
     options.whisper?.deadline = 60
     options.whisper?.search = search
@@ -32,9 +35,11 @@ func probeHearing(models: String, real: String, work: String, hearing: String, h
             }
             say("  reference: \(stream.texts.joined(separator: " "))")
         }
-        say(String(format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@",
-                     seconds / 60, 100 * WordError.rate(reference: reference, hypothesis: hypothesis),
-                     heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))"))
+        say(
+            String(
+                format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@",
+                seconds / 60, 100 * WordError.rate(reference: reference, hypothesis: hypothesis),
+                heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))"))
     }
     let clips = try heldOutClips(heldOut)
     for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]

@@ -10,15 +10,18 @@ func benchKeywords(modelsDirectory: String) throws {
     let naive = NaiveKeywordDetector(vocabulary: vocabulary)
     // Dictation-like filler with no command in it: the worst case, every position is tried.
     let filler = """
-    Here are my notes from the planning meeting this morning. We started with a review of last quarter, which went \
-    better than expected; sales in the northern region grew by twelve percent, and Maria's team shipped the new cases \
-    on time. Next we talked about hiring, the office move in September, parking, the conference budget and the survey.
-    """.split(separator: " ").map(String.init)
+        Here are my notes from the planning meeting this morning. We started with a review of last quarter, which went \
+        better than expected; sales in the northern region grew by twelve percent, and Maria's team shipped the new \
+        cases on time. Next we talked about hiring, the office move in September, parking, the conference budget and \
+        the survey.
+        """.split(separator: " ").map(String.init)
 
     // A send phrase from the vocabulary itself (phrases are spelled only in Models/).
     let sendSection = vocabulary.sections.first { $0.action == .send }!
-    let sendPhrase = sendSection.patterns.flatMap { $0.expansions() }.filter { !$0.isEmpty }.min { $0.count < $1.count }!
-        .joined(separator: " ")
+    let sendPhrase = sendSection.patterns.flatMap { $0.expansions() }.filter { !$0.isEmpty }.min {
+        $0.count < $1.count
+    }!
+    .joined(separator: " ")
 
     func transcript(words count: Int) -> String {
         (0..<count).map { filler[$0 % filler.count] }.joined(separator: " ")
@@ -40,11 +43,23 @@ func benchKeywords(modelsDirectory: String) throws {
     print("## Keyword detection (issue: keywords)")
     print()
     print("`KeywordDetector.detect` (compiled trie, one dictionary lookup per word) against the naive baseline in")
-    print("`Tests/BoxVoiceTestSupport/NaiveKeywordDetector.swift` (every pattern expanded into word lists, each compared at")
-    print("every start position, action by action). Both include tokenizing. Transcripts are dictation-like text with no command,")
-    print("so every position is tried (the worst case); the last column appends the send phrase \"\(sendPhrase)\". Release build, median of 7 batches.")
+    print(
+        "`Tests/BoxVoiceTestSupport/NaiveKeywordDetector.swift` (every pattern expanded into word lists, each compared "
+            + "at"
+    )
+    print(
+        "every start position, action by action). Both include tokenizing. Transcripts are dictation-like text with no "
+            + "command,"
+    )
+    print(
+        "so every position is tried (the worst case); the last column appends the send phrase \"\(sendPhrase)\". "
+            + "Release build, median of 7 batches."
+    )
     print()
-    print("| words | compiled ns/call | compiled ns/word | naive ns/call | naive ns/word | **speed-up** | with keyword at end, compiled ns/word |")
+    print(
+        "| words | compiled ns/call | compiled ns/word | naive ns/call | naive ns/word | **speed-up** | with keyword "
+            + "at end, compiled ns/word |"
+    )
     print("|---|---|---|---|---|---|---|")
     for count in [10, 100, 1_000, 10_000] {
         let text = transcript(words: count)
@@ -54,12 +69,17 @@ func benchKeywords(modelsDirectory: String) throws {
         let fast = measure { _ = detector.detect(text) }
         let slow = measure { _ = naive.detect(text) }
         let tail = measure { _ = detector.detect(withKeyword) }
-        let row = [String(count), String(format: "%.0f", fast), String(format: "%.1f", fast / Double(count)),
-                   String(format: "%.0f", slow), String(format: "%.1f", slow / Double(count)),
-                   String(format: "**%.1f×**", slow / fast), String(format: "%.1f", tail / Double(count + sendPhrase.split(separator: " ").count))]
+        let row = [
+            String(count), String(format: "%.0f", fast), String(format: "%.1f", fast / Double(count)),
+            String(format: "%.0f", slow), String(format: "%.1f", slow / Double(count)),
+            String(format: "**%.1f×**", slow / fast),
+            String(format: "%.1f", tail / Double(count + sendPhrase.split(separator: " ").count)),
+        ]
         print("| " + row.joined(separator: " | ") + " |")
     }
     print()
-    print("Aim: cost linear in words (ns/word flat from 100 to 10,000 words) and at 1,000 words ≥ 10× faster than the naive baseline.")
+    print(
+        "Aim: cost linear in words (ns/word flat from 100 to 10,000 words) and at 1,000 words ≥ 10× faster than the "
+            + "naive baseline."
+    )
 }
-

@@ -11,24 +11,37 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
         let file: String
         let expectedAction: String?
     }
-    let clips = try JSONDecoder().decode([Clip].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
+    let clips = try JSONDecoder().decode(
+        [Clip].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let audio = try clips.map { clip -> [Float] in try WAVCapturePCM.load(samples + "/" + clip.file) }
     let seconds = audio.reduce(0) { $0 + Double($1.count) / 48_000 }
 
-    enum Method: String, CaseIterable { case languageModel = "language model alone", spotter = "spotter alone", combined = "both (boxvoice)" }
+    enum Method: String, CaseIterable {
+        case languageModel = "language model alone", spotter = "spotter alone", combined = "both (boxvoice)"
+    }
     print("## Live keyword recognition (issue: live recognizer)")
     print()
-    print("Every clip in `Samples/` (\(clips.count) clips, \(String(format: "%.0f", seconds)) s) fed through `LiveTranscriber` as fast as it")
-    print("runs, the box's keyword detector over the resulting transcript. Recall: clips with a keyword where the expected action")
-    print("fired. False fires: an action on a keyword-free clip, or a wrong action. Real-time factor: CPU seconds per audio second")
+    print(
+        "Every clip in `Samples/` (\(clips.count) clips, \(String(format: "%.0f", seconds)) s) fed through "
+            + "`LiveTranscriber` as fast as it"
+    )
+    print(
+        "runs, the box's keyword detector over the resulting transcript. Recall: clips with a keyword where the "
+            + "expected action"
+    )
+    print(
+        "fired. False fires: an action on a keyword-free clip, or a wrong action. Real-time factor: CPU seconds per "
+            + "audio second"
+    )
     print("(resampling, both decoders, detection), release build.")
     print()
     print("| method | recall | false fires | real-time factor |")
     print("|---|---|---|---|")
     var details: [String] = []
     for method in Method.allCases {
-        var options = LiveTranscriber.Options(spotterPhrases: method == .languageModel ? nil : models + "/command-spotter.en.txt")
+        var options = LiveTranscriber.Options(
+            spotterPhrases: method == .languageModel ? nil : models + "/command-spotter.en.txt")
         options.useLanguageModel = method != .spotter
         options.sameCommand = { recognized, phrase in
             guard let spotted = detector.detect(phrase)?.action else { return true }
@@ -42,7 +55,9 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
             let transcriber = try LiveTranscriber(options: options)
             var text: [String] = []
             for start in stride(from: 0, to: samples.count, by: 4_800) {
-                for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 4_800, samples.count)])) {
+                for case .utterance(let utterance) in try transcriber.feed(
+                    Array(samples[start..<min(start + 4_800, samples.count)]))
+                {
                     text.append(utterance.text)
                 }
             }
@@ -54,11 +69,19 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
             } else if fired != nil {
                 falseFires += 1
             }
-            if verbose { details.append("\(method.rawValue) | \(clip.file) | expected \(clip.expectedAction ?? "none") | fired \(fired ?? "none") | \(text.joined(separator: " / "))") }
+            if verbose {
+                details.append(
+                    "\(method.rawValue) | \(clip.file) | expected \(clip.expectedAction ?? "none") | fired "
+                        + "\(fired ?? "none") | \(text.joined(separator: " / "))"
+                )
+            }
         }
         let cpu = processCPUSeconds() - cpuBefore
-        print(String(format: "| %@ | %d/%d (%.0f %%) | %d | %.2f |", method.rawValue, hits, withKeyword, 100 * Double(hits) / Double(max(withKeyword, 1)),
-                     falseFires, cpu / seconds))
+        print(
+            String(
+                format: "| %@ | %d/%d (%.0f %%) | %d | %.2f |", method.rawValue, hits, withKeyword,
+                100 * Double(hits) / Double(max(withKeyword, 1)),
+                falseFires, cpu / seconds))
     }
     print()
     print("Aims: recall ≥ 90 %, no false fire, real-time factor ≤ 0.5.")

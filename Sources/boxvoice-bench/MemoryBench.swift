@@ -12,8 +12,11 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
     // beforehand, so each row measures a dictation, and report that one-off run apart.
     var warm = ProcessInfo.processInfo.environment
     warm["XDG_CACHE_HOME"] = work + "/cache"
-    let (warmStatus, warmPeakKB) = try spawnAndMeasure(boxvoice, ["listen", "--input", samples + "/none-weather.wav"], environment: warm)
-    guard warmStatus == 0 else { throw BenchFailure(message: "boxvoice listen exited with \(warmStatus) while making the dictionary cut") }
+    let (warmStatus, warmPeakKB) = try spawnAndMeasure(
+        boxvoice, ["listen", "--input", samples + "/none-weather.wav"], environment: warm)
+    guard warmStatus == 0 else {
+        throw BenchFailure(message: "boxvoice listen exited with \(warmStatus) while making the dictionary cut")
+    }
     // The longest recording of ten minutes or less is also run with each fixed upload codec: encoding Opus must not
     // cost memory (the issue's bound: within 5 MB of WAV).
     let codecLength = minutes.filter { $0 <= 10 }.max()
@@ -23,7 +26,8 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
         let label = "\(Int(length))-\(codec ?? "auto")"
         let clip = work + "/recording.wav"
         try speechRecording(seconds: length * 60, samples: samples, path: clip)
-        var configuration = BoxSimConfiguration(dataDirectory: work + "/box-" + label, hq: .fixed("Text of one segment."))
+        var configuration = BoxSimConfiguration(
+            dataDirectory: work + "/box-" + label, hq: .fixed("Text of one segment."))
         configuration.defaultSession = "s1"
         let box = try BoxSimServer(configuration: configuration)
         defer { box.stop() }
@@ -33,22 +37,32 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
         environment["XDG_CACHE_HOME"] = work + "/cache"
         _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
         let started = Date()
-        let (status, peakKB) = try spawnAndMeasure(boxvoice, ["dictate", "--no-keys", "--input", clip] + (codec.map { ["--codec", $0] } ?? []),
-                                                   environment: environment)
+        let (status, peakKB) = try spawnAndMeasure(
+            boxvoice, ["dictate", "--no-keys", "--input", clip] + (codec.map { ["--codec", $0] } ?? []),
+            environment: environment)
         let wall = Date().timeIntervalSince(started)
-        guard status == 0 else { throw BenchFailure(message: "boxvoice dictate exited with \(status) on the \(Int(length)) min recording") }
+        guard status == 0 else {
+            throw BenchFailure(message: "boxvoice dictate exited with \(status) on the \(Int(length)) min recording")
+        }
         let formats = Set(box.transcriptions.map(\.guessedFormat)).sorted().joined(separator: "+")
-        rows.append("| \(Int(length)) min, `--codec \(codec ?? "auto")` (sent \(formats)) | \(String(format: "%.1f", Double(peakKB) / 1024)) MB | \(String(format: "%.0f", wall)) s | \(box.messages.count) |")
+        rows.append(
+            "| \(Int(length)) min, `--codec \(codec ?? "auto")` (sent \(formats)) | "
+                + "\(String(format: "%.1f", Double(peakKB) / 1024)) MB | \(String(format: "%.0f", wall)) s | "
+                + "\(box.messages.count) |"
+        )
         try? FileManager.default.removeItem(atPath: clip)
     }
-    print("""
-    | recording (fed as fast as it is taken) | peak resident memory of `boxvoice dictate` | wall time | messages the box got |
-    |---|---|---|---|
-    \(rows.joined(separator: "\n"))
+    print(
+        """
+        | recording (fed as fast as it is taken) | peak resident memory of `boxvoice dictate` | wall time | messages \
+        the box got |
+        |---|---|---|---|
+        \(rows.joined(separator: "\n"))
 
-    Once per machine, the first run makes the live decoder's dictionary cut: `boxvoice listen` on a 4 s clip doing so
-    peaked at \(String(format: "%.1f", Double(warmPeakKB) / 1024)) MB.
-    """)
+        Once per machine, the first run makes the live decoder's dictionary cut: `boxvoice listen` on a 4 s clip doing \
+        so
+        peaked at \(String(format: "%.1f", Double(warmPeakKB) / 1024)) MB.
+        """)
 }
 
 /// Runs a program with its output discarded; returns its exit status and its own peak RSS in KiB.
@@ -60,10 +74,13 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
 func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
     let report = NSTemporaryDirectory() + "boxvoice-bench-peak-\(getpid()).txt"
     defer { try? FileManager.default.removeItem(atPath: report) }
-    let (status, _) = try spawn("/usr/bin/time", ["-f", "%M", "-o", report, path] + arguments, environment: environment)
+    let (status, _) = try spawn(
+        "/usr/bin/time", ["-f", "%M", "-o", report, path] + arguments, environment: environment)
     guard let text = try? String(contentsOfFile: report, encoding: .utf8),
-          let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
-        throw BenchFailure(message: "/usr/bin/time reported no peak for \(path) (is the Debian package `time` installed?)")
+        let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+    else {
+        throw BenchFailure(
+            message: "/usr/bin/time reported no peak for \(path) (is the Debian package `time` installed?)")
     }
     return (status, kilobytes)
 }

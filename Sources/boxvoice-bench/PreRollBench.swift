@@ -33,7 +33,8 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
 
         // Pre-roll: the device was opened `holdSeconds` before the press.
         let opened = Date()
-        let microphone = PreRollMicrophone(try ALSACapturePCM(name: made.name, configFile: made.configPath, formats: [.float32LE]).paced())
+        let microphone = PreRollMicrophone(
+            try ALSACapturePCM(name: made.name, configFile: made.configPath, formats: [.float32LE]).paced())
         Thread.sleep(forTimeInterval: holdSeconds)
         let press = Date().timeIntervalSince(opened)
         let turn = microphone.beginTurn()
@@ -44,19 +45,23 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     let base = median(without), held = median(with)
-    print("""
-    ## First words: key press → first captured sample, pre-roll (issue: feedback without a terminal)
+    print(
+        """
+        ## First words: key press → first captured sample, pre-roll (issue: feedback without a terminal)
 
-    \(trials) turns each, an ALSA `file` PCM paced like a microphone playing a counter (so each captured sample says when
-    it was recorded); median, negative = recorded before the press. A real card's open time (tens to hundreds of ms
-    through a sound server) adds to the baseline only; peers lose 0.5–3 s here.
+        \(trials) turns each, an ALSA `file` PCM paced like a microphone playing a counter (so each captured sample \
+        says when
+        it was recorded); median, negative = recorded before the press. A real card's open time (tens to hundreds of ms
+        through a sound server) adds to the baseline only; peers lose 0.5–3 s here.
 
-    | how the turn's microphone is opened | first sample vs the press | speech kept from before the press |
-    |---|---:|---:|
-    | opened at the press (baseline) | \(String(format: "%+.1f", base * 1000)) ms | 0 ms |
-    | held open, `pre-roll` on | \(String(format: "%+.1f", held * 1000)) ms | \(String(format: "%.0f", max(0, -held) * 1000)) ms |
+        | how the turn's microphone is opened | first sample vs the press | speech kept from before the press |
+        |---|---:|---:|
+        | opened at the press (baseline) | \(String(format: "%+.1f", base * 1000)) ms | 0 ms |
+        | held open, `pre-roll` on | \(String(format: "%+.1f", held * 1000)) ms | \
+        \(String(format: "%.0f", max(0, -held) * 1000)) ms |
 
-    Pre-roll moves the turn's start \(String(format: "%.0f", (base - held) * 1000)) ms earlier than the baseline; the held audio never leaves memory
-    (at most 0.5 s, overwritten as it ages).
-    """)
+        Pre-roll moves the turn's start \(String(format: "%.0f", (base - held) * 1000)) ms earlier than the baseline; \
+        the held audio never leaves memory
+        (at most 0.5 s, overwritten as it ages).
+        """)
 }

@@ -72,14 +72,22 @@ func benchRoom(samples: String, real: String, work: String, languages: [String])
     func spread(_ ratios: [Double]) -> String {
         let sorted = ratios.sorted()
         guard !sorted.isEmpty else { return "no judgement" }
-        return [0.0, 0.005, 0.01, 0.02, 0.05, 0.5, 0.95, 0.99, 1.0].map { String(format: "p%g %.1f dB", $0 * 100, sorted[Int($0 * Double(sorted.count - 1))]) }.joined(separator: ", ")
+        return [0.0, 0.005, 0.01, 0.02, 0.05, 0.5, 0.95, 0.99, 1.0].map {
+            String(format: "p%g %.1f dB", $0 * 100, sorted[Int($0 * Double(sorted.count - 1))])
+        }.joined(separator: ", ")
     }
     for language in languages {
-        guard let stream = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else { continue }
+        guard let stream = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else {
+            continue
+        }
         let judged = roomJudgements(stream.audio)
-        print(String(format: "%@: front end cleans %.1f %% of %.1f min; ", language, 100 * judged.noisy, Double(stream.audio.count) / 48_000 / 60) + spread(judged.ratios))
+        print(
+            String(
+                format: "%@: front end cleans %.1f %% of %.1f min; ", language, 100 * judged.noisy,
+                Double(stream.audio.count) / 48_000 / 60) + spread(judged.ratios))
         let band = try bandJudgements(stream.audio)
-        print(String(format: "%@: band-limited %.1f %%; above 5 kHz ", language, 100 * band.narrow) + spread(band.shares))
+        print(
+            String(format: "%@: band-limited %.1f %%; above 5 kHz ", language, 100 * band.narrow) + spread(band.shares))
     }
     let clips = try CommandClip.load(samples: samples, extra: real + "/commands.tsv", real: real)
     for condition in Degradation.all(babbleFrom: real) {
@@ -96,7 +104,12 @@ func benchRoom(samples: String, real: String, work: String, languages: [String])
             narrow += band.narrow * Double(audio.count) / 48_000
             shares += band.shares
         }
-        print(String(format: "%@: front end cleans %.1f %% of the clips' %.0f s; ", condition.name, 100 * noisy / seconds, seconds) + spread(ratios))
-        print(String(format: "%@: band-limited %.1f %%; above 5 kHz ", condition.name, 100 * narrow / seconds) + spread(shares))
+        print(
+            String(
+                format: "%@: front end cleans %.1f %% of the clips' %.0f s; ", condition.name, 100 * noisy / seconds,
+                seconds) + spread(ratios))
+        print(
+            String(format: "%@: band-limited %.1f %%; above 5 kHz ", condition.name, 100 * narrow / seconds)
+                + spread(shares))
     }
 }

@@ -20,10 +20,14 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     environment["XDG_DATA_HOME"] = work + "/home/data"
     environment["XDG_CONFIG_HOME"] = work + "/home/config"
     environment["XDG_RUNTIME_DIR"] = work + "/home/run"
-    guard try run(boxvoice, ["pair", box.mintPairingLink()], environment) == 0 else { throw BenchFailure(message: "pairing failed") }
+    guard try run(boxvoice, ["pair", box.mintPairingLink()], environment) == 0 else {
+        throw BenchFailure(message: "pairing failed")
+    }
     let recording = work + "/sixty.wav"
     try speechRecording(seconds: 60, samples: samples, path: recording)
-    guard try run(boxvoice, ["dictate", "--no-keys", "--input", recording], environment) == 0, let message = box.messages.last else {
+    guard try run(boxvoice, ["dictate", "--no-keys", "--input", recording], environment) == 0,
+        let message = box.messages.last
+    else {
         throw BenchFailure(message: "dictating the 60 s recording failed")
     }
     // recordings/<box name as paired>/<message id>/
@@ -58,7 +62,9 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     var ours: [Double] = []
     for _ in 0..<runs {
         let (status, answeredAt, requestId) = try ask(box, messageId: message.messageId, emitted: emitted, answer: nil)
-        guard status == 200, let at = emitted.time(requestId) else { throw BenchFailure(message: "the daemon's answer failed: HTTP \(status)") }
+        guard status == 200, let at = emitted.time(requestId) else {
+            throw BenchFailure(message: "the daemon's answer failed: HTTP \(status)")
+        }
         ours.append(answeredAt - at)
     }
     let answeringPeak = peakResidentKB(of: daemon.processIdentifier)
@@ -76,43 +82,76 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     try "Authorization: Bearer \(curlToken)\n".write(toFile: header, atomically: true, encoding: .utf8)
     var theirs: [Double] = []
     for _ in 0..<runs {
-        let (status, answeredAt, requestId) = try ask(box, messageId: message.messageId, emitted: emitted) { requestId in
+        let (status, answeredAt, requestId) = try ask(box, messageId: message.messageId, emitted: emitted) {
+            requestId in
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = ["-sS", "-o", "/dev/null", "-H", "@" + header, "-H", "Expect:",
-                              "-F", "recordedAt=2026-01-01T00:00:00Z", "-F", "text=Sixty seconds of notes.",
-                              "-F", "messageId=\(message.messageId)", "-F", "sessionId=s1",
-                              "-F", "file=@\(wav);type=audio/wav;filename=last-message.wav",
-                              box.baseURL + "/api/chat/last-audio/" + requestId]
+            curl.arguments = [
+                "-sS", "-o", "/dev/null", "-H", "@" + header, "-H", "Expect:",
+                "-F", "recordedAt=2026-01-01T00:00:00Z", "-F", "text=Sixty seconds of notes.",
+                "-F", "messageId=\(message.messageId)", "-F", "sessionId=s1",
+                "-F", "file=@\(wav);type=audio/wav;filename=last-message.wav",
+                box.baseURL + "/api/chat/last-audio/" + requestId,
+            ]
             try curl.run()
             curl.waitUntilExit()
         }
-        guard status == 200, let at = emitted.time(requestId) else { throw BenchFailure(message: "curl's answer failed: HTTP \(status)") }
+        guard status == 200, let at = emitted.time(requestId) else {
+            throw BenchFailure(message: "curl's answer failed: HTTP \(status)")
+        }
         theirs.append(answeredAt - at)
     }
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
     print("## Retranscription answer (issue: daemon)")
     print()
-    print(String(format: "A %.1f s message (%d segment(s), %.1f MB as one 48 kHz Float32 WAV) dictated with `boxvoice dictate`; the agent's side", seconds, segments.count, Double(joined.count * 4) / 1_000_000))
-    print("of boxsim asks for it \(runs) times. Time from boxsim emitting `chat-last-audio-request` to its 200 for the answer, on loopback.")
-    print("boxvoice: the `boxvoice daemon` process receives the event, finds the recording, joins its segments and uploads the multipart")
-    print("answer. Baseline: the same request answered by `curl -F` with the joined WAV already on disk (no lookup, no joining),")
+    print(
+        String(
+            format:
+                "A %.1f s message (%d segment(s), %.1f MB as one 48 kHz Float32 WAV) dictated with `boxvoice dictate`; "
+                    + "the agent's side",
+            seconds, segments.count, Double(joined.count * 4) / 1_000_000))
+    print(
+        "of boxsim asks for it \(runs) times. Time from boxsim emitting `chat-last-audio-request` to its 200 for the "
+            + "answer, on loopback."
+    )
+    print(
+        "boxvoice: the `boxvoice daemon` process receives the event, finds the recording, joins its segments and "
+            + "uploads the multipart"
+    )
+    print(
+        "answer. Baseline: the same request answered by `curl -F` with the joined WAV already on disk (no lookup, no "
+            + "joining),"
+    )
     print("started the moment the event is seen.")
     print()
     print("| what | event → 200, s (median) | min | max |")
     print("|---|---|---|---|")
     print(String(format: "| `boxvoice daemon` | %.3f | %.3f | %.3f |", median(ours), ours.min()!, ours.max()!))
-    print(String(format: "| baseline: `curl -F` with the WAV ready | %.3f | %.3f | %.3f |", median(theirs), theirs.min()!, theirs.max()!))
-    print(String(format: "| **ratio boxvoice / curl** | **%.2f×** (aim: boxvoice under 1 s) | | |", median(ours) / median(theirs)))
+    print(
+        String(
+            format: "| baseline: `curl -F` with the WAV ready | %.3f | %.3f | %.3f |", median(theirs), theirs.min()!,
+            theirs.max()!))
+    print(
+        String(
+            format: "| **ratio boxvoice / curl** | **%.2f×** (aim: boxvoice under 1 s) | | |",
+            median(ours) / median(theirs)))
     print()
-    print(String(format: "Peak resident memory of the daemon (VmHWM): %.1f MB connected and idle, %.1f MB after the %d answers (%.2f×):", Double(idlePeak) / 1024, Double(answeringPeak) / 1024, runs, Double(answeringPeak) / Double(max(idlePeak, 1))))
-    print("segments are joined a second at a time, so an answer costs the same memory for a minute or an hour of audio.")
+    print(
+        String(
+            format:
+                "Peak resident memory of the daemon (VmHWM): %.1f MB connected and idle, %.1f MB after the %d answers "
+                    + "(%.2f×):",
+            Double(idlePeak) / 1024, Double(answeringPeak) / 1024, runs,
+            Double(answeringPeak) / Double(max(idlePeak, 1))))
+    print(
+        "segments are joined a second at a time, so an answer costs the same memory for a minute or an hour of audio.")
 }
 
 /// The kernel's record of a process's peak resident set (VmHWM), in KiB; 0 if it cannot be read.
 private func peakResidentKB(of pid: Int32) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
 
@@ -120,7 +159,11 @@ private final class EmitTimes: @unchecked Sendable {
     private let lock = NSLock()
     private var times: [String: Double] = [:]
     private var latest: String?
-    func mark(_ id: String) { lock.withLock { times[id] = Date().timeIntervalSince1970; latest = id } }
+    func mark(_ id: String) {
+        lock.withLock {
+            times[id] = Date().timeIntervalSince1970; latest = id
+        }
+    }
     func time(_ id: String) -> Double? { lock.withLock { times[id] } }
     func waitForNew(after previous: String?) -> String? {
         let deadline = Date(timeIntervalSinceNow: 10)
@@ -135,12 +178,15 @@ private final class EmitTimes: @unchecked Sendable {
 
 /// The agent asks (in the background); `answer`, when given, answers as soon as the event is seen. Returns the
 /// box's status to the agent, when it answered, and the request id.
-private func ask(_ box: BoxSimServer, messageId: String, emitted: EmitTimes, answer: ((String) throws -> Void)?) throws -> (Int, Double, String) {
+private func ask(_ box: BoxSimServer, messageId: String, emitted: EmitTimes, answer: ((String) throws -> Void)?) throws
+    -> (Int, Double, String)
+{
     let before = emitted.last
     let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":10000}"#.utf8)
-    let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(box.port)/boxsim/retranscribe",
-                              body: .bytes(body, contentType: "application/json"), timeout: 30,
-                                  maxResponseBytes: HTTPRequest.recordingAnswerBytes)
+    let request = HTTPRequest(
+        method: .post, url: "http://127.0.0.1:\(box.port)/boxsim/retranscribe",
+        body: .bytes(body, contentType: "application/json"), timeout: 30,
+        maxResponseBytes: HTTPRequest.recordingAnswerBytes)
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: (Int, Double) = (0, 0)
     Thread {

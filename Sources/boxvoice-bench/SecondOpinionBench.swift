@@ -23,18 +23,25 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
         let text: String
     }
     // The box's HQ answers with what the clip says (its transcript), or decodes it.
-    let said = try JSONDecoder().decode([Transcript].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
+    let said =
+        try JSONDecoder().decode(
+            [Transcript].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json"))
+        )
         .first { $0.file == "checkpoint-report.wav" }?.text ?? ""
     let cases: [(name: String, hq: HQMode, ask: Bool, hold: Bool)] = [
         ("the live path acts at once, alone (baseline)", .fixed(said), false, false),
         ("the live path waits for the speaker's pause, alone", .fixed(said), false, true),
         ("waits for the pause; second opinion, the box's HQ answers at once", .fixed(said), true, true),
-        ("waits for the pause; second opinion, the box decodes the window (boxsim's pocketsphinx HQ)", .pocketsphinx, true, true),
+        (
+            "waits for the pause; second opinion, the box decodes the window (boxsim's pocketsphinx HQ)", .pocketsphinx,
+            true, true
+        ),
     ]
     // The speaker stops after the command; the microphone runs on.
     let clip = work + "/clip-then-room.wav"
     let file = try SoundFile.createFloatWAV(path: clip)
-    try file.write(try WAVCapturePCM.load(samples + "/checkpoint-report.wav") + [Float](repeating: 0, count: 3 * 48_000))
+    try file.write(
+        try WAVCapturePCM.load(samples + "/checkpoint-report.wav") + [Float](repeating: 0, count: 3 * 48_000))
     try file.close()
     var baseline = 0.0
     var rows: [String] = []
@@ -51,20 +58,26 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
             let client = BoxClient(baseURL: box.baseURL, token: try pairedToken(box))
             let store = try MessageStore(directory: data + "/store")
             try FileManager.default.createDirectory(atPath: data + "/work", withIntermediateDirectories: true)
-            var configuration = DictationSession.Configuration(box: "bench", client: client, session: "s1",
-                                                               spotterPhrases: models + "/command-spotter.en.txt")
+            var configuration = DictationSession.Configuration(
+                box: "bench", client: client, session: "s1",
+                spotterPhrases: models + "/command-spotter.en.txt")
             configuration.once = true
             configuration.workDirectory = data + "/work"
             configuration.secondOpinionSeconds = entry.ask ? 3 : nil
             configuration.spottedCommandHold = entry.hold ? .measured : nil
             let log = ActionLog()
-            let session = DictationSession(configuration: configuration, detector: detector, store: store) { log.add($0) }
+            let session = DictationSession(configuration: configuration, detector: detector, store: store) {
+                log.add($0)
+            }
             try session.run(pcm: PacedCapturePCM(WAVCapturePCM(path: clip)), stop: StopSignal())
             if let seconds = log.delay() { measured.append(seconds) }
             if let (outcome, seconds) = log.verdict { outcomes.append("\(outcome)"); verdictSeconds.append(seconds) }
         }
-        let verdicts = Dictionary(grouping: outcomes, by: { $0 }).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
-        let answer = verdictSeconds.isEmpty ? "" : String(format: "; verdict %.3f s after asking", verdictSeconds.sorted()[verdictSeconds.count / 2])
+        let verdicts = Dictionary(grouping: outcomes, by: { $0 }).map { "\($0.key) \($0.value.count)" }.sorted().joined(
+            separator: ", ")
+        let answer =
+            verdictSeconds.isEmpty
+            ? "" : String(format: "; verdict %.3f s after asking", verdictSeconds.sorted()[verdictSeconds.count / 2])
         guard !measured.isEmpty else {
             guard index > 0 else { throw BenchFailure(message: "\(entry.name): the command was not acted on") }
             rows.append("| \(entry.name) | not acted on in any run | — | \(verdicts)\(answer) |")
@@ -72,22 +85,28 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
         }
         let median = measured.sorted()[measured.count / 2]
         if index == 0 { baseline = median }
-        rows.append("| \(entry.name) | \(String(format: "%.3f", median)) s (\(measured.count) of \(runs) acted) | \(String(format: "%+.3f", median - baseline)) s | \(verdicts.isEmpty ? "—" : verdicts)\(answer) |")
+        rows.append(
+            "| \(entry.name) | \(String(format: "%.3f", median)) s (\(measured.count) of \(runs) acted) | "
+                + "\(String(format: "%+.3f", median - baseline)) s | \(verdicts.isEmpty ? "—" : verdicts)\(answer) |"
+        )
     }
-    print("""
-    ### A weak command: the speaker's pause and the box's second opinion, added latency
+    print(
+        """
+        ### A weak command: the speaker's pause and the box's second opinion, added latency
 
-    `Samples/checkpoint-report.wav` (its command heard by the spotter alone) at real-time pace into a dictation against
-    boxsim over loopback, followed by 3 s of silence (the microphone runs on after a command); from the end of the
-    utterance holding the command to the session acting on it, median of \(runs) runs per row, all in this run. The
-    live path waits until the speaker has stayed quiet \(CommandHold.Rule.measured.seconds) s after the spotter's hit; the
-    second opinion, asked as that wait begins, uploads the 4 s before the pause; listening goes on meanwhile.
+        `Samples/checkpoint-report.wav` (its command heard by the spotter alone) at real-time pace into a dictation \
+        against
+        boxsim over loopback, followed by 3 s of silence (the microphone runs on after a command); from the end of the
+        utterance holding the command to the session acting on it, median of \(runs) runs per row, all in this run. The
+        live path waits until the speaker has stayed quiet \(CommandHold.Rule.measured.seconds) s after the spotter's \
+        hit; the
+        second opinion, asked as that wait begins, uploads the 4 s before the pause; listening goes on meanwhile.
 
-    | case | utterance end → command acted on | added vs baseline | box's verdicts |
-    |---|---|---|---|
-    \(rows.joined(separator: "\n"))
+        | case | utterance end → command acted on | added vs baseline | box's verdicts |
+        |---|---|---|---|
+        \(rows.joined(separator: "\n"))
 
-    """)
+        """)
 }
 
 /// When the command was acted on, against where its utterance ended in the audio.

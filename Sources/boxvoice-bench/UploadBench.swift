@@ -7,7 +7,8 @@ import Foundation
 /// `BoxClient.transcribe` and by `curl -F`, alternating, wall time per upload.
 func benchUpload(link: String, runs: Int) throws {
     let parsed = try PairingLink.parse(link)
-    let token = try BoxClient(baseURL: parsed.baseURL, token: nil).redeem(pairingToken: parsed.pairingToken!, deviceLabel: "bench")
+    let token = try BoxClient(baseURL: parsed.baseURL, token: nil).redeem(
+        pairingToken: parsed.pairingToken!, deviceLabel: "bench")
     let client = BoxClient(baseURL: parsed.baseURL, token: token)
     let work = NSTemporaryDirectory() + "boxvoice-upload-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -37,19 +38,24 @@ func benchUpload(link: String, runs: Int) throws {
     var theirs: [Double] = []
     for _ in 0..<runs {
         ours.append(try seconds { _ = try client.transcribe(wavPath: wav, session: "new") })
-        theirs.append(try seconds {
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "@" + headerFile, "-H", "Expect:",
-                              "-F", "session=new", "-F", "file=@\(wav);type=audio/wav;filename=segment.wav",
-                              parsed.baseURL + "/api/chat/transcribe-audio"]
-            let out = Pipe()
-            curl.standardOutput = out
-            try curl.run()
-            curl.waitUntilExit()
-            let code = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            guard curl.terminationStatus == 0, code == "200" else { throw BenchFailure(message: "curl upload failed: exit \(curl.terminationStatus), HTTP \(code)") }
-        })
+        theirs.append(
+            try seconds {
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                curl.arguments = [
+                    "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "@" + headerFile, "-H", "Expect:",
+                    "-F", "session=new", "-F", "file=@\(wav);type=audio/wav;filename=segment.wav",
+                    parsed.baseURL + "/api/chat/transcribe-audio",
+                ]
+                let out = Pipe()
+                curl.standardOutput = out
+                try curl.run()
+                curl.waitUntilExit()
+                let code = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                guard curl.terminationStatus == 0, code == "200" else {
+                    throw BenchFailure(message: "curl upload failed: exit \(curl.terminationStatus), HTTP \(code)")
+                }
+            })
     }
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
     let megabytes = Double(bytes) / 1_000_000
@@ -57,9 +63,18 @@ func benchUpload(link: String, runs: Int) throws {
     let curlRate = megabytes / median(theirs)
     print("## Upload to the HQ endpoint (issue: box contract)")
     print()
-    print("One \(String(format: "%.1f", megabytes)) MB 48 kHz mono Float32 WAV posted to boxsim's `transcribe-audio` on loopback (`--hq fixed:x`),")
-    print("as multipart `session` + `file`, streamed from disk: `BoxClient.transcribe` (libcurl MIME) against the `curl -F` command line")
-    print("with the same fields and bearer header, alternating, \(runs) runs each. Wall time per upload includes boxsim reading and")
+    print(
+        "One \(String(format: "%.1f", megabytes)) MB 48 kHz mono Float32 WAV posted to boxsim's `transcribe-audio` on "
+            + "loopback (`--hq fixed:x`),"
+    )
+    print(
+        "as multipart `session` + `file`, streamed from disk: `BoxClient.transcribe` (libcurl MIME) against the `curl "
+            + "-F` command line"
+    )
+    print(
+        "with the same fields and bearer header, alternating, \(runs) runs each. Wall time per upload includes boxsim "
+            + "reading and"
+    )
     print("decoding the body, the same for both, and for curl the start of its process (a few ms). Median.")
     print()
     print("| what | s per upload (median) | MB/s |")
@@ -68,8 +83,9 @@ func benchUpload(link: String, runs: Int) throws {
     print(String(format: "| baseline: `curl -F` | %.3f | %.0f |", median(theirs), curlRate))
     print(String(format: "| **throughput ratio boxvoice / curl** | **%.2f** (aim ≥ 0.9) | |", ourRate / curlRate))
     print()
-    print("Per run, s — boxvoice: " + ours.map { String(format: "%.3f", $0) }.joined(separator: " ")
-        + "; curl: " + theirs.map { String(format: "%.3f", $0) }.joined(separator: " "))
+    print(
+        "Per run, s — boxvoice: " + ours.map { String(format: "%.3f", $0) }.joined(separator: " ")
+            + "; curl: " + theirs.map { String(format: "%.3f", $0) }.joined(separator: " "))
 }
 
 struct BenchFailure: Error, CustomStringConvertible {

@@ -16,100 +16,160 @@ do {
         guard let models = value("--models") else { throw BenchFailure(message: "keywords needs --models DIR") }
         try benchKeywords(modelsDirectory: models)
     case "live"?:
-        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "live needs --models DIR --samples DIR") }
+        guard let models = value("--models"), let samples = value("--samples") else {
+            throw BenchFailure(message: "live needs --models DIR --samples DIR")
+        }
         try benchLive(models: models, samples: samples, verbose: arguments.contains("--verbose"))
     case "tune-spotter"?:
-        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "tune-spotter needs --models DIR --samples DIR") }
-        try tuneSpotter(models: models, samples: samples, phraseFile: value("--phrases"), each: arguments.contains("--each"),
-                        maxClipSeconds: value("--max-clip-seconds").flatMap(Double.init) ?? .infinity,
-                        exponents: value("--exponents").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [5, 10, 15, 20, 25, 30, 35, 40])
+        guard let models = value("--models"), let samples = value("--samples") else {
+            throw BenchFailure(message: "tune-spotter needs --models DIR --samples DIR")
+        }
+        try tuneSpotter(
+            models: models, samples: samples, phraseFile: value("--phrases"), each: arguments.contains("--each"),
+            maxClipSeconds: value("--max-clip-seconds").flatMap(Double.init) ?? .infinity,
+            exponents: value("--exponents").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [
+                5, 10, 15, 20, 25, 30, 35, 40,
+            ])
     case "upload"?:
         guard let link = value("--link") else { throw BenchFailure(message: "upload needs --link LINK") }
         try benchUpload(link: link, runs: Int(value("--runs") ?? "5") ?? 5)
     case "dictation"?:
-        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "dictation needs --models DIR --samples DIR") }
-        try benchDictation(models: models, samples: samples,
-                           lengths: value("--lengths").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [20, 180, 600])
+        guard let models = value("--models"), let samples = value("--samples") else {
+            throw BenchFailure(message: "dictation needs --models DIR --samples DIR")
+        }
+        try benchDictation(
+            models: models, samples: samples,
+            lengths: value("--lengths").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [20, 180, 600])
     case "retranscribe"?:
-        guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "retranscribe needs --boxvoice PATH --samples DIR") }
+        guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else {
+            throw BenchFailure(message: "retranscribe needs --boxvoice PATH --samples DIR")
+        }
         try benchRetranscribe(boxvoice: boxvoice, samples: samples, runs: Int(value("--runs") ?? "10") ?? 10)
     case "faults"?:
-        guard let boxvoice = value("--boxvoice"), let models = value("--models"), let samples = value("--samples") else {
+        guard let boxvoice = value("--boxvoice"), let models = value("--models"), let samples = value("--samples")
+        else {
             throw BenchFailure(message: "faults needs --boxvoice PATH --models DIR --samples DIR")
         }
-        try benchFaults(boxvoice: boxvoice, models: models, samples: samples, busyMinutes: value("--busy-minutes").flatMap(Double.init) ?? 10,
-                        watchdogTrials: value("--watchdog-trials").flatMap(Int.init) ?? 10)
+        try benchFaults(
+            boxvoice: boxvoice, models: models, samples: samples,
+            busyMinutes: value("--busy-minutes").flatMap(Double.init) ?? 10,
+            watchdogTrials: value("--watchdog-trials").flatMap(Int.init) ?? 10)
     case "memory"?:
-        guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else { throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR") }
-        try benchMemory(boxvoice: boxvoice, samples: samples,
-                        minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
+        guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else {
+            throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR")
+        }
+        try benchMemory(
+            boxvoice: boxvoice, samples: samples,
+            minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
     case "realspeech"?:
-        guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
+        guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"),
+            let work = value("--work")
+        else {
             throw BenchFailure(message: "realspeech needs --models DIR --samples DIR --real DIR --work DIR")
         }
-        try benchRealSpeech(models: models, samples: samples, real: real, work: work,
-                            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
-                            clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
-                            frontEndToo: !arguments.contains("--no-front-end"),
-                            conditionNames: list("--conditions", separator: ";"), room: value("--room"),
-                            onlyNow: arguments.contains("--only-now"))
+        try benchRealSpeech(
+            models: models, samples: samples, real: real, work: work,
+            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? [
+                "en", "es", "fr", "it", "ru",
+            ],
+            clipsToo: !arguments.contains("--no-clips"), spotterPhrases: value("--spotter"), landed: value("--landed"),
+            frontEndToo: !arguments.contains("--no-front-end"),
+            conditionNames: list("--conditions", separator: ";"), room: value("--room"),
+            onlyNow: arguments.contains("--only-now"))
     case "hearing"?:
-        guard let models = value("--models"), let real = value("--real"), let work = value("--work"), let hearing = value("--hearing"),
-              let heldOut = value("--held-out"), let boxvoice = value("--boxvoice") else {
-            throw BenchFailure(message: "hearing needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR --boxvoice PATH")
+        guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
+            let hearing = value("--hearing"),
+            let heldOut = value("--held-out"), let boxvoice = value("--boxvoice")
+        else {
+            throw BenchFailure(
+                message: "hearing needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR --boxvoice PATH"
+            )
         }
-        try benchHearing(models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
-                         conditionNames: list("--conditions", separator: ";"),
-                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"],
-                         timing: !arguments.contains("--no-timing"))
+        try benchHearing(
+            models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
+            conditionNames: list("--conditions", separator: ";"),
+            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? [
+                "en", "es", "fr", "it", "ru",
+            ],
+            timing: !arguments.contains("--no-timing"))
     case "hearing-probe"?:
         guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
-              let hearing = value("--hearing"), let heldOut = value("--held-out") else {
-            throw BenchFailure(message: "hearing-probe needs --models DIR --real DIR --work DIR --hearing DIR "
-                               + "--held-out DIR")
+            let hearing = value("--hearing"), let heldOut = value("--held-out")
+        else {
+            throw BenchFailure(
+                message: "hearing-probe needs --models DIR --real DIR --work DIR --hearing DIR "
+                    + "--held-out DIR")
         }
         let searchName = value("--search") ?? "greedy"
-        let search: WhisperModel.Search = searchName.hasPrefix("beam")
+        let search: WhisperModel.Search =
+            searchName.hasPrefix("beam")
             ? .beam(Int(searchName.dropFirst(4)) ?? 5) : .greedy
-        try probeHearing(models: models, real: real, work: work, hearing: hearing, heldOut: heldOut,
-                         list: value("--list"), search: search, cleans: value("--filter") != "off",
-                         conditionNames: list("--conditions", separator: ";") ?? [],
-                         threads: value("--threads").flatMap(Int.init) ?? 2,
-                         context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"))
+        try probeHearing(
+            models: models, real: real, work: work, hearing: hearing, heldOut: heldOut,
+            list: value("--list"), search: search, cleans: value("--filter") != "off",
+            conditionNames: list("--conditions", separator: ";") ?? [],
+            threads: value("--threads").flatMap(Int.init) ?? 2,
+            context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")
         }
-        try benchRoom(samples: samples, real: real, work: work, languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr", "it", "ru"])
+        try benchRoom(
+            samples: samples, real: real, work: work,
+            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? [
+                "en", "es", "fr", "it", "ru",
+            ])
     case "spotter-sweep"?:
-        guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
+        guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"),
+            let work = value("--work")
+        else {
             throw BenchFailure(message: "spotter-sweep needs --models DIR --samples DIR --real DIR --work DIR")
         }
-        try sweepSpotter(models: models, samples: samples, real: real, work: work,
-                         scales: value("--scales").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [0, 5, 10, 15, 20],
-                         languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
-                         conditionNames: list("--conditions", separator: ";"), room: value("--room"))
+        try sweepSpotter(
+            models: models, samples: samples, real: real, work: work,
+            scales: value("--scales").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [0, 5, 10, 15, 20],
+            languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
+            conditionNames: list("--conditions", separator: ";"), room: value("--room"))
     case "second-opinion"?:
-        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "second-opinion needs --models DIR --samples DIR") }
+        guard let models = value("--models"), let samples = value("--samples") else {
+            throw BenchFailure(message: "second-opinion needs --models DIR --samples DIR")
+        }
         try benchSecondOpinion(models: models, samples: samples, runs: Int(value("--runs") ?? "5") ?? 5)
     case "calibration"?:
-        guard let boxvoice = value("--boxvoice"), let models = value("--models"), let real = value("--real"), let work = value("--work") else {
+        guard let boxvoice = value("--boxvoice"), let models = value("--models"), let real = value("--real"),
+            let work = value("--work")
+        else {
             throw BenchFailure(message: "calibration needs --boxvoice PATH --models DIR --real DIR --work DIR")
         }
-        try benchCalibration(boxvoice: boxvoice, models: models, real: real, work: work,
-                             conditionNames: list("--conditions", separator: ";"))
+        try benchCalibration(
+            boxvoice: boxvoice, models: models, real: real, work: work,
+            conditionNames: list("--conditions", separator: ";"))
     case "codec"?:
-        guard let models = value("--models"), let samples = value("--samples") else { throw BenchFailure(message: "codec needs --models DIR --samples DIR") }
-        try benchCodec(models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,
-                       rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100],
-                       bitrates: value("--bitrates").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [24, 32, 48, 96])
+        guard let models = value("--models"), let samples = value("--samples") else {
+            throw BenchFailure(message: "codec needs --models DIR --samples DIR")
+        }
+        try benchCodec(
+            models: models, samples: samples, minutes: Double(value("--minutes") ?? "10") ?? 10,
+            rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100],
+            bitrates: value("--bitrates").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [24, 32, 48, 96])
     case "preroll"?:
-        try benchPreRoll(trials: Int(value("--trials") ?? "10") ?? 10, holdSeconds: Double(value("--hold") ?? "1.5") ?? 1.5)
+        try benchPreRoll(
+            trials: Int(value("--trials") ?? "10") ?? 10, holdSeconds: Double(value("--hold") ?? "1.5") ?? 1.5)
     case "durability"?:
-        guard let boxvoice = value("--boxvoice") else { throw BenchFailure(message: "durability needs --boxvoice PATH") }
-        try benchDurability(boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100, commits: Int(value("--commits") ?? "200") ?? 200)
+        guard let boxvoice = value("--boxvoice") else {
+            throw BenchFailure(message: "durability needs --boxvoice PATH")
+        }
+        try benchDurability(
+            boxvoice: boxvoice, trials: Int(value("--trials") ?? "100") ?? 100,
+            commits: Int(value("--commits") ?? "200") ?? 200)
     default:
-        throw BenchFailure(message: "usage: boxvoice-bench durability --boxvoice PATH [--trials N] [--commits N] | dictation --models DIR --samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]")
+        throw BenchFailure(
+            message:
+                "usage: boxvoice-bench durability --boxvoice PATH [--trials N] [--commits N] | dictation --models DIR "
+                    + "--samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | "
+                    + "retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | "
+                    + "live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]"
+        )
     }
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))

@@ -8,17 +8,27 @@ import Foundation
 
 /// `boxvoice boxes`: list, select and unpair boxes.
 enum BoxesCommand: Command {
-    static let spec = CommandSpec("boxes", summary: "list paired boxes, select one, set its upload codec, or unpair it", about: """
-    The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise. unpair forgets the \
-    box, its device token and its retained recordings (revoke the device on the box too).
-    """, verbs: [
-        CommandSpec("list", summary: "every paired box, its address and health", options: [CommonOptions.json]),
-        CommandSpec("use", summary: "select the box dictate and transcribe use", arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
-        CommandSpec("unpair", summary: "forget a box, its token and its recordings", arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
-        CommandSpec("codec", summary: "what HQ segments go to the box as", arguments: [
-            ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it"), ArgumentSpec("CODEC", .choice(UploadCodec.allCases.map(\.rawValue)), help: "wav, opus or auto"),
-        ]),
-    ], defaultVerb: "list")
+    static let spec = CommandSpec(
+        "boxes", summary: "list paired boxes, select one, set its upload codec, or unpair it",
+        about: """
+            The selected box (marked *) is the one dictate and transcribe use unless --box says otherwise. unpair \
+            forgets the box, its device token and its retained recordings (revoke the device on the box too).
+            """,
+        verbs: [
+            CommandSpec("list", summary: "every paired box, its address and health", options: [CommonOptions.json]),
+            CommandSpec(
+                "use", summary: "select the box dictate and transcribe use",
+                arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
+            CommandSpec(
+                "unpair", summary: "forget a box, its token and its recordings",
+                arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
+            CommandSpec(
+                "codec", summary: "what HQ segments go to the box as",
+                arguments: [
+                    ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it"),
+                    ArgumentSpec("CODEC", .choice(UploadCodec.allCases.map(\.rawValue)), help: "wav, opus or auto"),
+                ]),
+        ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let verb = invocation.verb ?? "list"
@@ -32,21 +42,32 @@ enum BoxesCommand: Command {
             func health(_ box: PairedBox) throws -> (word: String, text: String) {
                 switch try store?.health(box: box.reference, pairedAt: box.pairedAt) ?? .ok {
                 case .ok: return ("ok", "ok")
-                case .needsRePair: return ("needs-re-pair", "needs re-pair: the box refused this device; pair it again with a new link")
+                case .needsRePair:
+                    return (
+                        "needs-re-pair", "needs re-pair: the box refused this device; pair it again with a new link"
+                    )
                 case .unreachable(let since):
-                    return ("unreachable", "unreachable since \(ISO8601DateFormatter().string(from: since)): messages wait in the outbox")
+                    return (
+                        "unreachable",
+                        "unreachable since \(ISO8601DateFormatter().string(from: since)): messages wait in the outbox"
+                    )
                 }
             }
             if json {
                 for box in boxes {
-                    Console.json(["name": box.name, "label": box.label, "baseURL": box.baseURL, "selected": box.name == selected,
-                                  "insecure": box.insecure, "health": try health(box).word])
+                    Console.json([
+                        "name": box.name, "label": box.label, "baseURL": box.baseURL, "selected": box.name == selected,
+                        "insecure": box.insecure, "health": try health(box).word,
+                    ])
                 }
             } else if boxes.isEmpty {
                 Console.out("No paired boxes. Pair one with `boxvoice pair 'beebox://pair?…'`.")
             } else {
                 for box in boxes {
-                    Console.out("\(box.name == selected ? "*" : " ") \(box.name)  \(box.label)  \(box.baseURL)\(box.insecure ? "  (TLS not verified)" : "")  — \(try health(box).text)")
+                    Console.out(
+                        "\(box.name == selected ? "*" : " ") \(box.name)  \(box.label)  "
+                            + "\(box.baseURL)\(box.insecure ? "  (TLS not verified)" : "")  — \(try health(box).text)"
+                    )
                 }
             }
         case "codec":
@@ -63,14 +84,16 @@ enum BoxesCommand: Command {
             // Its retained recordings go too (contract §8: unpairing deletes them at once).
             var dropped = 0
             if LocalStore.exists { dropped = try LocalStore.open().forgetBox(.paired(name)) }
-            Console.out("forgot '\(name)', its device token and \(dropped) retained recording(s); revoke the device on the box too")
+            Console.out(
+                "forgot '\(name)', its device token and \(dropped) retained recording(s); revoke the device on the box "
+                    + "too"
+            )
         default:
             preconditionFailure("a verb the spec declares is handled")
         }
         return 0
     }
 }
-
 
 /// The box a command talks to: `--box NAME` or the selected one.
 enum SelectedBox {
@@ -80,7 +103,8 @@ enum SelectedBox {
         let registry = BoxRegistry(directory: Paths.configDirectory)
         guard let box = try registry.box(named: name) else {
             if let name { throw CLIError.failed("no paired box is named '\(name)'; `boxvoice boxes` lists them") }
-            throw CLIError.failed("no box is paired. Pair one with `boxvoice pair 'beebox://pair?…'` (or run `boxsim` for a local one).")
+            throw CLIError.failed(
+                "no box is paired. Pair one with `boxvoice pair 'beebox://pair?…'` (or run `boxsim` for a local one).")
         }
         guard let token = try registry.token(for: box) else {
             throw CLIError.failed("no device token is stored for '\(box.name)'; pair it again")

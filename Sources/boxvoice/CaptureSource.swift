@@ -10,8 +10,9 @@ enum CaptureSource {
         let input = invocation.string("--input")
         let device = invocation.string("--device") ?? settings.device ?? "default"
         do {
-            let pcm: CapturePCM = try input.map { try WAVCapturePCM(path: $0) }
-                ?? ALSACapturePCM(name: device, configFile: invocation.string("--alsa-config"))
+            let pcm: CapturePCM =
+                try input.map { try WAVCapturePCM(path: $0) }
+                ?? ALSACapturePCM(name: device, configFile: invocation.string("--alsa-config") ?? settings.alsaConfig)
             return (pcm.paced(invocation.flag("--realtime")), input ?? device)
         } catch let error as ALSAError {
             throw CLIError.failed(error.description)

@@ -12,7 +12,10 @@ enum Console {
 
     /// One JSON object per line, keys sorted so output is stable.
     static func json(_ object: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
         out(String(decoding: data, as: UTF8.self))
     }
 }
@@ -28,7 +31,9 @@ extension Double {
 enum FileProblem {
     static func describe(_ path: String) -> String {
         var info = stat()
-        guard stat(path, &info) == 0 else { return errno == ENOENT ? "there is no such file or folder" : String(cString: strerror(errno)) }
+        guard stat(path, &info) == 0 else {
+            return errno == ENOENT ? "there is no such file or folder" : String(cString: strerror(errno))
+        }
         if (info.st_mode & S_IFMT) == S_IFDIR { return "it is a folder" }
         if access(path, R_OK) != 0 { return "you may not read it (\(String(cString: strerror(errno))))" }
         return "it is a file"

@@ -2,6 +2,7 @@ import BoxVoiceCore
 import BoxVoiceDaemon
 import BoxVoicePresentation
 import CommandGrammar
+import BoxVoiceDesktop
 import Foundation
 
 /// `boxvoice start | stop | toggle | cancel | send | status`: one request to the running daemon's control socket,
@@ -13,25 +14,34 @@ protocol ControlCommand: Command {
 
 extension ControlCommand {
     static var spec: CommandSpec {
-        CommandSpec(request.rawValue, summary: summary, about: """
-        Talks to `boxvoice daemon` over \(Paths.controlSocket). Bind `boxvoice toggle` to a hotkey: README "Hotkeys".
-        """ + (request == .status ? """
+        CommandSpec(
+            request.rawValue, summary: summary,
+            about: """
+                Talks to `boxvoice daemon` over \(Paths.controlSocket). Bind `boxvoice toggle` to a hotkey: README \
+                "Hotkeys".
+                """
+                    + (request == .status
+                        ? """
 
 
-        --follow then prints what the daemon does, a line per event, until interrupted (--json: the events as JSON lines). \
-        --waybar prints one line of waybar/polybar JSON (text, tooltip, class idle|recording|holding|failed) each time the \
-        state changes, for a status-bar module with `"return-type": "json"`.
-        """ : ""), options: request == .status ? [
-            OptionSpec("--follow", help: "keep printing what the daemon does"),
-            OptionSpec("--waybar", help: "follow, as waybar/polybar custom-module JSON lines"),
-            CommonOptions.json,
-        ] : [CommonOptions.json], exclusive: [["--waybar", "--json"]])
+                        --follow then prints what the daemon does, a line per event, until interrupted (--json: the \
+                        events as JSON lines). --waybar prints one line of waybar/polybar JSON (text, tooltip, class \
+                        idle|recording|holding|failed|stopped) each time the state changes, for a status-bar module \
+                        with `"return-type": "json"`; it waits for the daemon (stopped) and follows its restarts.
+                        """ : ""),
+            options: request == .status
+                ? [
+                    OptionSpec("--follow", help: "keep printing what the daemon does"),
+                    OptionSpec("--waybar", help: "follow, as waybar/polybar custom-module JSON lines"),
+                    CommonOptions.json,
+                ] : [CommonOptions.json], exclusive: [["--waybar", "--json"]])
     }
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let waybar = request == .status && invocation.flag("--waybar")
         let follow = request == .status && (invocation.flag("--follow") || waybar)
         let json = invocation.flag("--json")
+        if waybar { followForTheBar() }
         var reply: ControlReply?
         var bar = FollowView.BarState.idle
         do {
@@ -63,11 +73,48 @@ extension ControlCommand {
                 return true
             }
         } catch let error as ControlSocketError {
+            if error.code == .noDaemon, isatty(STDERR_FILENO) != 1 { tellTheDesktop(request) }
             throw CLIError.failed(error.description)
         }
         guard let reply else { throw CLIError.failed("the daemon closed the connection without answering") }
         return reply.ok ? 0 : 1
     }
+}
+
+extension ControlCommand {
+    /// `status --waybar`: a status bar starts before the daemon and outlives its restarts, so the module waits for
+    /// the daemon (showing `stopped`), follows it while it runs, and shows `stopped` again when it goes away.
+    static func followForTheBar() -> Never {
+        var bar: FollowView.BarState?
+        func show(_ next: FollowView.BarState) {
+            if next != bar { Console.out(FollowView.bar(next)) }
+            bar = next
+        }
+        while true {
+            var answered = false
+            try? ControlClient.send(ControlRequest(.status, follow: true), path: Paths.controlSocket) { line in
+                if !answered {
+                    answered = true
+                    show(ControlReply.decode(line)?.state == .dictating ? .recording : .idle)
+                    return true
+                }
+                if let event = EventRecord(line: line) { show(FollowView.state(after: event, from: bar ?? .idle)) }
+                return true
+            }
+            show(.stopped)
+            Thread.sleep(forTimeInterval: 1)
+        }
+    }
+}
+
+/// A hotkey has no terminal: when no daemon answers, the desktop says so and how to start one, or the key would
+/// seem to do nothing. Without a notification service only stderr (the journal) has it.
+private func tellTheDesktop(_ request: ControlRequest.Command) {
+    let notifier = try? DesktopNotifier(bus: DesktopBus())
+    _ = try? notifier?.notify(
+        summary: "boxvoice \(request.rawValue): no daemon is running",
+        body: "Start it with `systemctl --user start boxvoice` (or run `boxvoice daemon`), then press the key again.",
+        urgency: .critical)
 }
 
 enum StartCommand: ControlCommand {

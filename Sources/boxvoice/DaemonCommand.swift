@@ -13,29 +13,36 @@ import Synchronization
 /// `boxvoice daemon`: stays connected to every paired box, answers its retranscription requests from the retained
 /// recordings and delivers the outbox. Foreground; logs to stderr; SIGINT/SIGTERM end it cleanly.
 enum DaemonCommand: Command {
-    static let spec = CommandSpec("daemon", summary: "keep every paired box's event stream open; answer retranscription; hotkey turns", about: """
-    For every paired box (read again every second: boxes paired, re-paired or unpaired while it runs are picked up \
-    without a restart, and with none paired it waits for one): keeps the event stream open (reconnecting at once, then \
-    backing off up to 30 s; a box that answers 401 is marked "needs re-pair" and left alone while the others carry on), \
-    answers each retranscription request from the retained recordings (or with none), and delivers pending outbox \
-    messages every 10 s. Logs to stderr.
+    static let spec = CommandSpec(
+        "daemon", summary: "keep every paired box's event stream open; answer retranscription; hotkey turns",
+        about: """
+            For every paired box (read again every second: boxes paired, re-paired or unpaired while it runs are \
+            picked up without a restart, and with none paired it waits for one): keeps the event stream open \
+            (reconnecting at once, then backing off up to 30 s; a box that answers 401 is marked "needs re-pair" and \
+            left alone while the others carry on), answers each retranscription request from the retained recordings \
+            (or with none), and delivers pending outbox messages every 10 s. Logs to stderr.
 
-    It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one daemon per user) for \
-    `boxvoice start | stop | toggle | cancel | send | status`: a turn records from the device and dictates to the box, \
-    exactly as `boxvoice dictate` does, spoken commands included, with desktop notifications, sound cues, pre-roll and \
-    close-after-send as `boxvoice config` sets them (read at each turn). A device without a clock (an ALSA `file` PCM \
-    from `boxvoice devices file-pcm`) is paced to real time, so a turn holds as much audio as it lasted.
-    """, options: [
-        CommonOptions.box, CommonOptions.device, CommonOptions.alsaConfig,
-        OptionSpec("--debug", help: "also log what each message said, and the normal 404s of requests another client answered first"),
-    ])
+            It also listens on the control socket ($XDG_RUNTIME_DIR/boxvoice/control.sock, mode 0600; one daemon per \
+            user) for `boxvoice start | stop | toggle | cancel | send | status`: a turn records from the device and \
+            dictates to the box, exactly as `boxvoice dictate` does, spoken commands included, with desktop \
+            notifications, sound cues, pre-roll and close-after-send as `boxvoice config` sets them (read at each \
+            turn). A device without a clock (an ALSA `file` PCM from `boxvoice devices file-pcm`) is paced to real \
+            time, so a turn holds as much audio as it lasted.
+            """,
+        options: [
+            CommonOptions.box, CommonOptions.device, CommonOptions.alsaConfig,
+            OptionSpec(
+                "--debug",
+                help: "also log what each message said, and the normal 404s of requests another client answered first"),
+        ])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let dictationBox = invocation.string("--box")
         let deviceOption = invocation.string("--device")
         let alsaConfig = invocation.string("--alsa-config")
         let debug = invocation.flag("--debug")
-        let initial = try UserSettingsFile.load()  // a bad settings file stops the daemon at start, with the key at fault
+        // a bad settings file stops the daemon at start, with the key at fault
+        let initial = try UserSettingsFile.load()
         // Read again at each use: `boxvoice config set …` takes effect at the next turn, without a restart. A file
         // broken while it runs keeps the defaults and is said once.
         let settingsWarned = Atomic<Bool>(false)
@@ -57,7 +64,9 @@ enum DaemonCommand: Command {
             var boxes: [Daemon.Box] = []
             for box in try registry.boxes() {
                 guard let token = try registry.token(for: box) else {
-                    if missingTokens.withLock({ $0.insert(box.name).inserted }) { log("\(box.name): no device token is stored; pair it again") }
+                    if missingTokens.withLock({ $0.insert(box.name).inserted }) {
+                        log("\(box.name): no device token is stored; pair it again")
+                    }
                     continue
                 }
                 var served = Daemon.Box(name: box.name, baseURL: box.baseURL, token: token, verifyTLS: !box.insecure)
@@ -73,11 +82,18 @@ enum DaemonCommand: Command {
         defer { work.remove() }
         var configuration = Daemon.Configuration(
             pairing: pairing, store: try LocalStore.open(),
-            detector: try ModelsDirectory.keywordDetector(override: initial.vocabulary), spotterPhrases: { try ModelsDirectory.spotterPhrases() },
-            dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path, deviceName: device
-        ) { try ALSACapturePCM(name: deviceOption ?? settings().device ?? "default", configFile: alsaConfig).paced() }
+            detector: try ModelsDirectory.keywordDetector(override: initial.vocabulary),
+            spotterPhrases: { try ModelsDirectory.spotterPhrases() },
+            dictionaryCache: Paths.cacheDirectory, controlSocket: Paths.controlSocket, workDirectory: work.path,
+            deviceName: device
+        ) {
+            let current = settings()
+            return try ALSACapturePCM(
+                name: deviceOption ?? current.device ?? "default", configFile: alsaConfig ?? current.alsaConfig
+            ).paced()
+        }
         configuration.debug = debug
-        let desktop = DesktopFeedback(alsaConfig: alsaConfig, settings: settings, log: log)
+        let desktop = DesktopFeedback(alsaConfig: alsaConfig ?? initial.alsaConfig, settings: settings, log: log)
         configuration.feedback = { desktop.tell($0) }
         configuration.closeAfterSend = { settings().closeAfterSend }
         configuration.voiceAdaptation = { ModelsDirectory.voiceAdaptation() }

@@ -11,37 +11,45 @@ import Foundation
 
 /// `boxvoice dictate`: the main job.
 enum DictateCommand: Command {
-    static let spec = CommandSpec("dictate", summary: "dictate a message to the box (the main job)", about: """
-    Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt (`boxvoice keywords \
-    detect TEXT` shows which a phrase is): a send delivers and keeps listening (--once: stop), a send that ends the turn \
-    delivers and stops, a checkpoint delivers this part, erase drops the message, cancel drops it and stops, turning \
-    the microphone off keeps a draft. Each 60 s segment is uploaded for HQ while you talk; the message is committed to the outbox before it is \
-    posted. With no paired box (or --local) it uses the embedded local box, which keeps its data under \
-    $XDG_DATA_HOME/boxvoice/local-box.
+    static let spec = CommandSpec(
+        "dictate", summary: "dictate a message to the box (the main job)",
+        about: """
+            Listens, shows what it hears, and acts on the spoken commands of Models/speech-keywords.en.txt (`boxvoice \
+            keywords detect TEXT` shows which a phrase is): a send delivers and keeps listening (--once: stop), a send \
+            that ends the turn delivers and stops, a checkpoint delivers this part, erase drops the message, cancel \
+            drops it and stops, turning the microphone off keeps a draft. Each 60 s segment is uploaded for HQ while \
+            you talk; the message is committed to the outbox before it is posted. With no paired box (or --local) it \
+            uses the embedded local box, which keeps its data under $XDG_DATA_HOME/boxvoice/local-box.
 
-    Keys: Enter sends the message (like a spoken send), Esc cancels it and stops. From a pipe a newline is Enter and \
-    an ESC byte is Esc. On a terminal a status area shows the box, the level, segments, the live transcript and HQ \
-    progress; NO_COLOR or a non-terminal gives plain lines. Defaults for --device, --box, --on-eof and --keywords \
-    come from `boxvoice config` when set.
-    """, options: [
-        CommonOptions.box,
-        OptionSpec("--local", help: "dictate to the embedded local box even when a box is paired"),
-        CommonOptions.device,
-        CommonOptions.input,
-        CommonOptions.realtime,
-        CommonOptions.alsaConfig,
-        OptionSpec("--session", .text, placeholder: "ID", defaultNote: "the box's default session, asked when the first message is sent",
-                   help: "the conversation this run's messages go to (new: open one for the run)"),
-        OptionSpec("--once", help: "stop after the first message is sent"),
-        OptionSpec("--on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)), defaultNote: "send",
-                   help: "what happens to what was said when the input ends"),
-        CommonOptions.json,
-        OptionSpec("--raw", help: "show a delivered message with its speech framing as the box receives it"),
-        OptionSpec("--no-keys", help: "leave standard input alone (no Enter/Esc)"),
-        OptionSpec("--no-pipelining", help: "hold HQ uploads until the send (only to measure what pipelining gains)"),
-        CommonOptions.codec,
-        CommonOptions.keywords,
-    ], exclusive: [["--device", "--input"], ["--box", "--local"]])
+            Keys: Enter sends the message (like a spoken send), Esc cancels it and stops. From a pipe a newline is \
+            Enter and an ESC byte is Esc. On a terminal a status area shows the box, the level, segments, the live \
+            transcript and HQ progress; NO_COLOR or a non-terminal gives plain lines. Defaults for --device, --box, \
+            --on-eof and --keywords come from `boxvoice config` when set.
+            """,
+        options: [
+            CommonOptions.box,
+            OptionSpec("--local", help: "dictate to the embedded local box even when a box is paired"),
+            CommonOptions.device,
+            CommonOptions.input,
+            CommonOptions.realtime,
+            CommonOptions.alsaConfig,
+            OptionSpec(
+                "--session", .text, placeholder: "ID",
+                defaultNote: "the box's default session, asked when the first message is sent",
+                help: "the conversation this run's messages go to (new: open one for the run)"),
+            OptionSpec("--once", help: "stop after the first message is sent"),
+            OptionSpec(
+                "--on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)),
+                defaultNote: "send",
+                help: "what happens to what was said when the input ends"),
+            CommonOptions.json,
+            OptionSpec("--raw", help: "show a delivered message with its speech framing as the box receives it"),
+            OptionSpec("--no-keys", help: "leave standard input alone (no Enter/Esc)"),
+            OptionSpec(
+                "--no-pipelining", help: "hold HQ uploads until the send (only to measure what pipelining gains)"),
+            CommonOptions.codec,
+            CommonOptions.keywords,
+        ], exclusive: [["--device", "--input"], ["--box", "--local"]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let settings = try UserSettingsFile.load()
@@ -50,7 +58,9 @@ enum DictateCommand: Command {
         let sessionOption = invocation.string("--session")
         let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
         let keywordsOption = invocation.string("--keywords") ?? settings.vocabulary
-        let endOfInput = invocation.string("--on-eof").flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) ?? settings.onEOF ?? .send
+        let endOfInput =
+            invocation.string("--on-eof").flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) ?? settings
+            .onEOF ?? .send
         let once = invocation.flag("--once")
         let json = invocation.flag("--json")
         let noPipelining = invocation.flag("--no-pipelining")
@@ -59,6 +69,8 @@ enum DictateCommand: Command {
 
         let detector = try ModelsDirectory.keywordDetector(override: keywordsOption)
         let output = DictationOutput(json: json, raw: raw, vocabulary: detector.vocabulary)
+        // Loading the recognizers takes a moment: the screen says so instead of staying blank.
+        if output.mode != .json { Console.err("Starting: loading the recognizers and opening the microphone …") }
 
         // The box: a paired one, or the embedded local box.
         var embedded: BoxSimServer?
@@ -77,16 +89,19 @@ enum DictateCommand: Command {
             embedded = started.server
             client = started.client
             box = .embedded
-            output.notice("No box is paired: dictating to the embedded local box (pocketsphinx HQ). Pair a box with `boxvoice pair LINK`.",
-                          json: .localBox)
+            output.notice(
+                "No box is paired: dictating to the embedded local box (its HQ runs on this machine). Pair a box with "
+                    + "`boxvoice pair LINK`.",
+                json: .localBox)
         }
         // Without --session, each message goes to the box's default session, asked when it is sent: listening
         // starts at once, even with the box unreachable (messages wait in the outbox, never sent into a new session).
         let session = sessionOption.flatMap { $0 == "new" ? nil : $0 }
 
         let pcm = try CaptureSource.open(invocation, settings: settings).pcm
-        var configuration = DictationSession.Configuration(box: box, client: client, session: session,
-                                                           spotterPhrases: try ModelsDirectory.spotterPhrases())
+        var configuration = DictationSession.Configuration(
+            box: box, client: client, session: session,
+            spotterPhrases: try ModelsDirectory.spotterPhrases())
         configuration.sessionFromDefault = sessionOption == nil
         configuration.once = once
         configuration.endOfInput = endOfInput
@@ -101,9 +116,12 @@ enum DictateCommand: Command {
         configuration.workDirectory = scratch.path
         // Messages a killed or offline earlier run left committed go out first (same ids: the box deduplicates).
         let store = try LocalStore.open()
-        configuration.uploadCodec = try UploadCodecs.policy(for: box, configured: configuredCodec,
-                                                            override: codecOption, store: store)
-        let dictation = DictationSession(configuration: configuration, detector: detector, store: store) { output.handle($0) }
+        configuration.uploadCodec = try UploadCodecs.policy(
+            for: box, configured: configuredCodec,
+            override: codecOption, store: store)
+        let dictation = DictationSession(configuration: configuration, detector: detector, store: store) {
+            output.handle($0)
+        }
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
@@ -112,7 +130,11 @@ enum DictateCommand: Command {
         let keys = TerminalKeys(control: control) { output.acknowledge($0) }
         if !noKeys { keys.start() }
         defer { keys.restore() }
-        if json { Console.out(EventRecord.listening(box: box.description).line) } else if output.mode == .plain { Console.err("Listening (box '\(box)') …") }
+        if json {
+            Console.out(EventRecord.listening(box: box.description).line)
+        } else if output.mode == .plain {
+            Console.err("Listening (box '\(box)') …")
+        }
         do {
             try dictation.run(pcm: pcm, stop: stop, control: control)
         } catch {

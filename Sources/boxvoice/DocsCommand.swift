@@ -5,8 +5,9 @@ import Foundation
 /// `boxvoice docs man|bash|zsh|fish`: the man page and shell completions, generated from the command grammar the
 /// parser reads, so they cannot drift from it. `make install` runs it.
 enum DocsCommand: Command {
-    static let spec = CommandSpec("docs", summary: "print the man page or a shell's completions (generated from the command grammar)",
-                                  arguments: [ArgumentSpec("KIND", .choice(["man", "bash", "zsh", "fish"]), help: "man, bash, zsh or fish")])
+    static let spec = CommandSpec(
+        "docs", summary: "print the man page or a shell's completions (generated from the command grammar)",
+        arguments: [ArgumentSpec("KIND", .choice(["man", "bash", "zsh", "fish"]), help: "man, bash, zsh or fish")])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         switch invocation.argument("KIND")! {

@@ -18,7 +18,8 @@ enum EmbeddedBox {
         configuration.hqYieldsCPU = true
         let server = try BoxSimServer(configuration: configuration)
         let ticket = try PairingLink.parse(server.mintPairingLink()).pairingToken ?? ""
-        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "boxvoice (embedded)")
+        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(
+            pairingToken: ticket, deviceLabel: "boxvoice (embedded)")
         return (server, BoxClient(baseURL: server.baseURL, token: token))
     }
 }

@@ -4,26 +4,40 @@ import Foundation
 
 /// `boxvoice keywords`: the spoken-keyword detector and its golden-vector runner.
 enum KeywordsCommand: Command {
-    static let spec = CommandSpec("keywords", summary: "find the spoken command in a text, or check the golden vectors", options: [
-        OptionSpec("--keywords", .path, defaultNote: "Models/speech-keywords.en.txt", help: "the vocabulary"),
-    ], verbs: [
-        CommandSpec("detect", summary: "the command TEXT holds (action, phrase, the text with its tag), or \"no keyword\"; exit 0 either way",
-                    options: [OptionSpec("--at-start", help: "only accept a phrase with no words before it"), CommonOptions.json],
-                    arguments: [ArgumentSpec("TEXT", help: "the words to look in")]),
-        CommandSpec("validate", summary: "run every *.json golden vector in DIR; exit 1 when anything failed or DIR held none", about: """
-        Runs the ops "detect" and "append", prints each failure with its input, expected and actual result, then \
-        "N passed, M failed".
-        """, arguments: [ArgumentSpec("DIR", .path, help: "a folder of golden vectors")]),
-    ])
+    static let spec = CommandSpec(
+        "keywords", summary: "find the spoken command in a text, or check the golden vectors",
+        options: [
+            OptionSpec("--keywords", .path, defaultNote: "Models/speech-keywords.en.txt", help: "the vocabulary")
+        ],
+        verbs: [
+            CommandSpec(
+                "detect",
+                summary:
+                    "the command TEXT holds (action, phrase, the text with its tag), or \"no keyword\"; exit 0 either "
+                        + "way",
+                options: [
+                    OptionSpec("--at-start", help: "only accept a phrase with no words before it"), CommonOptions.json,
+                ],
+                arguments: [ArgumentSpec("TEXT", help: "the words to look in")]),
+            CommandSpec(
+                "validate",
+                summary: "run every *.json golden vector in DIR; exit 1 when anything failed or DIR held none",
+                about: """
+                    Runs the ops "detect" and "append", prints each failure with its input, expected and actual \
+                    result, then "N passed, M failed".
+                    """, arguments: [ArgumentSpec("DIR", .path, help: "a folder of golden vectors")]),
+        ])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let keywords = invocation.string("--keywords")
         switch invocation.verb {
         case "detect":
-            return detect(invocation.argument("TEXT")!, atStart: invocation.flag("--at-start"), json: invocation.flag("--json"),
-                          detector: try ModelsDirectory.keywordDetector(override: keywords))
+            return detect(
+                invocation.argument("TEXT")!, atStart: invocation.flag("--at-start"), json: invocation.flag("--json"),
+                detector: try ModelsDirectory.keywordDetector(override: keywords))
         default:
-            return try validate(invocation.argument("DIR")!, detector: try ModelsDirectory.keywordDetector(override: keywords))
+            return try validate(
+                invocation.argument("DIR")!, detector: try ModelsDirectory.keywordDetector(override: keywords))
         }
     }
 
@@ -31,13 +45,17 @@ enum KeywordsCommand: Command {
         let found = detector.detect(text, atStart: atStart)
         if json {
             if let found {
-                Console.json(["action": found.action.rawValue, "tag": found.tag, "matchedPhrase": found.matchedPhrase,
-                              "processedTranscript": found.processedTranscript])
+                Console.json([
+                    "action": found.action.rawValue, "tag": found.tag, "matchedPhrase": found.matchedPhrase,
+                    "processedTranscript": found.processedTranscript,
+                ])
             } else {
                 Console.out("null")
             }
         } else if let found {
-            Console.out("action: \(found.action.rawValue)\nphrase: \(found.matchedPhrase)\ntext:   \(found.processedTranscript)")
+            Console.out(
+                "action: \(found.action.rawValue)\nphrase: \(found.matchedPhrase)\ntext:   \(found.processedTranscript)"
+            )
         } else {
             Console.out("no keyword")
         }
@@ -48,10 +66,14 @@ enum KeywordsCommand: Command {
         let names: [String]
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
-            throw CLIError.failed("'\(directory)' is not a folder of golden vectors (\(FileProblem.describe(directory))); give the folder, e.g. Vectors/speech-keywords")
+            throw CLIError.failed(
+                "'\(directory)' is not a folder of golden vectors (\(FileProblem.describe(directory))); give the "
+                    + "folder, e.g. Vectors/speech-keywords"
+            )
         }
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+                .sorted()
         } catch {
             throw CLIError.failed("cannot list the vector folder '\(directory)': \(FileProblem.describe(directory))")
         }
@@ -63,13 +85,18 @@ enum KeywordsCommand: Command {
             if let data = FileManager.default.contents(atPath: path) {
                 outcome = GoldenVector.evaluate(data, with: detector)
             } else {
-                outcome = .init(passed: false, input: "(unreadable file)", expected: "a readable vector", actual: "cannot read \(path)")
+                outcome = .init(
+                    passed: false, input: "(unreadable file)", expected: "a readable vector",
+                    actual: "cannot read \(path)")
             }
             if outcome.passed {
                 passed += 1
             } else {
                 failed += 1
-                Console.out("FAIL \(name)\n  input:    \(outcome.input)\n  expected: \(outcome.expected)\n  actual:   \(outcome.actual)")
+                Console.out(
+                    "FAIL \(name)\n  input:    \(outcome.input)\n  expected: \(outcome.expected)\n  actual:   "
+                        + "\(outcome.actual)"
+                )
             }
         }
         if names.isEmpty { Console.err("boxvoice keywords: no *.json vectors in '\(directory)'") }

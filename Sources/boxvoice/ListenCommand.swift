@@ -8,18 +8,24 @@ import Foundation
 
 /// `boxvoice listen`: the live transcript and the spoken commands in it.
 enum ListenCommand: Command {
-    static let spec = CommandSpec("listen", summary: "show the live transcript and the keywords heard (no box needed)", about: """
-    Recognizes speech locally (pocketsphinx, Debian's en-us model) while a command spotter listens for the phrases in \
-    Models/command-spotter.en.txt (or your `boxvoice calibrate` copy); prints the partial transcript in place, each \
-    finished utterance on its own line, and every keyword action the box's detector finds, with the audio time it fired at.
-    """, options: [
-        CommonOptions.device, CommonOptions.input, CommonOptions.realtime, CommonOptions.alsaConfig,
-        OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"),
-        CommonOptions.json,
-        OptionSpec("--no-spotter", help: "only the language model's transcript hears commands"),
-        OptionSpec("--no-language-model", help: "only the command spotter listens"),
-        CommonOptions.keywords,
-    ], exclusive: [["--device", "--input"], ["--no-spotter", "--no-language-model"]])
+    static let spec = CommandSpec(
+        "listen", summary: "show the live transcript and the keywords heard (no box needed)",
+        about: """
+            Recognizes speech locally (pocketsphinx, Debian's en-us model) while a command spotter listens for the \
+            phrases in Models/command-spotter.en.txt (or your `boxvoice calibrate` copy); prints the partial \
+            transcript in place, each finished utterance on its own line, and every keyword action the box's detector \
+            finds, with the audio time it fired at.
+            """,
+        options: [
+            CommonOptions.device, CommonOptions.input, CommonOptions.realtime, CommonOptions.alsaConfig,
+            OptionSpec(
+                "--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"
+            ),
+            CommonOptions.json,
+            OptionSpec("--no-spotter", help: "only the language model's transcript hears commands"),
+            OptionSpec("--no-language-model", help: "only the command spotter listens"),
+            CommonOptions.keywords,
+        ], exclusive: [["--device", "--input"], ["--no-spotter", "--no-language-model"]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let settings = try UserSettingsFile.load()
@@ -31,10 +37,11 @@ enum ListenCommand: Command {
 
         let detector = try ModelsDirectory.keywordDetector(override: keywords)
         let (pcm, source) = try CaptureSource.open(invocation, settings: settings)
-        var options = LiveTranscriber.Options.hearing(detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
-                                                      dictionaryCache: Paths.cacheDirectory, frontEnd: settings.frontEnd,
-                                                      adaptation: ModelsDirectory.voiceAdaptation(),
-                                                      whisper: ModelsDirectory.whisperHearing(settings.recognizer))
+        var options = LiveTranscriber.Options.hearing(
+            detector, spotterPhrases: noSpotter ? nil : try ModelsDirectory.spotterPhrases(),
+            dictionaryCache: Paths.cacheDirectory, frontEnd: settings.frontEnd,
+            adaptation: ModelsDirectory.voiceAdaptation(),
+            whisper: ModelsDirectory.whisperHearing(settings.recognizer))
         options.useLanguageModel = !noLanguageModel
         let transcriber: LiveTranscriber
         do {
@@ -49,7 +56,9 @@ enum ListenCommand: Command {
         if json { Console.json(["event": "listening", "source": source]) }
         let failure: Error?
         do {
-            failure = try Listening.run(pcm: pcm, transcriber: transcriber, maxSeconds: maxSeconds, stop: stop) { printer.show($0, detector: detector) }
+            failure = try Listening.run(pcm: pcm, transcriber: transcriber, maxSeconds: maxSeconds, stop: stop) {
+                printer.show($0, detector: detector)
+            }
         } catch {
             throw CLIError.failed("recognition failed: \(error)")
         }
@@ -88,16 +97,25 @@ private final class ListenPrinter {
             clearPartial()
             let found = detector.detect(utterance.text)
             if json {
-                Console.json(["event": "final", "text": utterance.text, "recognized": utterance.recognized,
-                              "spotted": utterance.spotted, "end": utterance.end])
+                Console.json([
+                    "event": "final", "text": utterance.text, "recognized": utterance.recognized,
+                    "spotted": utterance.spotted, "end": utterance.end,
+                ])
                 if let found {
-                    Console.json(["event": "keyword", "action": found.action.rawValue, "phrase": found.matchedPhrase, "at": utterance.end])
+                    Console.json([
+                        "event": "keyword", "action": found.action.rawValue, "phrase": found.matchedPhrase,
+                        "at": utterance.end,
+                    ])
                 }
             } else {
-                let spotted = utterance.spotted.isEmpty ? "" : "  (spotted: \(utterance.spotted.joined(separator: ", ")))"
+                let spotted =
+                    utterance.spotted.isEmpty ? "" : "  (spotted: \(utterance.spotted.joined(separator: ", ")))"
                 Console.out("[\(utterance.end.formatted(2)) s] \(utterance.text)\(spotted)")
                 if let found {
-                    Console.out("[\(utterance.end.formatted(2)) s] keyword: \(DictationStatus.name(of: found.action)) (\"\(found.matchedPhrase)\")")
+                    Console.out(
+                        "[\(utterance.end.formatted(2)) s] keyword: \(DictationStatus.name(of: found.action)) "
+                            + "(\"\(found.matchedPhrase)\")"
+                    )
                 }
             }
         }

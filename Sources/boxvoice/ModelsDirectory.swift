@@ -8,13 +8,17 @@ import Foundation
 enum ModelsDirectory {
     static func locate() throws -> String {
         let fileManager = FileManager.default
-        let executable = (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
         let installed = directory.deletingLastPathComponent().appendingPathComponent("share/boxvoice/Models").path
         if fileManager.fileExists(atPath: installed + "/speech-keywords.en.txt") { return installed }
         if let configured = ProcessInfo.processInfo.environment["BOXVOICE_MODELS"], !configured.isEmpty {
             guard fileManager.fileExists(atPath: configured) else {
-                throw CLIError.failed("BOXVOICE_MODELS names '\(configured)', which does not exist. Point it at boxvoice's Models folder or unset it.")
+                throw CLIError.failed(
+                    "BOXVOICE_MODELS names '\(configured)', which does not exist. Point it at boxvoice's Models folder "
+                        + "or unset it."
+                )
             }
             return configured
         }
@@ -23,8 +27,9 @@ enum ModelsDirectory {
             if fileManager.fileExists(atPath: candidate + "/speech-keywords.en.txt") { return candidate }
             directory.deleteLastPathComponent()
         }
-        throw CLIError.failed("cannot find boxvoice's Models folder (looked in \(installed), BOXVOICE_MODELS and above \(executable)). "
-                              + "Install boxvoice with `make install`, or set BOXVOICE_MODELS to the Models folder of a checkout.")
+        throw CLIError.failed(
+            "cannot find boxvoice's Models folder (looked in \(installed), BOXVOICE_MODELS and above \(executable)). "
+                + "Install boxvoice with `make install`, or set BOXVOICE_MODELS to the Models folder of a checkout.")
     }
 
     /// The keyword vocabulary: `--keywords FILE` if given, else `Models/speech-keywords.en.txt`.
@@ -37,7 +42,10 @@ enum ModelsDirectory {
     static func keywordDetector(override: String?) throws -> KeywordDetector {
         let path = try keywordsFile(override: override)
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw CLIError.failed("cannot read the keyword vocabulary '\(path)': \(FileProblem.describe(path)). Give --keywords an existing file.")
+            throw CLIError.failed(
+                "cannot read the keyword vocabulary '\(path)': \(FileProblem.describe(path)). Give --keywords an "
+                    + "existing file."
+            )
         }
         do {
             return try KeywordDetector(contentsOf: path)
@@ -66,12 +74,17 @@ enum ModelsDirectory {
     static func whisperHearing(_ choice: RecognizerChoice) -> LiveTranscriber.WhisperHearing? {
         guard choice == .whisper else { return nil }
         guard let models = hearingModels() else {
-            Console.err("boxvoice: Whisper's model files are missing, so pocketsphinx alone hears this time (more words wrong). "
-                        + "Run `make setup` in the checkout, or `make install` again.")
+            Console.err(
+                "boxvoice: Whisper's model files are missing, so pocketsphinx alone hears this time (more words "
+                    + "wrong). "
+                    + "Run `make setup` in the checkout, or `make install` again.")
             return nil
         }
-        let prompt = (try? locate()).flatMap { try? String(contentsOfFile: $0 + "/whisper-prompt.en.txt", encoding: .utf8) }
-        return LiveTranscriber.WhisperHearing(models: models, prompt: prompt?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let prompt = (try? locate()).flatMap {
+            try? String(contentsOfFile: $0 + "/whisper-prompt.en.txt", encoding: .utf8)
+        }
+        return LiveTranscriber.WhisperHearing(
+            models: models, prompt: prompt?.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The acoustic model's adaptation to the user's voice and microphone (`boxvoice calibrate`), if one was made.

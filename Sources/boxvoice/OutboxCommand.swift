@@ -21,21 +21,33 @@ enum LocalStore {
 
     /// A message id as the user typed it (any case).
     static func id(_ text: String) throws -> MessageID {
-        guard let id = MessageID(parsing: text) else { throw CLIError.usage("'\(text)' is not a message id (a UUID, as `boxvoice outbox` lists them)") }
+        guard let id = MessageID(parsing: text) else {
+            throw CLIError.usage("'\(text)' is not a message id (a UUID, as `boxvoice outbox` lists them)")
+        }
         return id
     }
 }
 
 /// `boxvoice outbox`: messages waiting for, or done with, delivery.
 enum OutboxCommand: Command {
-    static let spec = CommandSpec("outbox", summary: "list, send, retry or discard messages in the durable outbox", options: [CommonOptions.json], verbs: [
-        CommandSpec("list", summary: "every message and its state"),
-        CommandSpec("send", summary: "send a draft (HQ-transcribed from its audio first) or a failed message now", arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
-        CommandSpec("retry", summary: "deliver every pending message now, whatever its backoff"),
-        CommandSpec("resend", summary: "send a possibly-delivered (or failed) message again as a new message, into the box's default session",
-                    arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
-        CommandSpec("discard", summary: "forget a draft, failed or pending message (and its recording)", arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
-    ], defaultVerb: "list")
+    static let spec = CommandSpec(
+        "outbox", summary: "list, send, retry or discard messages in the durable outbox", options: [CommonOptions.json],
+        verbs: [
+            CommandSpec("list", summary: "every message and its state"),
+            CommandSpec(
+                "send", summary: "send a draft (HQ-transcribed from its audio first) or a failed message now",
+                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+            CommandSpec("retry", summary: "deliver every pending message now, whatever its backoff"),
+            CommandSpec(
+                "resend",
+                summary:
+                    "send a possibly-delivered (or failed) message again as a new message, into the box's default "
+                        + "session",
+                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+            CommandSpec(
+                "discard", summary: "forget a draft, failed or pending message (and its recording)",
+                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+        ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let json = invocation.flag("--json")
@@ -47,12 +59,16 @@ enum OutboxCommand: Command {
             if messages.isEmpty && !json { Console.out("The outbox is empty.") }
             for message in messages {
                 if json {
-                    Console.json(["messageId": message.id.rawValue, "box": message.box.storeKey, "state": message.state.rawValue,
-                                  "attempts": message.attempts, "lastError": message.lastError ?? NSNull(),
-                                  "message": message.body ?? NSNull(), "text": message.text ?? NSNull(), "audio": message.hasAudio])
+                    Console.json([
+                        "messageId": message.id.rawValue, "box": message.box.storeKey, "state": message.state.rawValue,
+                        "attempts": message.attempts, "lastError": message.lastError ?? NSNull(),
+                        "message": message.body ?? NSNull(), "text": message.text ?? NSNull(),
+                        "audio": message.hasAudio,
+                    ])
                 } else {
-                    Console.out("\(message.id)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
-                                + (message.lastError.map { "  (\($0))" } ?? ""))
+                    Console.out(
+                        "\(message.id)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
+                            + (message.lastError.map { "  (\($0))" } ?? ""))
                 }
             }
             return 0
@@ -69,13 +85,16 @@ enum OutboxCommand: Command {
             guard let message = try store.message(fresh) else { return 1 }
             let (client, embedded) = try clientFor(box: message.box)
             defer { embedded?.stop() }
-            return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true)) ? ExitStatus.success : ExitStatus.refused
+            return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true))
+                ? ExitStatus.success : ExitStatus.refused
         case "send", "retry":
             var boxes: [BoxReference]
             if verb == "send" {
                 let text = invocation.argument("ID")!
                 let id = try LocalStore.id(text)
-                guard let message = try store.message(id), message.state != .discarded else { throw CLIError.failed("no message \(id) is in the outbox") }
+                guard let message = try store.message(id), message.state != .discarded else {
+                    throw CLIError.failed("no message \(id) is in the outbox")
+                }
                 guard message.state != .delivered else { throw CLIError.failed("\(id) was already delivered") }
                 do {
                     try store.requestSend(id)
@@ -94,7 +113,9 @@ enum OutboxCommand: Command {
                 let (client, embedded) = try clientFor(box: box)
                 defer { embedded?.stop() }
                 let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
-                    if case .fallback(let reason, _) = event { Console.err("HQ unavailable, sending the live text: \(reason)") }
+                    if case .fallback(let reason, _) = event {
+                        Console.err("HQ unavailable, sending the live text: \(reason)")
+                    }
                 }
                 if !show(courier.run(everything: true)) { failed = true }
             }
@@ -103,11 +124,16 @@ enum OutboxCommand: Command {
         case "discard":
             let text = invocation.argument("ID")!
             let id = try LocalStore.id(text)
-            guard let message = try store.message(id), message.state != .discarded else { throw CLIError.failed("no message \(id) is in the outbox") }
+            guard let message = try store.message(id), message.state != .discarded else {
+                throw CLIError.failed("no message \(id) is in the outbox")
+            }
             do {
                 try store.discard(id)
             } catch StoreError.notAllowed(_, let state, _) {
-                throw CLIError.failed(state == .delivered ? "\(id) was delivered; it stays as history" : "\(id) is \(state.rawValue) and cannot be discarded now")
+                throw CLIError.failed(
+                    state == .delivered
+                        ? "\(id) was delivered; it stays as history"
+                        : "\(id) is \(state.rawValue) and cannot be discarded now")
             }
             Console.out("discarded \(id)")
             return 0
@@ -146,25 +172,36 @@ enum OutboxCommand: Command {
 
 /// `boxvoice recordings`: what retention holds for the box's retranscription requests.
 enum RecordingsCommand: Command {
-    static let spec = CommandSpec("recordings", summary: "list or forget retained recordings", about: """
-    The last 5 recordings per box are kept so the box can ask for them again (retranscription). Once its message is \
-    committed a recording is compressed: Ogg Opus by default (about 8 kB/s: five ten-minute recordings take about \
-    24 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s) or kept as recorded (Float32 WAV, 192 kB/s). \
-    `keep-as` sets it for recordings committed from now on.
-    """, verbs: [
-        CommandSpec("list", summary: "the recordings kept for a box", options: [CommonOptions.box, CommonOptions.json]),
-        CommandSpec("forget", summary: "delete one recording now", options: [CommonOptions.box], arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
-        CommandSpec("keep-as", summary: "the format recordings are kept in from now on",
-                    arguments: [ArgumentSpec("FORMAT", .choice(RetentionFormat.allCases.map(\.rawValue)), help: "opus, flac or wav")]),
-    ], defaultVerb: "list")
+    static let spec = CommandSpec(
+        "recordings", summary: "list or forget retained recordings",
+        about: """
+            The last 5 recordings per box are kept so the box can ask for them again (retranscription). Once its \
+            message is committed a recording is compressed: Ogg Opus by default (about 8 kB/s: five ten-minute \
+            recordings take about 24 MB, and an hour answers whole), FLAC (lossless, about 70 kB/s) or kept as \
+            recorded (Float32 WAV, 192 kB/s). `keep-as` sets it for recordings committed from now on.
+            """,
+        verbs: [
+            CommandSpec(
+                "list", summary: "the recordings kept for a box", options: [CommonOptions.box, CommonOptions.json]),
+            CommandSpec(
+                "forget", summary: "delete one recording now", options: [CommonOptions.box],
+                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+            CommandSpec(
+                "keep-as", summary: "the format recordings are kept in from now on",
+                arguments: [
+                    ArgumentSpec("FORMAT", .choice(RetentionFormat.allCases.map(\.rawValue)), help: "opus, flac or wav")
+                ]),
+        ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let verb = invocation.verb ?? "list"
         let json = verb == "list" && invocation.flag("--json")
         let boxOption = verb == "keep-as" ? nil : invocation.string("--box")
         let store = try LocalStore.open()
-        // `--box` names a box as listings show it (the embedded one as `local`); else the selected paired box, else the embedded one.
-        let box: BoxReference = try boxOption.map { BoxReference(storeKey: $0) }
+        // `--box` names a box as listings show it (the embedded one as `local`); else the selected paired box, else the
+        // embedded one.
+        let box: BoxReference =
+            try boxOption.map { BoxReference(storeKey: $0) }
             ?? BoxRegistry(directory: Paths.configDirectory).box(named: nil)?.reference ?? .embedded
         switch verb {
         case "list":
@@ -173,10 +210,17 @@ enum RecordingsCommand: Command {
             let formatter = ISO8601DateFormatter()
             for recording in held {
                 if json {
-                    Console.json(["messageId": recording.messageId.rawValue, "box": recording.box.storeKey, "recordedAt": formatter.string(from: recording.recordedAt),
-                                  "text": recording.text, "session": recording.session ?? NSNull(), "segments": recording.segments])
+                    Console.json([
+                        "messageId": recording.messageId.rawValue, "box": recording.box.storeKey,
+                        "recordedAt": formatter.string(from: recording.recordedAt),
+                        "text": recording.text, "session": recording.session ?? NSNull(),
+                        "segments": recording.segments,
+                    ])
                 } else {
-                    Console.out("\(recording.messageId)  \(formatter.string(from: recording.recordedAt))  \(recording.text.prefix(60))")
+                    Console.out(
+                        "\(recording.messageId)  \(formatter.string(from: recording.recordedAt))  "
+                            + "\(SpeechFraming.asSaid(recording.text).prefix(60))"
+                    )
                 }
             }
         case "keep-as":
@@ -187,7 +231,9 @@ enum RecordingsCommand: Command {
         case "forget":
             let text = invocation.argument("ID")!
             let id = try LocalStore.id(text)
-            guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else { throw CLIError.failed("no recording \(id) is kept for '\(box)'") }
+            guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else {
+                throw CLIError.failed("no recording \(id) is kept for '\(box)'")
+            }
             try store.forgetRecording(box: box, id: id)
             Console.out("forgot the recording of \(id)")
         default:

@@ -5,15 +5,23 @@ import Foundation
 
 /// `boxvoice pair LINK`: redeem a box's pairing link and remember the box.
 enum PairCommand: Command {
-    static let spec = CommandSpec("pair", summary: "pair with a box from its pairing link", about: """
-    Redeems the link's single-use ticket for a device token (stored in $XDG_CONFIG_HOME/boxvoice/credentials.json, \
-    mode 0600) and selects the box. Pairing the same link again does nothing.
-    """, options: [
-        OptionSpec("--label", .text, placeholder: "NAME", defaultNote: "the link's label", help: "what to call the box here"),
-        OptionSpec("--insecure", help: "turn off TLS verification for this box only"),
-        OptionSpec("--allow-direct-token", help: "accept a link's raw authToken (a testing switch; such links skip redeem)"),
-        CommonOptions.json,
-    ], arguments: [ArgumentSpec("LINK", help: "the beebox://pair?… link the box shows (quote it: it holds '&')")])
+    static let spec = CommandSpec(
+        "pair", summary: "pair with a box from its pairing link",
+        about: """
+            Redeems the link's single-use ticket for a device token (stored in \
+            $XDG_CONFIG_HOME/boxvoice/credentials.json, mode 0600) and selects the box. Pairing the same link again \
+            does nothing.
+            """,
+        options: [
+            OptionSpec(
+                "--label", .text, placeholder: "NAME", defaultNote: "the link's label",
+                help: "what to call the box here"),
+            OptionSpec("--insecure", help: "turn off TLS verification for this box only"),
+            OptionSpec(
+                "--allow-direct-token", help: "accept a link's raw authToken (a testing switch; such links skip redeem)"
+            ),
+            CommonOptions.json,
+        ], arguments: [ArgumentSpec("LINK", help: "the beebox://pair?… link the box shows (quote it: it holds '&')")])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let localName = invocation.string("--label")
@@ -31,7 +39,10 @@ enum PairCommand: Command {
         // The device token travels only over HTTP(S) to the box that issued it; libcurl would happily try FTP.
         let scheme = URLComponents(string: link.baseURL)?.scheme?.lowercased()
         guard scheme == "https" || scheme == "http" else {
-            throw CLIError.failed("the pairing link's box address '\(link.baseURL)' is not an http:// or https:// address; boxvoice talks to boxes over HTTP(S) only. Nothing was changed.")
+            throw CLIError.failed(
+                "the pairing link's box address '\(link.baseURL)' is not an http:// or https:// address; boxvoice "
+                    + "talks to boxes over HTTP(S) only. Nothing was changed."
+            )
         }
         let registry = BoxRegistry(directory: Paths.configDirectory)
         let token: String
@@ -40,11 +51,14 @@ enum PairCommand: Command {
             token = direct
         } else {
             guard let pairingToken = link.pairingToken else {
-                throw CLIError.failed("the pairing link carries no pairing ticket (pairingToken). Ask the box for a new link.")
+                throw CLIError.failed(
+                    "the pairing link carries no pairing ticket (pairingToken). Ask the box for a new link.")
             }
             if try registry.hasRedeemed(ticket: pairingToken) {
                 let existing = try registry.boxes().last { $0.baseURL == link.baseURL }
-                report("already paired with this link\(existing.map { " (box '\($0.name)')" } ?? ""); nothing was changed", box: existing, json: json)
+                report(
+                    "already paired with this link\(existing.map { " (box '\($0.name)')" } ?? ""); nothing was changed",
+                    box: existing, json: json)
                 return 0
             }
             let client = BoxClient(baseURL: link.baseURL, token: nil, verifyTLS: !insecure)
@@ -55,14 +69,18 @@ enum PairCommand: Command {
             }
             ticket = pairingToken
         }
-        let box = try registry.add(label: link.label, baseURL: link.baseURL, session: link.session, token: token,
-                                   preferredName: localName, redeemedTicket: ticket, insecure: insecure)
+        let box = try registry.add(
+            label: link.label, baseURL: link.baseURL, session: link.session, token: token,
+            preferredName: localName, redeemedTicket: ticket, insecure: insecure)
         report("paired with '\(box.label)' at \(box.baseURL) as '\(box.name)' (selected)", box: box, json: json)
         // Messages the box refused only for the old token go out with the new one.
         if LocalStore.exists {
             let requeued = try LocalStore.open().requeueRefusedForAuthorization(box: box.reference)
             if !requeued.isEmpty {
-                Console.err("\(requeued.count) message(s) refused for the old device token are pending again; they go out with the next command (`boxvoice outbox retry`)")
+                Console.err(
+                    "\(requeued.count) message(s) refused for the old device token are pending again; they go out with "
+                        + "the next command (`boxvoice outbox retry`)"
+                )
             }
         }
         return 0

@@ -4,29 +4,44 @@ import Foundation
 
 /// `boxvoice record`: capture only, as segmented 48 kHz mono Float32 WAV.
 enum RecordCommand: Command {
-    static let spec = CommandSpec("record", summary: "record the microphone into segmented Float32 WAV files", about: """
-    Records 48 kHz mono audio from an ALSA capture PCM into DIR/seg-0001.wav, seg-0002.wav, … A segment closes at \
-    the quietest 20 ms inside its last --cut-search-seconds before --segment-seconds, so no word is cut and every \
-    upload stays within the box's limits. Each segment is printed as it closes. Ctrl-C or SIGTERM ends the recording cleanly.
-    """, options: [
-        CommonOptions.device,
-        OptionSpec("--out", .path, placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/recordings/local/<time>", help: "output folder"),
-        // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are
-        // never what was meant); the cut search inside the segment it cuts.
-        OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"),
-        OptionSpec("--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "longest segment"),
-        OptionSpec("--cut-search-seconds", .number(0.02...3_600, unit: "seconds"), defaultNote: "5, at most half the segment",
-                   help: "how far back from the segment's end to look for a quiet point"),
-        OptionSpec("--format", .choice(["FLOAT_LE", "S32_LE", "S16_LE"]), placeholder: "F",
-                   defaultNote: "FLOAT_LE, then S32_LE, then S16_LE", help: "only accept this device format"),
-        CommonOptions.alsaConfig,
-        CommonOptions.json,
-        CommonOptions.realtime,
-    ], check: { invocation in
-        guard let search = invocation.number("--cut-search-seconds"), let segment = invocation.number("--segment-seconds"),
-              search >= segment else { return nil }
-        return "--cut-search-seconds (\(search)) must be shorter than the segment (\(segment) s)"
-    })
+    static let spec = CommandSpec(
+        "record", summary: "record the microphone into segmented Float32 WAV files",
+        about: """
+            Records 48 kHz mono audio from an ALSA capture PCM into DIR/seg-0001.wav, seg-0002.wav, … A segment closes \
+            at the quietest 20 ms inside its last --cut-search-seconds before --segment-seconds, so no word is cut and \
+            every upload stays within the box's limits. Each segment is printed as it closes. Ctrl-C or SIGTERM ends \
+            the recording cleanly.
+            """,
+        options: [
+            CommonOptions.device,
+            OptionSpec(
+                "--out", .path, placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/recordings/local/<time>",
+                help: "output folder"),
+            // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are
+            // never what was meant); the cut search inside the segment it cuts.
+            OptionSpec(
+                "--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"
+            ),
+            OptionSpec(
+                "--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "longest segment"),
+            OptionSpec(
+                "--cut-search-seconds", .number(0.02...3_600, unit: "seconds"),
+                defaultNote: "5, at most half the segment",
+                help: "how far back from the segment's end to look for a quiet point"),
+            OptionSpec(
+                "--format", .choice(["FLOAT_LE", "S32_LE", "S16_LE"]), placeholder: "F",
+                defaultNote: "FLOAT_LE, then S32_LE, then S16_LE", help: "only accept this device format"),
+            CommonOptions.alsaConfig,
+            CommonOptions.json,
+            CommonOptions.realtime,
+        ],
+        check: { invocation in
+            guard let search = invocation.number("--cut-search-seconds"),
+                let segment = invocation.number("--segment-seconds"),
+                search >= segment
+            else { return nil }
+            return "--cut-search-seconds (\(search)) must be shorter than the segment (\(segment) s)"
+        })
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let device = invocation.string("--device") ?? "default"
@@ -53,21 +68,28 @@ enum RecordCommand: Command {
             throw CLIError.failed(error.description)
         }
         let policy = SegmentPolicy(sampleRate: pcm.sampleRate, maxSeconds: segmentSeconds, searchSeconds: searchSeconds)
-        let writer = SegmentWriter(directory: directory, policy: policy, sampleRate: pcm.sampleRate,
-                                   firstIndex: nextSegmentIndex(in: directory))
+        let writer = SegmentWriter(
+            directory: directory, policy: policy, sampleRate: pcm.sampleRate,
+            firstIndex: nextSegmentIndex(in: directory))
         let capture = AudioCapture(pcm: pcm.paced(realtime))
         let stop = StopSignal()
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
 
         if json {
-            Console.json(["event": "recording", "device": device, "format": pcm.format.rawValue, "sampleRate": pcm.sampleRate,
-                          "periodFrames": pcm.periodFrames, "directory": directory])
+            Console.json([
+                "event": "recording", "device": device, "format": pcm.format.rawValue, "sampleRate": pcm.sampleRate,
+                "periodFrames": pcm.periodFrames, "directory": directory,
+            ])
         } else {
-            Console.out("Recording from '\(device)' (\(pcm.format), \(pcm.sampleRate) Hz, period \(pcm.periodFrames) frames) into \(directory)")
+            Console.out(
+                "Recording from '\(device)' (\(pcm.format), \(pcm.sampleRate) Hz, period \(pcm.periodFrames) frames) "
+                    + "into \(directory)"
+            )
         }
-        let recorder = Recorder(capture: capture, writer: writer,
-                                maxFrames: maxSeconds.map { Int64(($0 * Double(pcm.sampleRate)).rounded()) })
+        let recorder = Recorder(
+            capture: capture, writer: writer,
+            maxFrames: maxSeconds.map { Int64(($0 * Double(pcm.sampleRate)).rounded()) })
         let summary: RecordingSummary
         do {
             summary = try recorder.run(stop: stop) { report($0, json: json) }
@@ -85,12 +107,17 @@ enum RecordCommand: Command {
 
     private static func report(_ segment: ClosedSegment, json: Bool) {
         if json {
-            Console.json(["event": "segment", "index": segment.index, "path": segment.path, "frames": segment.frames,
-                          "startFrame": segment.startFrame, "seconds": segment.duration,
-                          "peakDBFS": segment.levels.peakDBFS.isFinite ? segment.levels.peakDBFS : -999,
-                          "rmsDBFS": segment.levels.rmsDBFS.isFinite ? segment.levels.rmsDBFS : -999])
+            Console.json([
+                "event": "segment", "index": segment.index, "path": segment.path, "frames": segment.frames,
+                "startFrame": segment.startFrame, "seconds": segment.duration,
+                "peakDBFS": segment.levels.peakDBFS.isFinite ? segment.levels.peakDBFS : -999,
+                "rmsDBFS": segment.levels.rmsDBFS.isFinite ? segment.levels.rmsDBFS : -999,
+            ])
         } else {
-            Console.out("\(segment.path)  \(segment.duration.formatted(2)) s  peak \(segment.levels.peakDBFS.formatted(1)) dBFS  rms \(segment.levels.rmsDBFS.formatted(1)) dBFS")
+            Console.out(
+                "\(segment.path)  \(segment.duration.formatted(2)) s  peak \(segment.levels.peakDBFS.formatted(1)) "
+                    + "dBFS  rms \(segment.levels.rmsDBFS.formatted(1)) dBFS"
+            )
         }
     }
 
@@ -98,10 +125,15 @@ enum RecordCommand: Command {
         let seconds = Double(summary.frames) / Double(sampleRate)
         let stats = summary.capture
         if json {
-            Console.json(["event": "finished", "segments": summary.segments.count, "frames": summary.frames,
-                          "framesDropped": stats.framesDropped, "overruns": stats.overruns, "suspends": stats.suspends])
+            Console.json([
+                "event": "finished", "segments": summary.segments.count, "frames": summary.frames,
+                "framesDropped": stats.framesDropped, "overruns": stats.overruns, "suspends": stats.suspends,
+            ])
         } else {
-            Console.out("Recorded \(seconds.formatted(2)) s in \(summary.segments.count) segment(s); dropped \(stats.framesDropped) frames, \(stats.overruns) overrun(s), \(stats.suspends) suspend(s).")
+            Console.out(
+                "Recorded \(seconds.formatted(2)) s in \(summary.segments.count) segment(s); dropped "
+                    + "\(stats.framesDropped) frames, \(stats.overruns) overrun(s), \(stats.suspends) suspend(s)."
+            )
         }
     }
 
@@ -110,14 +142,18 @@ enum RecordCommand: Command {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw CLIError.failed("cannot create the output folder '\(directory)': \(error.localizedDescription). Nothing was recorded.")
+            throw CLIError.failed(
+                "cannot create the output folder '\(directory)': \(error.localizedDescription). Nothing was recorded.")
         }
         for root in Set([directory, Paths.localRecordings]) where FileManager.default.fileExists(atPath: root) {
             for (path, result) in WAVRepair.repairSegments(under: root) {
                 switch result {
                 case .success(.repaired(let before, let after)):
-                    if json { Console.json(["event": "repaired", "path": path, "headerFrames": before, "frames": after]) }
-                    else { Console.out("Repaired \(path): header said \(before) frames, file holds \(after).") }
+                    if json {
+                        Console.json(["event": "repaired", "path": path, "headerFrames": before, "frames": after])
+                    } else {
+                        Console.out("Repaired \(path): header said \(before) frames, file holds \(after).")
+                    }
                 case .failure(let error):
                     Console.err("boxvoice record: \(error)")
                 case .success(.intact):

@@ -5,11 +5,13 @@ import BoxVoiceAudio
 
 /// `boxvoice repair`: fix WAV headers a killed recording left behind.
 enum RepairCommand: Command {
-    static let spec = CommandSpec("repair", summary: "fix the headers of WAV files a killed recording left", about: """
-    Rewrites the header of each WAV (or of every .wav under each folder) to match the audio it really holds, as a \
-    killed recording leaves it. Sample data is never changed. `boxvoice record` does this by itself for its folder \
-    before it starts.
-    """, arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "WAV files or folders")])
+    static let spec = CommandSpec(
+        "repair", summary: "fix the headers of WAV files a killed recording left",
+        about: """
+            Rewrites the header of each WAV (or of every .wav under each folder) to match the audio it really holds, \
+            as a killed recording leaves it. Sample data is never changed. `boxvoice record` does this by itself for \
+            its folder before it starts.
+            """, arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "WAV files or folders")])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let paths = invocation.arguments("PATH")
@@ -22,13 +24,15 @@ enum RepairCommand: Command {
                 failed = true
                 continue
             }
-            let results = isDirectory.boolValue
+            let results =
+                isDirectory.boolValue
                 ? WAVRepair.repairSegments(under: path)
                 : [(path, Result { try WAVRepair.repair(path: path) })]
             for (file, result) in results {
                 switch result {
                 case .success(.intact(let frames)): Console.out("\(file): intact, \(frames) frames")
-                case .success(.repaired(let before, let after)): Console.out("\(file): repaired, header said \(before) frames, file holds \(after)")
+                case .success(.repaired(let before, let after)):
+                    Console.out("\(file): repaired, header said \(before) frames, file holds \(after)")
                 case .failure(let error):
                     Console.err("boxvoice repair: \(error)")
                     failed = true

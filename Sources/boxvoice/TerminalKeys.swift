@@ -6,6 +6,8 @@ import Foundation
 /// other escape sequences are swallowed rather than read as Esc. From a pipe, a newline is Enter and an ESC byte is
 /// Esc, so scripts and tests can press keys too.
 final class TerminalKeys: @unchecked Sendable {
+    // @unchecked: `saved` is set by `start` and cleared by `restore`, both on the command's thread; the reader
+    // thread never touches it.
     private let control: DictationControl
     private let onKey: @Sendable (DictationTrigger) -> Void
     private var saved: termios?

@@ -7,12 +7,14 @@ import Foundation
 
 /// `boxvoice transcribe FILE`: HQ-transcribe a sound file through a box.
 enum TranscribeCommand: Command {
-    static let spec = CommandSpec("transcribe", summary: "HQ-transcribe a sound file through the box", about: """
-    Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points, uploads each to the \
-    box's HQ transcription as soon as it is cut (up to 3 at a time) and prints the texts joined in order. Uncertain \
-    failures are retried twice; a permanent HQ failure is reported once and stops the rest.
-    """, options: [CommonOptions.box, CommonOptions.codec, CommonOptions.json],
-    arguments: [ArgumentSpec("FILE", .path, help: "the sound file (any format libsndfile reads)")])
+    static let spec = CommandSpec(
+        "transcribe", summary: "HQ-transcribe a sound file through the box",
+        about: """
+            Converts FILE to 48 kHz mono Float32, cuts it into segments of at most 60 s at quiet points, uploads each \
+            to the box's HQ transcription as soon as it is cut (up to 3 at a time) and prints the texts joined in \
+            order. Uncertain failures are retried twice; a permanent HQ failure is reported once and stops the rest.
+            """, options: [CommonOptions.box, CommonOptions.codec, CommonOptions.json],
+        arguments: [ArgumentSpec("FILE", .path, help: "the sound file (any format libsndfile reads)")])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let boxName = invocation.string("--box")
@@ -34,7 +36,8 @@ enum TranscribeCommand: Command {
         defer { scratch.remove() }
         let work = scratch.path
         var transcription = FileTranscription(client: client, session: session)
-        transcription.codec = try UploadCodecs.policy(for: box.reference, configured: box.uploadCodec, override: codecOption)
+        transcription.codec = try UploadCodecs.policy(
+            for: box.reference, configured: box.uploadCodec, override: codecOption)
         let result: FileTranscription.Result
         do {
             result = try transcription.run(file: file, workDirectory: work) { event in
@@ -43,7 +46,10 @@ enum TranscribeCommand: Command {
                 case .segmented(let count, let seconds):
                     Console.err("\(file): \(seconds.formatted(1)) s in \(count) segment(s), uploading to '\(box.name)'")
                 case .uploaded(let segment):
-                    Console.err("segment \(segment.index + 1) (\(segment.seconds.formatted(1)) s): \(segment.failure.map { "failed: \($0)" } ?? "done")")
+                    Console.err(
+                        "segment \(segment.index + 1) (\(segment.seconds.formatted(1)) s): "
+                            + "\(segment.failure.map { "failed: \($0)" } ?? "done")"
+                    )
                 case .retrying(let index, let attempt, let failure):
                     Console.err("segment \(index + 1): retry \(attempt) after: \(failure)")
                 case .codec(let choice):
@@ -56,8 +62,12 @@ enum TranscribeCommand: Command {
             throw CLIError.failed("cannot read '\(file)' as audio: \(error)")
         }
         if json {
-            Console.json(["text": result.text, "service": result.service ?? NSNull(),
-                          "segments": result.segments.map { ["index": $0.index + 1, "seconds": $0.seconds, "text": $0.transcription?.text ?? ""] }])
+            Console.json([
+                "text": result.text, "service": result.service ?? NSNull(),
+                "segments": result.segments.map {
+                    ["index": $0.index + 1, "seconds": $0.seconds, "text": $0.transcription?.text ?? ""]
+                },
+            ])
         } else {
             Console.out(result.text)
         }

@@ -18,32 +18,43 @@ enum ExitStatus {
     static let refused: Int32 = 3
 
     static let explained = """
-    Exit status: 0 done, 1 failed (the message says why and what was kept), 2 a usage error, 3 the box refused a
-    message (it is kept in the outbox; `boxvoice outbox` lists it).
-    """
+        Exit status: 0 done, 1 failed (the message says why and what was kept), 2 a usage error, 3 the box refused a
+        message (it is kept in the outbox; `boxvoice outbox` lists it).
+        """
 }
 
 enum Commands {
     static let all: [any Command.Type] = [
-        DictateCommand.self, InboxCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self, KeywordsCommand.self,
-        PairCommand.self, BoxesCommand.self, TranscribeCommand.self, ListenCommand.self, OutboxCommand.self, RecordingsCommand.self, AnswerCommand.self, DaemonCommand.self,
-        StartCommand.self, StopCommand.self, ToggleCommand.self, CancelCommand.self, SendCommand.self, StatusCommand.self,
+        DictateCommand.self, InboxCommand.self, RecordCommand.self, DevicesCommand.self, RepairCommand.self,
+        KeywordsCommand.self,
+        PairCommand.self, BoxesCommand.self, TranscribeCommand.self, ListenCommand.self, OutboxCommand.self,
+        RecordingsCommand.self, AnswerCommand.self, DaemonCommand.self,
+        StartCommand.self, StopCommand.self, ToggleCommand.self, CancelCommand.self, SendCommand.self,
+        StatusCommand.self,
         ConfigCommand.self, CalibrateCommand.self, DocsCommand.self,
     ]
 
-    static let program = ProgramSpec("boxvoice", summary: "dictate messages from a Linux desktop to your box",
-                                     commands: all.map { $0.spec }, manSections: [
-        ("EXIT STATUS", ExitStatus.explained),
-        ("FILES", """
-        $XDG_CONFIG_HOME/boxvoice/config.json                     your settings (boxvoice config)
-        $XDG_CONFIG_HOME/boxvoice/boxes.json, credentials.json   paired boxes and device tokens (0600)
-        $XDG_DATA_HOME/boxvoice/boxvoice.sqlite                   every dictated message (0600)
-        $XDG_DATA_HOME/boxvoice/recordings/BOX/ID/                their recordings (0700 folders, 0600 files)
-        $XDG_RUNTIME_DIR/boxvoice/control.sock                    the daemon's control socket
-        PREFIX/share/boxvoice/Models                              vocabulary and recognizer settings
-        """),
-        ("ENVIRONMENT", "BOXVOICE_MODELS   another Models folder\nNO_COLOR          plain output instead of the status area"),
-    ])
+    static let program = ProgramSpec(
+        "boxvoice", summary: "dictate messages from a Linux desktop to your box",
+        commands: all.map { $0.spec },
+        manSections: [
+            ("EXIT STATUS", ExitStatus.explained),
+            (
+                "FILES",
+                """
+                $XDG_CONFIG_HOME/boxvoice/config.json                     your settings (boxvoice config)
+                $XDG_CONFIG_HOME/boxvoice/boxes.json, credentials.json   paired boxes and device tokens (0600)
+                $XDG_DATA_HOME/boxvoice/boxvoice.sqlite                   every dictated message (0600)
+                $XDG_DATA_HOME/boxvoice/recordings/BOX/ID/                their recordings (0700 folders, 0600 files)
+                $XDG_RUNTIME_DIR/boxvoice/control.sock                    the daemon's control socket
+                PREFIX/share/boxvoice/Models                              vocabulary and recognizer settings
+                """
+            ),
+            (
+                "ENVIRONMENT",
+                "BOXVOICE_MODELS   another Models folder\nNO_COLOR          plain output instead of the status area"
+            ),
+        ])
 }
 
 extension Commands {
@@ -51,7 +62,9 @@ extension Commands {
     static func usageLine(_ error: UsageError, argv: [String]) -> String {
         let command = argv.first.flatMap { program.command($0) }
         let helpHint = command.map { " (`boxvoice \($0.name) --help`)" } ?? ""
-        return "boxvoice\(command.map { " " + $0.name } ?? ""): \(error.message)\(error.code == .unknownCommand ? "" : helpHint)"
+        return
+            "boxvoice\(command.map { " " + $0.name } ?? ""): "
+                + "\(error.message)\(error.code == .unknownCommand ? "" : helpHint)"
     }
 }
 

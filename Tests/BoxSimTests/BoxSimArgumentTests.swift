@@ -11,7 +11,10 @@ import Testing
         (["serve", "--ping-interval", "-1"], "--ping-interval takes a number of seconds"),
         (["serve", "--pong-grace", "nan"], "--pong-grace takes a number of seconds"),
         (["serve", "--send-delay", "1e9"], "--send-delay takes a number of seconds"),
-        (["retranscribe", "--message", "X", "--timeout-ms", "abc"], "--timeout-ms takes a whole number of milliseconds"),
+        (
+            ["retranscribe", "--message", "X", "--timeout-ms", "abc"],
+            "--timeout-ms takes a whole number of milliseconds"
+        ),
         (["serve", "--hq", "slow:inf"], "--hq: unknown HQ mode 'slow:inf'"),
     ])
     func aBadNumberIsAUsageError(_ arguments: [String], _ message: String) throws {

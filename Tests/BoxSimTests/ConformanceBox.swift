@@ -13,18 +13,22 @@ final class ConformanceBox {
 
     init(_ configure: (inout BoxSimConfiguration) -> Void = { _ in }) throws {
         box = try SimulatedBox(configure)
-        let answer = try RawHTTP.exchange(port: box.server.port, method: "POST", path: prefix + "/api/pairing/redeem",
-                                          headers: [("Content-Type", "application/json")],
-                                          body: RawHTTP.json(["pairingToken": box.mintTicket(), "deviceLabel": "conformance"]))
-        guard let token = answer.json?["token"] as? String else { throw RawHTTP.Failed(description: "redeem failed: \(answer)") }
+        let answer = try RawHTTP.exchange(
+            port: box.server.port, method: "POST", path: prefix + "/api/pairing/redeem",
+            headers: [("Content-Type", "application/json")],
+            body: RawHTTP.json(["pairingToken": box.mintTicket(), "deviceLabel": "conformance"]))
+        guard let token = answer.json?["token"] as? String else {
+            throw RawHTTP.Failed(description: "redeem failed: \(answer)")
+        }
         self.token = token
     }
 
     var bearer: (String, String) { ("Authorization", "Bearer \(token)") }
 
     func post(_ route: String, json object: Any, headers: [(String, String)]? = nil) throws -> RawHTTP.Response {
-        try RawHTTP.exchange(port: port, method: "POST", path: prefix + route,
-                             headers: headers ?? [bearer, ("Content-Type", "application/json")], body: RawHTTP.json(object))
+        try RawHTTP.exchange(
+            port: port, method: "POST", path: prefix + route,
+            headers: headers ?? [bearer, ("Content-Type", "application/json")], body: RawHTTP.json(object))
     }
 
     func post(_ route: String, body: [UInt8], headers: [(String, String)]) throws -> RawHTTP.Response {
@@ -50,7 +54,8 @@ final class ConformanceBox {
         var params: [String: Any] = ["path": "events.subscribe"]
         if let lastEventId { params["lastEventId"] = lastEventId }
         socket.send(Self.text(["id": id, "method": "subscription", "params": params]))
-        guard let started = socket.nextJSON(), (started["result"] as? [String: Any])?["type"] as? String == "started" else {
+        guard let started = socket.nextJSON(), (started["result"] as? [String: Any])?["type"] as? String == "started"
+        else {
             throw RawHTTP.Failed(description: "no started frame")
         }
         return socket
@@ -59,7 +64,9 @@ final class ConformanceBox {
     static func text(_ object: Any) -> String { String(decoding: RawHTTP.json(object), as: UTF8.self) }
 
     /// A multipart body: each part `(name, filename, contentType, bytes)` in order.
-    static func multipart(_ parts: [(String, String?, String?, [UInt8])], boundary: String = "conformance-boundary") -> [UInt8] {
+    static func multipart(_ parts: [(String, String?, String?, [UInt8])], boundary: String = "conformance-boundary")
+        -> [UInt8]
+    {
         var body: [UInt8] = []
         for (name, filename, type, bytes) in parts {
             var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\""
@@ -82,7 +89,8 @@ final class ConformanceBox {
 /// The `data` of an event frame: `(name, payload, stored id)`.
 func eventOf(_ frame: [String: Any]?) -> (name: String, data: [String: Any], storedId: String?)? {
     guard let result = frame?["result"] as? [String: Any], result["type"] as? String == "data",
-          var payload = result["data"] as? [String: Any] else { return nil }
+        var payload = result["data"] as? [String: Any]
+    else { return nil }
     let storedId = result["id"] as? String
     if payload["event"] == nil, let inner = payload["data"] as? [String: Any] { payload = inner }
     guard let name = payload["event"] as? String else { return nil }

@@ -13,7 +13,8 @@ import Testing
         // §7.1: authenticate on the upgrade request with Authorization: Bearer; 401 on the upgrade → re-pair.
         let box = try ConformanceBox()
         #expect(try socket(box).upgraded)
-        let refused = try RawWebSocket(port: box.port, path: box.prefix + "/api/trpc", headers: [("Authorization", "Bearer nope")])
+        let refused = try RawWebSocket(
+            port: box.port, path: box.prefix + "/api/trpc", headers: [("Authorization", "Bearer nope")])
         #expect(refused.handshake.hasPrefix("HTTP/1.1 401"), "\(refused.handshake)")
     }
 
@@ -29,7 +30,9 @@ import Testing
         #expect(second["id"] as? Int == 7 && second["jsonrpc"] == nil, "\(second)")
         ws.send(#"{"id":"sub-a","jsonrpc":"2.0","method":"subscription.stop"}"#)
         let stopped = try #require(ws.nextJSON())
-        #expect((stopped["result"] as? [String: Any])?["type"] as? String == "stopped" && stopped["id"] as? String == "sub-a")
+        #expect(
+            (stopped["result"] as? [String: Any])?["type"] as? String == "stopped"
+                && stopped["id"] as? String == "sub-a")
     }
 
     @Test func aStopForAnIdWithoutSubscriptionGetsNoAnswer() throws {
@@ -48,17 +51,21 @@ import Testing
         let error = try #require(frame["error"] as? [String: Any])
         let data = try #require(error["data"] as? [String: Any])
         #expect(frame["id"] as? Int == 1 && error["code"] as? Int == -32_004 && data["code"] as? String == "NOT_FOUND")
-        #expect(data["path"] as? String == "events.nope" && data["httpStatus"] as? Int == 404 && error["message"] is String)
+        #expect(
+            data["path"] as? String == "events.nope" && data["httpStatus"] as? Int == 404 && error["message"] is String)
     }
 
     @Test func aDuplicateIdIsRefusedAndTheFirstStaysLive() throws {
-        // §7.1: subscribe with a live id → −32600 "Duplicate id <n>" under that id (the earlier subscription stays live).
+        // §7.1: subscribe with a live id → −32600 "Duplicate id <n>" under that id (the earlier subscription stays
+        // live).
         let box = try ConformanceBox { $0.defaultSession = "s1" }
         let ws = try box.subscribed(id: 1)
         ws.send(ConformanceBox.text(["id": 1, "method": "subscription", "params": ["path": "events.subscribe"]]))
         let frame = try #require(ws.nextJSON())
         let error = try #require(frame["error"] as? [String: Any])
-        #expect(frame["id"] as? Int == 1 && error["code"] as? Int == -32_600 && error["message"] as? String == "Duplicate id 1", "\(frame)")
+        #expect(
+            frame["id"] as? Int == 1 && error["code"] as? Int == -32_600
+                && error["message"] as? String == "Duplicate id 1", "\(frame)")
         _ = try box.send("hi", id: "D", session: "s1")
         #expect(eventOf(ws.nextJSON())?.name == "chat-user-message", "the first subscription still delivers")
     }
@@ -71,7 +78,8 @@ import Testing
         let frame = try #require(ws.nextJSON())
         #expect(frame["id"] is NSNull)
         let error = try #require(frame["error"] as? [String: Any])
-        #expect(error["code"] as? Int == -32_700 && (error["data"] as? [String: Any])?["code"] as? String == "PARSE_ERROR")
+        #expect(
+            error["code"] as? Int == -32_700 && (error["data"] as? [String: Any])?["code"] as? String == "PARSE_ERROR")
     }
 
     @Test func aLastEventIdThatIsNotAStringIsAnErrorFrame() throws {
@@ -93,8 +101,11 @@ import Testing
         #expect(numbers.count == 3 && numbers == numbers.sorted() && Set(numbers).count == 3, "\(ids)")
         try #require(numbers.count == 3)
         let ws = try socket(box)
-        ws.send(ConformanceBox.text(["id": 2, "method": "subscription",
-                                     "params": ["path": "events.subscribe", "input": ["lastEventId": String(numbers[0])]]]))
+        ws.send(
+            ConformanceBox.text([
+                "id": 2, "method": "subscription",
+                "params": ["path": "events.subscribe", "input": ["lastEventId": String(numbers[0])]],
+            ]))
         #expect((try #require(ws.nextJSON())["result"] as? [String: Any])?["type"] as? String == "started")
         let replayed = try (0..<2).map { _ in try #require(eventOf(ws.nextJSON())).storedId }
         #expect(replayed == [String(numbers[1]), String(numbers[2])])
@@ -130,9 +141,12 @@ import Testing
         let box = try ConformanceBox()
         let ws = try box.subscribed()
         let port = box.port
-        let asked = Thread { _ = try? RawHTTP.exchange(port: port, method: "POST", path: "/boxsim/retranscribe",
-                                                        headers: [("Content-Type", "application/json")],
-                                                        body: RawHTTP.json(["messageId": "T", "timeoutMs": 300])) }
+        let asked = Thread {
+            _ = try? RawHTTP.exchange(
+                port: port, method: "POST", path: "/boxsim/retranscribe",
+                headers: [("Content-Type", "application/json")],
+                body: RawHTTP.json(["messageId": "T", "timeoutMs": 300]))
+        }
         asked.start()
         let event = try #require(eventOf(ws.nextJSON()))
         #expect(event.name == "chat-last-audio-request" && event.storedId == nil)
@@ -144,7 +158,9 @@ import Testing
     @Test func aSilentClientGetsTwoPingsThenIsCutWithoutACloseFrame() throws {
         // §7.1: after the idle time the server sends the raw text PING twice and, unless a frame arrives within the
         // grace, terminates the socket (TCP close, no close frame).
-        let box = try ConformanceBox { $0.pingIntervalSeconds = 0.5; $0.pongGraceSeconds = 0.5 }
+        let box = try ConformanceBox {
+            $0.pingIntervalSeconds = 0.5; $0.pongGraceSeconds = 0.5
+        }
         let ws = try box.subscribed()
         #expect(ws.next(timeout: 5) == .text("PING"))
         #expect(ws.next(timeout: 5) == .text("PING"))
@@ -153,7 +169,9 @@ import Testing
 
     @Test func aPongKeepsTheConnectionAndAClientPingGetsPong() throws {
         // §7.1: answer every PING with PONG; any text frame re-arms the timer; a client's raw PING gets PONG.
-        let box = try ConformanceBox { $0.pingIntervalSeconds = 0.5; $0.pongGraceSeconds = 0.5 }
+        let box = try ConformanceBox {
+            $0.pingIntervalSeconds = 0.5; $0.pongGraceSeconds = 0.5
+        }
         let ws = try box.subscribed()
         for _ in 0..<3 {
             #expect(ws.next(timeout: 5) == .text("PING"))
@@ -166,7 +184,9 @@ import Testing
 
     @Test func controlPingsDoNotReArmTheTimer() throws {
         // §7.1: RFC 6455 pings get pongs but do not re-arm the timer.
-        let box = try ConformanceBox { $0.pingIntervalSeconds = 0.5; $0.pongGraceSeconds = 0.5 }
+        let box = try ConformanceBox {
+            $0.pingIntervalSeconds = 0.5; $0.pongGraceSeconds = 0.5
+        }
         let ws = try box.subscribed()
         var sawCut = false
         let deadline = Date().addingTimeInterval(5)
@@ -185,6 +205,7 @@ import Testing
         let error = try #require(ws.nextJSON())
         #expect(error["error"] is [String: Any] && error["id"] as? String == "s")
         let stopped = try #require(ws.nextJSON())
-        #expect((stopped["result"] as? [String: Any])?["type"] as? String == "stopped" && stopped["id"] as? String == "s")
+        #expect(
+            (stopped["result"] as? [String: Any])?["type"] as? String == "stopped" && stopped["id"] as? String == "s")
     }
 }

@@ -9,7 +9,8 @@ import Testing
     }
 
     @Test func aRedeemAnswersWithAFortyThreeCharacterToken() throws {
-        // §6: 200 {"boxSlug","label","deviceId","deviceLabel","token"}; tokens are 32 random bytes, base64url (43 chars).
+        // §6: 200 {"boxSlug","label","deviceId","deviceLabel","token"}; tokens are 32 random bytes, base64url (43
+        // chars).
         let box = try ConformanceBox()
         let answer = try redeem(box, ["pairingToken": box.box.mintTicket(), "deviceLabel": "laptop"])
         let json = try #require(answer.json)
@@ -41,7 +42,8 @@ import Testing
         let ticket = box.box.mintTicket()
         let refused = try redeem(box, label.merging(["pairingToken": ticket]) { $1 })
         #expect(refused.status == 400 && refused.json?["error"] is String, "\(refused)")
-        #expect(try redeem(box, ["pairingToken": ticket, "deviceLabel": "ok"]).status == 200, "the ticket was not spent")
+        #expect(
+            try redeem(box, ["pairingToken": ticket, "deviceLabel": "ok"]).status == 200, "the ticket was not spent")
     }
 
     @Test(arguments: [(nil, "iOS companion"), ("   ", "iOS companion"), ("  desk  ", "desk")] as [(String?, String)])
@@ -56,19 +58,26 @@ import Testing
     @Test func redeemNeedsJSON() throws {
         // §2 (every JSON route parses by Content-Type): a body without one → 415.
         let box = try ConformanceBox()
-        let answer = try box.post("/api/pairing/redeem", body: RawHTTP.json(["pairingToken": box.box.mintTicket()]), headers: [])
+        let answer = try box.post(
+            "/api/pairing/redeem", body: RawHTTP.json(["pairingToken": box.box.mintTicket()]), headers: [])
         #expect(answer.status == 415, "\(answer)")
     }
 
     @Test func aPairingSessionSetsTheMobileCookieWhichAuthenticates() throws {
-        // §6: POST /api/pairing/session (bearer) → 204 + Set-Cookie: bbx_mobile=…; Path=/<slug>; HttpOnly; SameSite=Lax;
+        // §6: POST /api/pairing/session (bearer) → 204 + Set-Cookie: bbx_mobile=…; Path=/<slug>; HttpOnly;
+        // SameSite=Lax;
         // every bearer-authenticated answer sets the same cookie, which then authenticates like the bearer.
         let box = try ConformanceBox()
-        let answer = try RawHTTP.exchange(port: box.port, method: "POST", path: box.prefix + "/api/pairing/session", headers: [box.bearer])
+        let answer = try RawHTTP.exchange(
+            port: box.port, method: "POST", path: box.prefix + "/api/pairing/session", headers: [box.bearer])
         #expect(answer.status == 204)
         let cookie = try #require(answer.headers["set-cookie"])
-        #expect(cookie.hasPrefix("bbx_mobile=") && cookie.hasSuffix("; Path=/main/test1; HttpOnly; SameSite=Lax"), "\(cookie)")
-        #expect(try box.get("/api/chat/default").headers["set-cookie"] == cookie, "every bearer answer sets the same cookie")
+        #expect(
+            cookie.hasPrefix("bbx_mobile=") && cookie.hasSuffix("; Path=/main/test1; HttpOnly; SameSite=Lax"),
+            "\(cookie)")
+        #expect(
+            try box.get("/api/chat/default").headers["set-cookie"] == cookie, "every bearer answer sets the same cookie"
+        )
         let value = String(cookie.split(separator: ";")[0])
         #expect(try box.get("/api/chat/default", headers: [("Cookie", value)]).status == 200)
         #expect(try box.get("/api/chat/default", headers: [("Cookie", "bbx_mobile=forged")]).status == 401)
@@ -77,7 +86,8 @@ import Testing
     @Test func anUnknownTokenIs401NotAuthenticated() throws {
         // §2/§6: 401 {"error":"Not authenticated"} means re-pair.
         let box = try ConformanceBox()
-        let answer = try box.get("/api/chat/default", headers: [("Authorization", "Bearer " + String(repeating: "a", count: 43))])
+        let answer = try box.get(
+            "/api/chat/default", headers: [("Authorization", "Bearer " + String(repeating: "a", count: 43))])
         #expect(answer.status == 401 && answer.json?["error"] as? String == "Not authenticated")
     }
 }

@@ -8,7 +8,8 @@ import Testing
         // Contract, opening: JSON answers are `application/json; charset=utf-8`.
         let box = try ConformanceBox()
         #expect(try box.get("/api/chat/default").headers["content-type"] == "application/json; charset=utf-8")
-        #expect(try box.get("/api/chat/default", headers: []).headers["content-type"] == "application/json; charset=utf-8")
+        #expect(
+            try box.get("/api/chat/default", headers: []).headers["content-type"] == "application/json; charset=utf-8")
     }
 
     @Test func theDefaultKeyIsAlwaysPresent() throws {
@@ -24,17 +25,38 @@ import Testing
         // JSON → 400; parsing precedes authentication.
         let box = try ConformanceBox()
         let json = RawHTTP.json(["message": "hi", "messageId": "A", "session": "new"])
-        #expect(try box.post("/api/chat/send", body: json, headers: [box.bearer, ("Content-Type", "text/plain")]).status == 400)
+        #expect(
+            try box.post("/api/chat/send", body: json, headers: [box.bearer, ("Content-Type", "text/plain")]).status
+                == 400)
         #expect(try box.post("/api/chat/send", body: json, headers: [box.bearer]).status == 415)
-        #expect(try box.post("/api/chat/send", body: json, headers: [box.bearer, ("Content-Type", "application/xml")]).status == 415)
-        #expect(try box.post("/api/chat/send", body: Array("{nope".utf8), headers: [box.bearer, ("Content-Type", "application/json")]).status == 400)
-        #expect(try box.post("/api/chat/send", body: [], headers: [box.bearer, ("Content-Type", "application/json")]).status == 400)
-        #expect(try box.post("/api/chat/send", body: Array("{nope".utf8), headers: [("Content-Type", "application/json")]).status == 400,
-                "a malformed body is 400 even without a token")
-        #expect(try box.post("/api/chat/send", body: json, headers: [("Content-Type", "application/json")]).status == 401)
-        #expect(try box.post("/api/chat/send", body: json, headers: [("Authorization", "Bearer nope"), ("Content-Type", "application/json")])
+        #expect(
+            try box.post("/api/chat/send", body: json, headers: [box.bearer, ("Content-Type", "application/xml")])
+                .status == 415)
+        #expect(
+            try box.post(
+                "/api/chat/send", body: Array("{nope".utf8),
+                headers: [box.bearer, ("Content-Type", "application/json")]
+            ).status == 400)
+        #expect(
+            try box.post("/api/chat/send", body: [], headers: [box.bearer, ("Content-Type", "application/json")]).status
+                == 400)
+        #expect(
+            try box.post("/api/chat/send", body: Array("{nope".utf8), headers: [("Content-Type", "application/json")])
+                .status == 400,
+            "a malformed body is 400 even without a token")
+        #expect(
+            try box.post("/api/chat/send", body: json, headers: [("Content-Type", "application/json")]).status == 401)
+        #expect(
+            try box.post(
+                "/api/chat/send", body: json,
+                headers: [("Authorization", "Bearer nope"), ("Content-Type", "application/json")]
+            )
             .json?["error"] as? String == "Not authenticated")
-        #expect(try box.post("/api/chat/send", body: json, headers: [box.bearer, ("Content-Type", "application/json; charset=utf-8")]).status == 200)
+        #expect(
+            try box.post(
+                "/api/chat/send", body: json,
+                headers: [box.bearer, ("Content-Type", "application/json; charset=utf-8")]
+            ).status == 200)
     }
 
     @Test(arguments: [
@@ -56,7 +78,9 @@ import Testing
         let answer = try box.post("/api/chat/send", json: body)
         #expect(answer.status == 400, "\(answer)")
         #expect(answer.json?["error"] is String)
-        #expect(try box.send("hi", id: "A", session: "new").json?["turnId"] is String, "the id was not claimed by the refused send")
+        #expect(
+            try box.send("hi", id: "A", session: "new").json?["turnId"] is String,
+            "the id was not claimed by the refused send")
     }
 
     @Test func everyAllowedChannelIsAccepted() throws {
@@ -89,7 +113,9 @@ import Testing
     @Test func exactSessionRefusesToCreateOrFallBack() throws {
         // §2: exactSession true — with "new" → 400; a session that is gone → 404 {"error"} (no code); one being
         // deleted → 410.
-        let box = try ConformanceBox { $0.defaultSession = "s1"; $0.extraSessions = ["s2"] }
+        let box = try ConformanceBox {
+            $0.defaultSession = "s1"; $0.extraSessions = ["s2"]
+        }
         #expect(try box.send("hi", id: "E1", session: "new", extra: ["exactSession": true]).status == 400)
         let gone = try box.send("hi", id: "E2", session: "nowhere", extra: ["exactSession": true])
         #expect(gone.status == 404 && gone.json?["error"] is String && gone.json?["code"] == nil, "\(gone)")
@@ -148,12 +174,16 @@ import Testing
 
     @Test func aRunThatStartsMovesTheDefaultAndAQueuedSendDoesNot() throws {
         // §5: a send that starts a run in an existing session (not a queued one) makes it the default.
-        let box = try ConformanceBox { $0.defaultSession = "s1"; $0.extraSessions = ["s2", "s3"]; $0.turnSeconds = 60 }
+        let box = try ConformanceBox {
+            $0.defaultSession = "s1"; $0.extraSessions = ["s2", "s3"]; $0.turnSeconds = 60
+        }
         #expect(try box.send("one", id: "D1", session: "s2").json?["turnId"] is String)
         #expect(box.defaultSession as? String == "s2")
         #expect(try box.send("two", id: "D2", session: "s3").json?["turnId"] is String)
         #expect(box.defaultSession as? String == "s3")
-        #expect(try box.send("three", id: "D3", session: "s2").json?["queued"] as? Bool == true, "s2 is still running its turn")
+        #expect(
+            try box.send("three", id: "D3", session: "s2").json?["queued"] as? Bool == true,
+            "s2 is still running its turn")
         #expect(box.defaultSession as? String == "s3", "a queued send does not move the default")
     }
 

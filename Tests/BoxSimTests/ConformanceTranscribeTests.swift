@@ -5,17 +5,25 @@ import Testing
 
 /// HQ transcription (§1) as the revised contract states it, checked over the wire.
 @Suite struct ConformanceTranscribeTests {
-    private func transcribe(_ box: ConformanceBox, _ body: [UInt8], type: String = ConformanceBox.multipartType) throws -> RawHTTP.Response {
+    private func transcribe(_ box: ConformanceBox, _ body: [UInt8], type: String = ConformanceBox.multipartType) throws
+        -> RawHTTP.Response
+    {
         try box.post("/api/chat/transcribe-audio", body: body, headers: [box.bearer, ("Content-Type", type)])
     }
 
     @Test func aWavSegmentIsTranscribed() throws {
         // §1: 200 → {"text", "diarized", "service"}.
         let box = try ConformanceBox { $0.hq = .describe }
-        let answer = try transcribe(box, ConformanceBox.multipart([("session", nil, nil, Array("s1".utf8)),
-                                                                  ("file", "segment.wav", "audio/wav", try box.wavBytes())]))
+        let answer = try transcribe(
+            box,
+            ConformanceBox.multipart([
+                ("session", nil, nil, Array("s1".utf8)),
+                ("file", "segment.wav", "audio/wav", try box.wavBytes()),
+            ]))
         #expect(answer.status == 200, "\(answer)")
-        #expect(answer.json?["text"] is String && answer.json?["diarized"] as? Bool == false && answer.json?["service"] is String)
+        #expect(
+            answer.json?["text"] is String && answer.json?["diarized"] as? Bool == false
+                && answer.json?["service"] is String)
     }
 
     /// In whisper mode the HQ text is Whisper's reading of the upload (a real recognizer, as a box's HQ is).
@@ -39,7 +47,8 @@ import Testing
     @Test func aMultipartTypeWithoutBoundaryIs500() throws {
         // §1: 500 {"error":"Internal server error"} (multipart type without boundary).
         let box = try ConformanceBox { $0.hq = .describe }
-        let answer = try transcribe(box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", [1, 2])]), type: "multipart/form-data")
+        let answer = try transcribe(
+            box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", [1, 2])]), type: "multipart/form-data")
         #expect(answer.status == 500 && answer.json?["error"] as? String == "Internal server error", "\(answer)")
     }
 
@@ -63,8 +72,11 @@ import Testing
     @Test func theFormatIsGuessedFromTheExtensionOnly() throws {
         // §1: wav, webm, mp3, m4a, ogg, flac; anything else is treated as webm.
         let box = try ConformanceBox { $0.hq = .describe }
-        for (name, guessed) in [("a.wav", "wav"), ("a.OGG", "ogg"), ("a.flac", "flac"), ("a.aiff", "webm"), ("a", "webm")] {
-            _ = try transcribe(box, ConformanceBox.multipart([("file", name, "audio/wav", try box.wavBytes(seconds: 0.1))]))
+        for (name, guessed) in [
+            ("a.wav", "wav"), ("a.OGG", "ogg"), ("a.flac", "flac"), ("a.aiff", "webm"), ("a", "webm"),
+        ] {
+            _ = try transcribe(
+                box, ConformanceBox.multipart([("file", name, "audio/wav", try box.wavBytes(seconds: 0.1))]))
             #expect(box.box.server.transcriptions.last?.guessedFormat == guessed, "\(name)")
         }
     }
@@ -72,16 +84,21 @@ import Testing
     @Test func aFilePartOverFiftyMebibytesIs413() throws {
         // §1: the box takes a file part of at most 52,428,800 B; larger → 413 {"error":"request file too large"}.
         let box = try ConformanceBox { $0.hq = .describe }
-        let over = try transcribe(box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", [UInt8](repeating: 0, count: 52_428_801))]))
+        let over = try transcribe(
+            box,
+            ConformanceBox.multipart([("file", "segment.wav", "audio/wav", [UInt8](repeating: 0, count: 52_428_801))]))
         #expect(over.status == 413 && over.json?["error"] as? String == "request file too large", "\(over)")
-        let limit = try transcribe(box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", [UInt8](repeating: 0, count: 52_428_800))]))
+        let limit = try transcribe(
+            box,
+            ConformanceBox.multipart([("file", "segment.wav", "audio/wav", [UInt8](repeating: 0, count: 52_428_800))]))
         #expect(limit.status != 413, "exactly the limit is taken: \(limit)")
     }
 
     @Test func withoutAValidTokenItIs401() throws {
         let box = try ConformanceBox { $0.hq = .describe }
-        let answer = try box.post("/api/chat/transcribe-audio", body: ConformanceBox.multipart([("file", "s.wav", "audio/wav", [0])]),
-                                  headers: [("Authorization", "Bearer wrong"), ("Content-Type", ConformanceBox.multipartType)])
+        let answer = try box.post(
+            "/api/chat/transcribe-audio", body: ConformanceBox.multipart([("file", "s.wav", "audio/wav", [0])]),
+            headers: [("Authorization", "Bearer wrong"), ("Content-Type", ConformanceBox.multipartType)])
         #expect(answer.status == 401)
     }
 
@@ -90,11 +107,13 @@ import Testing
     @Test(arguments: [
         ("missing_api_key", true), ("missing_openrouter_key", true), ("bad_response_shape", true), ("http_400", true),
         ("http_404", true), ("http_413", true), ("invalid_api_key", true), ("invalid_request_error", true),
-        ("invalid_file_format", true), ("http_429", false), ("network_error", false), ("http_500", false), ("http_503", false),
+        ("invalid_file_format", true), ("http_429", false), ("network_error", false), ("http_500", false),
+        ("http_503", false),
     ])
     func anHQFailureSaysWhetherItIsPermanent(_ code: String, _ permanent: Bool) throws {
         let box = try ConformanceBox { $0.hq = .fail(code: code) }
-        let answer = try transcribe(box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", try box.wavBytes())]))
+        let answer = try transcribe(
+            box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", try box.wavBytes())]))
         #expect(answer.status == 500)
         #expect(answer.json?["permanent"] as? Bool == permanent, "\(answer)")
         #expect(answer.json?["code"] as? String == code)

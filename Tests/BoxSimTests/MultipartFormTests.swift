@@ -7,7 +7,9 @@ import Testing
     private func body(_ parts: [(String, String?, String)], boundary: String = "XyZ") -> [UInt8] {
         var text = ""
         for (name, filename, content) in parts {
-            text += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"" + (filename.map { "; filename=\"\($0)\"" } ?? "") + "\r\n"
+            text +=
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\""
+                + (filename.map { "; filename=\"\($0)\"" } ?? "") + "\r\n"
             if filename != nil { text += "Content-Type: audio/wav\r\n" }
             text += "\r\n\(content)\r\n"
         }
@@ -15,8 +17,9 @@ import Testing
     }
 
     @Test func partsComeBackInTheOrderSent() throws {
-        let form = try MultipartForm(body: body([("session", nil, "s1"), ("file", "segment.wav", "RIFF...."), ("late", nil, "x")]),
-                                     contentType: "multipart/form-data; boundary=XyZ")
+        let form = try MultipartForm(
+            body: body([("session", nil, "s1"), ("file", "segment.wav", "RIFF...."), ("late", nil, "x")]),
+            contentType: "multipart/form-data; boundary=XyZ")
         #expect(form.parts.map(\.name) == ["session", "file", "late"])
         #expect(form.parts[1].filename == "segment.wav")
         #expect(form.parts[1].contentType == "audio/wav")
@@ -40,14 +43,19 @@ import Testing
     }
 
     @Test func aTruncatedBodyIsRefused() {
-        let truncated = Array("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\nRIFF".utf8)
-        #expect(throws: MultipartForm.Malformed.self) { try MultipartForm(body: truncated, contentType: "multipart/form-data; boundary=XyZ") }
+        let truncated = Array(
+            "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\nRIFF".utf8)
+        #expect(throws: MultipartForm.Malformed.self) {
+            try MultipartForm(body: truncated, contentType: "multipart/form-data; boundary=XyZ")
+        }
     }
 }
 
 @Suite struct HQModeTests {
-    @Test(arguments: [("pocketsphinx", HQMode.pocketsphinx), ("describe", .describe), ("fixed:Hello: world", .fixed("Hello: world")),
-                      ("fail:missing_api_key", .fail(code: "missing_api_key")), ("flaky:2", .flaky(2)), ("slow:1.5", .slow(1.5))])
+    @Test(arguments: [
+        ("pocketsphinx", HQMode.pocketsphinx), ("describe", .describe), ("fixed:Hello: world", .fixed("Hello: world")),
+        ("fail:missing_api_key", .fail(code: "missing_api_key")), ("flaky:2", .flaky(2)), ("slow:1.5", .slow(1.5)),
+    ])
     func modesParse(_ text: String, _ mode: HQMode) throws {
         #expect(try HQMode.parse(text) == mode)
     }
@@ -69,7 +77,8 @@ import Testing
 
 @Suite struct LastAudioPendingTests {
     private func answer(_ messageId: String?) -> LastAudioPending.Fulfillment {
-        .init(audio: [1, 2], contentType: "audio/wav", recordedAt: nil, text: nil, messageId: messageId, sessionId: nil)
+        .init(
+            audio: [1, 2], contentType: "audio/wav", recordedAt: nil, text: nil, messageId: messageId, sessionId: nil)
     }
 
     @Test func theFirstMatchingAudioWinsAndLaterAnswersAreUnknown() {

@@ -6,12 +6,15 @@ import Testing
 /// These run the real alsa-lib capture path: a `file`-plugin PCM over the `null` slave plays a sample.
 @Suite struct ALSACaptureTests {
     /// Records `pcm` for exactly `frames` frames into `directory`.
-    private func record(_ made: FileCapturePCM.Made, formats: [SampleFormat] = SampleFormat.capturePreference,
-                        policy: SegmentPolicy = SegmentPolicy(), into directory: String) throws -> (RecordingSummary, SampleFormat) {
+    private func record(
+        _ made: FileCapturePCM.Made, formats: [SampleFormat] = SampleFormat.capturePreference,
+        policy: SegmentPolicy = SegmentPolicy(), into directory: String
+    ) throws -> (RecordingSummary, SampleFormat) {
         let pcm = try ALSACapturePCM(name: made.name, configFile: made.configPath, formats: formats)
         defer { pcm.close() }
         let writer = SegmentWriter(directory: directory, policy: policy)
-        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: writer, maxFrames: Int64(made.frames)).run(stop: StopSignal())
+        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: writer, maxFrames: Int64(made.frames)).run(
+            stop: StopSignal())
         return (summary, pcm.format)
     }
 
@@ -38,7 +41,9 @@ import Testing
     @Test func nonFiniteAndOutOfRangeDeviceSamplesAreRepairedAndCounted() throws {
         let dir = TemporaryDirectory("alsa-nan")
         var input = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
-        let damage: [(Int, Float, Float)] = [(100, .nan, 0), (2_000, .infinity, 1), (3_000, -.infinity, -1), (4_000, 1e30, 1), (5_000, -7, -1)]
+        let damage: [(Int, Float, Float)] = [
+            (100, .nan, 0), (2_000, .infinity, 1), (3_000, -.infinity, -1), (4_000, 1e30, 1), (5_000, -7, -1),
+        ]
         for (index, bad, _) in damage { input[index] = bad }
         let made = try FileCapturePCM.make(samples: input, name: "mic-nan", directory: dir.path)
         let (summary, _) = try record(made, into: dir.file("out"))
@@ -51,7 +56,8 @@ import Testing
     @Test func s16DeviceIsConvertedToFloat() throws {
         let dir = TemporaryDirectory("alsa")
         let input = try WAV.samples(Checkout.sample("none-weather.wav"))
-        let made = try FileCapturePCM.make(samples: input, streamFormat: .signed16LE, name: "mic16", directory: dir.path)
+        let made = try FileCapturePCM.make(
+            samples: input, streamFormat: .signed16LE, name: "mic16", directory: dir.path)
         let (summary, format) = try record(made, formats: [.signed16LE], into: dir.file("out"))
         #expect(format == .signed16LE)
         let expected = input.map { Float(Int16(clamping: Int(($0 * 32_768).rounded()))) / 32_768 }
@@ -61,10 +67,13 @@ import Testing
     @Test func s32DeviceIsConvertedToFloat() throws {
         let dir = TemporaryDirectory("alsa")
         let input = try WAV.samples(Checkout.sample("none-table.wav"))
-        let made = try FileCapturePCM.make(samples: input, streamFormat: .signed32LE, name: "mic32", directory: dir.path)
+        let made = try FileCapturePCM.make(
+            samples: input, streamFormat: .signed32LE, name: "mic32", directory: dir.path)
         let (summary, format) = try record(made, formats: [.signed32LE], into: dir.file("out"))
         #expect(format == .signed32LE)
-        let expected = input.map { Float(Double(Int32(clamping: Int64((Double($0) * 2_147_483_648.0).rounded()))) / 2_147_483_648.0) }
+        let expected = input.map {
+            Float(Double(Int32(clamping: Int64((Double($0) * 2_147_483_648.0).rounded()))) / 2_147_483_648.0)
+        }
         let got = try joined(summary)
         #expect(got == expected)
         // And S32 keeps the Float32 input to within its 24-bit mantissa.
@@ -74,14 +83,17 @@ import Testing
     @Test func deviceWithoutFloatNegotiatesS32() throws {
         let dir = TemporaryDirectory("alsa")
         let input = try WAV.samples(Checkout.sample("none-garden.wav"))
-        let made = try FileCapturePCM.make(samples: input, streamFormat: .signed32LE, name: "intmic", directory: dir.path, integerOnly: true)
+        let made = try FileCapturePCM.make(
+            samples: input, streamFormat: .signed32LE, name: "intmic", directory: dir.path, integerOnly: true)
         let floatOnly = #expect(throws: ALSAError.self) {
             _ = try ALSACapturePCM(name: made.name, configFile: made.configPath, formats: [.float32LE])
         }
         #expect(floatOnly?.kind == .unsupportedConfiguration)
         let (summary, format) = try record(made, into: dir.file("out"))
         #expect(format == .signed32LE)  // FLOAT_LE refused, S32_LE is next in preference
-        let expected = input.map { Float(Double(Int32(clamping: Int64((Double($0) * 2_147_483_648.0).rounded()))) / 2_147_483_648.0) }
+        let expected = input.map {
+            Float(Double(Int32(clamping: Int64((Double($0) * 2_147_483_648.0).rounded()))) / 2_147_483_648.0)
+        }
         #expect(try joined(summary) == expected)
     }
 
@@ -104,7 +116,9 @@ import Testing
             let cut = start + Int(segment.frames)
             let cutEnergy = Signal.energy(input, from: cut, count: policy.windowFrames)
             var window = start + Int(segment.frames) - Int(segment.frames) % policy.windowFrames
-            window = start + ((policy.maxFrames - policy.searchFrames + policy.windowFrames - 1) / policy.windowFrames) * policy.windowFrames
+            window =
+                start + ((policy.maxFrames - policy.searchFrames + policy.windowFrames - 1) / policy.windowFrames)
+                * policy.windowFrames
             while window + policy.windowFrames <= start + policy.maxFrames {
                 #expect(Signal.energy(input, from: window, count: policy.windowFrames) >= cutEnergy)
                 window += policy.windowFrames
@@ -156,7 +170,8 @@ import Testing
         let writer = SegmentWriter(directory: dir.file("out"), policy: SegmentPolicy())
         let clock = ContinuousClock()
         let started = clock.now
-        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: writer, maxFrames: Int64(made.frames)).run(stop: StopSignal())
+        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: writer, maxFrames: Int64(made.frames)).run(
+            stop: StopSignal())
         let took = started.duration(to: clock.now)
         // The last period is due 20 ms before the end of the second; reads never come early.
         #expect(took >= .milliseconds(970), "1 s of audio took \(took)")

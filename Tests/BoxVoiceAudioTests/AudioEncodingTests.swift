@@ -60,7 +60,9 @@ import Testing
     @Test func aFailedEncodingLeavesNoFile() throws {
         let notAudio = dir.file("notes.txt")
         try Data("not audio".utf8).write(to: URL(fileURLWithPath: notAudio))
-        #expect(throws: SoundFileError.self) { try AudioEncoding.encode([notAudio], to: dir.file("x.ogg"), as: .speechOpus) }
+        #expect(throws: SoundFileError.self) {
+            try AudioEncoding.encode([notAudio], to: dir.file("x.ogg"), as: .speechOpus)
+        }
         #expect(!FileManager.default.fileExists(atPath: dir.file("x.ogg")))
         #expect(!FileManager.default.fileExists(atPath: dir.file("x.ogg.partial")))
     }

@@ -35,7 +35,9 @@ final class ScriptedPCM: CapturePCM, @unchecked Sendable {
             return .frames(frames)
         case .overrun: return .overrun
         case .suspend: return .suspended
-        case .fail: throw ALSAError(kind: .io, device: name, operation: "snd_pcm_readi", code: -19, libraryMessage: "No such device")
+        case .fail:
+            throw ALSAError(
+                kind: .io, device: name, operation: "snd_pcm_readi", code: -19, libraryMessage: "No such device")
         }
     }
 
@@ -47,8 +49,10 @@ final class ScriptedPCM: CapturePCM, @unchecked Sendable {
     @Test func overrunAndSuspendAreCountedRecoveredAndSurvived() throws {
         let pcm = ScriptedPCM([.frames(0.1), .overrun, .frames(0.2), .suspend, .frames(0.3), .overrun, .frames(0.4)])
         let dir = TemporaryDirectory("loop")
-        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: SegmentWriter(directory: dir.path),
-                                   maxFrames: 4 * 480).run(stop: StopSignal())
+        let summary = try Recorder(
+            capture: AudioCapture(pcm: pcm), writer: SegmentWriter(directory: dir.path),
+            maxFrames: 4 * 480
+        ).run(stop: StopSignal())
         #expect(summary.capture.overruns == 2)
         #expect(summary.capture.suspends == 1)
         #expect(pcm.recoveries == [.overrun, .suspended, .overrun])
@@ -90,7 +94,8 @@ final class ScriptedPCM: CapturePCM, @unchecked Sendable {
     @Test func deviceFailureEndsTheRecordingAndKeepsWhatWasCaptured() throws {
         let pcm = ScriptedPCM([.frames(0.1), .frames(0.2), .fail])
         let dir = TemporaryDirectory("loop")
-        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: SegmentWriter(directory: dir.path)).run(stop: StopSignal())
+        let summary = try Recorder(capture: AudioCapture(pcm: pcm), writer: SegmentWriter(directory: dir.path)).run(
+            stop: StopSignal())
         guard case .deviceFailed(let reason) = summary.end else {
             Issue.record("expected deviceFailed, got \(summary.end)")
             return

@@ -16,7 +16,8 @@ import Testing
             return
         }
         #expect(reason.contains("stopped delivering audio"))
-        #expect(outcome.detectedAfter < 2, "the stall was detected \(outcome.detectedAfter) s after the source was removed")
+        #expect(
+            outcome.detectedAfter < 2, "the stall was detected \(outcome.detectedAfter) s after the source was removed")
         let recorded = try outcome.summary.segments.flatMap { try WAV.samples($0.path) }
         #expect(recorded.count >= 48_000)
         #expect(recorded.map(abs).max() ?? 0 > 0.05, "speech reached the recording")

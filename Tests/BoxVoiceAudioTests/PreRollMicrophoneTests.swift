@@ -16,7 +16,9 @@ import Testing
         var out: [Int] = []
         var buffer = [Float](repeating: 0, count: 960)
         while out.count < count {
-            let outcome = try buffer.withUnsafeMutableBytes { try pcm.read(into: $0.baseAddress!, frames: min(960, count - out.count)) }
+            let outcome = try buffer.withUnsafeMutableBytes {
+                try pcm.read(into: $0.baseAddress!, frames: min(960, count - out.count))
+            }
             guard case .frames(let got) = outcome, got > 0 else { break }
             out += buffer[..<got].map { Int(($0 * scale).rounded()) }
         }
@@ -25,7 +27,8 @@ import Testing
 
     @Test func aTurnStartsHalfASecondBeforeItWasAskedForAndRunsOnWithoutAGap() throws {
         let directory = TemporaryDirectory("pre-roll")
-        let made = try FileCapturePCM.make(samples: Self.counter(seconds: 20), name: "counter", directory: directory.path)
+        let made = try FileCapturePCM.make(
+            samples: Self.counter(seconds: 20), name: "counter", directory: directory.path)
         let device = try ALSACapturePCM(name: made.name, configFile: made.configPath, formats: [.float32LE]).paced()
         let opened = Date()
         let microphone = PreRollMicrophone(device, preRollSeconds: 0.5)
@@ -38,7 +41,8 @@ import Testing
         #expect(frames.count == 48_000)
         // The first frame is from half a second before the press (within two 20 ms periods of pacing slack).
         let startedAt = Double(frames.first ?? 0) / 48_000
-        #expect(abs((pressedAt - startedAt) - 0.5) < 0.06, "the turn starts \(pressedAt - startedAt) s before the press")
+        #expect(
+            abs((pressedAt - startedAt) - 0.5) < 0.06, "the turn starts \(pressedAt - startedAt) s before the press")
         // Pre-roll and live audio join without a lost or repeated frame.
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 == $0 + 1 }, "contiguous")
 

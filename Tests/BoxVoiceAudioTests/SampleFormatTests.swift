@@ -5,7 +5,9 @@ import Testing
     private func roundTrip(_ format: SampleFormat, _ samples: [Float]) -> [Float] {
         let bytes = format.encode(samples)
         var out: [Float] = []
-        _ = bytes.withUnsafeBytes { format.convertToFloat($0.baseAddress!, frameCount: samples.count, appendingTo: &out) }
+        _ = bytes.withUnsafeBytes {
+            format.convertToFloat($0.baseAddress!, frameCount: samples.count, appendingTo: &out)
+        }
         return out
     }
 
@@ -25,7 +27,9 @@ import Testing
         var bytes: [UInt8] = []
         for value in raw { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
         var out: [Float] = []
-        _ = bytes.withUnsafeBytes { SampleFormat.signed16LE.convertToFloat($0.baseAddress!, frameCount: raw.count, appendingTo: &out) }
+        _ = bytes.withUnsafeBytes {
+            SampleFormat.signed16LE.convertToFloat($0.baseAddress!, frameCount: raw.count, appendingTo: &out)
+        }
         let expected: [Float] = [0, 1.0 / 32_768, -1.0 / 32_768, 0.5, -0.5, 32_767.0 / 32_768, -1]
         #expect(out == expected)
     }
@@ -35,8 +39,12 @@ import Testing
         var bytes: [UInt8] = []
         for value in raw { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
         var out: [Float] = []
-        _ = bytes.withUnsafeBytes { SampleFormat.signed32LE.convertToFloat($0.baseAddress!, frameCount: raw.count, appendingTo: &out) }
-        let expected: [Float] = [0, 0.5, -0.5, Float(Double(Int32.max) / 2_147_483_648.0), -1, Float(65_536.0 / 2_147_483_648.0)]
+        _ = bytes.withUnsafeBytes {
+            SampleFormat.signed32LE.convertToFloat($0.baseAddress!, frameCount: raw.count, appendingTo: &out)
+        }
+        let expected: [Float] = [
+            0, 0.5, -0.5, Float(Double(Int32.max) / 2_147_483_648.0), -1, Float(65_536.0 / 2_147_483_648.0),
+        ]
         #expect(out == expected)
     }
 

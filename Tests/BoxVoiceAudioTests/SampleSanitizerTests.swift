@@ -4,18 +4,22 @@ import Foundation
 import Testing
 
 @Suite struct SampleSanitizerTests {
-    @Test(arguments: [
-        (Float.nan, Float(0)), (-Float.nan, Float(0)), (Float.signalingNaN, Float(0)), (Float.infinity, Float(1)),
-        (-Float.infinity, Float(-1)), (Float(1e30), Float(1)), (Float(-1e30), Float(-1)), (Float(1.000_001), Float(1)),
-        (Float(-1.5), Float(-1)), (Float.greatestFiniteMagnitude, Float(1)),
-    ] as [(Float, Float)])
+    @Test(
+        arguments: [
+            (Float.nan, Float(0)), (-Float.nan, Float(0)), (Float.signalingNaN, Float(0)), (Float.infinity, Float(1)),
+            (-Float.infinity, Float(-1)), (Float(1e30), Float(1)), (Float(-1e30), Float(-1)),
+            (Float(1.000_001), Float(1)),
+            (Float(-1.5), Float(-1)), (Float.greatestFiniteMagnitude, Float(1)),
+        ] as [(Float, Float)])
     func aDamagedSampleIsRepaired(_ bad: Float, _ repaired: Float) {
         var samples: [Float] = [0.25, bad, -0.5]
         #expect(SampleSanitizer.sanitize(&samples) == 1)
         #expect(samples == [0.25, repaired, -0.5])
     }
 
-    @Test(arguments: [Float(0), -0.0, 1, -1, 0.999_999, Float.leastNonzeroMagnitude, -Float.leastNormalMagnitude] as [Float])
+    @Test(
+        arguments: [Float(0), -0.0, 1, -1, 0.999_999, Float.leastNonzeroMagnitude, -Float.leastNormalMagnitude]
+            as [Float])
     func aSampleInRangeIsLeftBitExact(_ good: Float) {
         var samples = [good]
         #expect(SampleSanitizer.sanitize(&samples) == 0)
@@ -23,11 +27,12 @@ import Testing
     }
 
     /// The 16-bit conversion every recognizer path uses never traps, whatever it is handed.
-    @Test(arguments: [
-        (Float.nan, Int16(0)), (Float.infinity, Int16.max), (-Float.infinity, Int16.min), (Float(1e30), Int16.max),
-        (Float(-1e30), Int16.min), (Float(1), Int16.max), (Float(-1), Int16.min), (Float(0.5), Int16(16_384)),
-        (Float(-0.5), Int16(-16_384)), (Float(0), Int16(0)),
-    ] as [(Float, Int16)])
+    @Test(
+        arguments: [
+            (Float.nan, Int16(0)), (Float.infinity, Int16.max), (-Float.infinity, Int16.min), (Float(1e30), Int16.max),
+            (Float(-1e30), Int16.min), (Float(1), Int16.max), (Float(-1), Int16.min), (Float(0.5), Int16(16_384)),
+            (Float(-0.5), Int16(-16_384)), (Float(0), Int16(0)),
+        ] as [(Float, Int16)])
     func sixteenBitConversionClipsAndNeverTraps(_ sample: Float, _ expected: Int16) {
         #expect(SampleSanitizer.int16(sample) == expected)
     }

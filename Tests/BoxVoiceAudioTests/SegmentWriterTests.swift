@@ -53,10 +53,11 @@ import Testing
 
     /// The recognizer decides where a message ends while the recording runs ahead: the end can lie behind a segment
     /// that closed meanwhile. Everything after it comes back, sample for sample, and no file holds any of it.
-    @Test(arguments: [
-        (Int64(10_000), Int64(0)), (Int64(40_000), Int64(0)), (Int64(52_000), Int64(0)), (Int64(90_000), Int64(0)),
-        (Int64(30_000), Int64(43_000)), (Int64(0), Int64(0)),
-    ] as [(Int64, Int64)])
+    @Test(
+        arguments: [
+            (Int64(10_000), Int64(0)), (Int64(40_000), Int64(0)), (Int64(52_000), Int64(0)), (Int64(90_000), Int64(0)),
+            (Int64(30_000), Int64(43_000)), (Int64(0), Int64(0)),
+        ] as [(Int64, Int64)])
     func finishingInsideAClosedSegmentHandsBackEverythingAfterIt(end: Int64, earliest: Int64) throws {
         let dir = TemporaryDirectory("writer-back")
         let policy = SegmentPolicy(sampleRate: 48_000, maxSeconds: 1, searchSeconds: 0.25, windowMilliseconds: 20)

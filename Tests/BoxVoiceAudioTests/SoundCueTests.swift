@@ -7,7 +7,9 @@ import Testing
 /// what a card would have played.
 @Suite struct SoundCueTests {
     /// A playback PCM writing raw FLOAT_LE to `path`.
-    static func playbackConfig(in directory: TemporaryDirectory, name: String = "cue_out") throws -> (config: String, raw: String) {
+    static func playbackConfig(in directory: TemporaryDirectory, name: String = "cue_out") throws -> (
+        config: String, raw: String
+    ) {
         let raw = directory.file("\(name).raw")
         let config = directory.file("\(name).asound.conf")
         try """
@@ -44,11 +46,14 @@ import Testing
             let samples = cue.samples()
             #expect(Double(samples.count) / 48_000 < 0.2, "\(cue) is short")
             #expect(samples.map(abs).max()! <= SoundCue.amplitude + 1e-6)
-            #expect(abs(samples.first!) < 0.01 && abs(samples.last!) < 0.01, "\(cue) starts and ends at silence (no click)")
+            #expect(
+                abs(samples.first!) < 0.01 && abs(samples.last!) < 0.01, "\(cue) starts and ends at silence (no click)")
         }
         // Rising and falling: the start cue's first note is the stop cue's second.
         #expect(SoundCue.start.samples() != SoundCue.stop.samples())
-        #expect(Self.zeroCrossings(Array(SoundCue.start.samples().prefix(3_000))) < Self.zeroCrossings(Array(SoundCue.stop.samples().prefix(3_000))))
+        #expect(
+            Self.zeroCrossings(Array(SoundCue.start.samples().prefix(3_000)))
+                < Self.zeroCrossings(Array(SoundCue.stop.samples().prefix(3_000))))
     }
 
     static func zeroCrossings(_ samples: [Float]) -> Int {

@@ -60,7 +60,9 @@ import Testing
         let resampler = try Resampler(from: 48_000, to: 16_000)
         let input = (0..<48_000).map { Float(sin(2 * .pi * 1_000 * Double($0) / 48_000)) * 0.5 }
         var output: [Float] = []
-        for start in stride(from: 0, to: input.count, by: 960) { output += try resampler.process(Array(input[start..<start + 960])) }
+        for start in stride(from: 0, to: input.count, by: 960) {
+            output += try resampler.process(Array(input[start..<start + 960]))
+        }
         output += try resampler.flush()
         #expect(abs(output.count - 16_000) <= 2)
         // 1 kHz at 16 kHz: 2,000 zero crossings a second; amplitude kept.

@@ -8,7 +8,8 @@ import Testing
 /// The contract client against boxsim over real HTTP on loopback.
 @Suite struct BoxClientTests {
     private func paired(_ box: SimulatedBox) throws -> (BoxClient, String) {
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "test-host")
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(
+            pairingToken: box.mintTicket(), deviceLabel: "test-host")
         Secrets.register(token)
         return (BoxClient(baseURL: box.baseURL, token: token), token)
     }
@@ -34,7 +35,9 @@ import Testing
         let box = try SimulatedBox { $0.pairingTicketSeconds = 0.05 }
         let ticket = box.mintTicket()
         Thread.sleep(forTimeInterval: 0.1)
-        #expect(throws: BoxFailure.self) { try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "x") }
+        #expect(throws: BoxFailure.self) {
+            try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "x")
+        }
     }
 
     @Test func ticketsDieWhenTheBoxRestarts() throws {
@@ -47,7 +50,9 @@ import Testing
         first.stop()
         let second = try RestartableBox.restart(configuration, port: port)
         defer { second.stop() }
-        #expect(throws: BoxFailure.self) { try BoxClient(baseURL: second.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "x") }
+        #expect(throws: BoxFailure.self) {
+            try BoxClient(baseURL: second.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "x")
+        }
     }
 
     // MARK: §5 session
@@ -65,11 +70,13 @@ import Testing
         let box = try SimulatedBox { $0.defaultSession = "s1" }
         let (client, _) = try paired(box)
         let id = SpeechFraming.newMessageId()
-        guard case .started = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1") else {
+        guard case .started = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1")
+        else {
             Issue.record("expected a started turn")
             return
         }
-        #expect(try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1") == .deduplicated)
+        #expect(
+            try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1") == .deduplicated)
         #expect(box.server.messages.count == 1)
         #expect(box.server.messages[0].messageId == id)
     }
@@ -82,13 +89,16 @@ import Testing
         let ticket = try #require(try PairingLink.parse(first.mintPairingLink()).pairingToken)
         let token = try BoxClient(baseURL: first.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "d")
         Secrets.register(token)
-        _ = try BoxClient(baseURL: first.baseURL, token: token).send(message: "once", messageId: "SAME-ID", session: "s1")
+        _ = try BoxClient(baseURL: first.baseURL, token: token).send(
+            message: "once", messageId: "SAME-ID", session: "s1")
         let port = first.port
         first.stop()
         let second = try RestartableBox.restart(configuration, port: port)
         defer { DispatchQueue.global().async { second.stop() } }
         // The device token and the message id both outlive the restart.
-        #expect(try BoxClient(baseURL: second.baseURL, token: token).send(message: "once", messageId: "SAME-ID", session: "s1") == .deduplicated)
+        #expect(
+            try BoxClient(baseURL: second.baseURL, token: token).send(
+                message: "once", messageId: "SAME-ID", session: "s1") == .deduplicated)
         #expect(second.messages.count == 1)
     }
 
@@ -97,7 +107,9 @@ import Testing
         let elsewhere = try GarbageServer()
         defer { elsewhere.stop() }
         let location = "http://127.0.0.1:\(elsewhere.port)/steal"
-        let redirecting = try GarbageServer(reply: "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let redirecting = try GarbageServer(
+            reply: "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
         defer { redirecting.stop() }
         let client = BoxClient(baseURL: redirecting.baseURL, token: "token-that-must-stay-home")
         #expect {
@@ -139,7 +151,9 @@ import Testing
     }
 
     @Test func busySessionQueues() throws {
-        let box = try SimulatedBox { $0.defaultSession = "s1"; $0.turnSeconds = 30 }
+        let box = try SimulatedBox {
+            $0.defaultSession = "s1"; $0.turnSeconds = 30
+        }
         let (client, _) = try paired(box)
         _ = try client.send(message: "one", messageId: SpeechFraming.newMessageId(), session: "s1")
         #expect(try client.send(message: "two", messageId: SpeechFraming.newMessageId(), session: "s1") == .queued)
@@ -173,12 +187,22 @@ import Testing
         let box = try SimulatedBox()
         let client = BoxClient(baseURL: box.baseURL, token: "not-a-device-token")
         let wav = try box.wav(seconds: 0.5)
-        #expect(throws: BoxFailure.unauthorized(operation: "ask the box for its current session")) { try client.defaultSession() }
-        #expect(throws: BoxFailure.unauthorized(operation: "post the message to the box")) { try client.send(message: "x", messageId: "D", session: nil) }
-        #expect(throws: BoxFailure.unauthorized(operation: "transcribe audio")) { try client.transcribe(wavPath: wav, session: nil) }
-        #expect(throws: BoxFailure.unauthorized(operation: "answer the box's request for a recording")) { try client.answerLastAudio(requestId: "r", .none) }
-        let agentWithoutToken = try HTTPTransfer.perform(HTTPRequest(method: .post, url: box.baseURL + "/api/chat/last-audio/request",
-                                                                     body: .bytes(Data(#"{"messageId":"M"}"#.utf8), contentType: "application/json")))
+        #expect(throws: BoxFailure.unauthorized(operation: "ask the box for its current session")) {
+            try client.defaultSession()
+        }
+        #expect(throws: BoxFailure.unauthorized(operation: "post the message to the box")) {
+            try client.send(message: "x", messageId: "D", session: nil)
+        }
+        #expect(throws: BoxFailure.unauthorized(operation: "transcribe audio")) {
+            try client.transcribe(wavPath: wav, session: nil)
+        }
+        #expect(throws: BoxFailure.unauthorized(operation: "answer the box's request for a recording")) {
+            try client.answerLastAudio(requestId: "r", .none)
+        }
+        let agentWithoutToken = try HTTPTransfer.perform(
+            HTTPRequest(
+                method: .post, url: box.baseURL + "/api/chat/last-audio/request",
+                body: .bytes(Data(#"{"messageId":"M"}"#.utf8), contentType: "application/json")))
         #expect(agentWithoutToken.status == 401)
         #expect(box.server.messages.isEmpty)
     }
@@ -215,10 +239,13 @@ import Testing
         let box = try SimulatedBox { $0.hq = .fixed("ok") }
         let (_, token) = try paired(box)
         let wav = try box.wav(seconds: 0.2)
-        let request = HTTPRequest(method: .post, url: box.baseURL + "/api/chat/transcribe-audio",
-                                  headers: [("Authorization", "Bearer \(token)")],
-                                  body: .multipart([.file(name: "file", path: wav, filename: "segment.wav", contentType: "audio/wav"),
-                                                    .field(name: "session", value: "late")]))
+        let request = HTTPRequest(
+            method: .post, url: box.baseURL + "/api/chat/transcribe-audio",
+            headers: [("Authorization", "Bearer \(token)")],
+            body: .multipart([
+                .file(name: "file", path: wav, filename: "segment.wav", contentType: "audio/wav"),
+                .field(name: "session", value: "late"),
+            ]))
         let response = try HTTPTransfer.perform(request)
         #expect(response.status == 200)
         let seen = try #require(box.server.transcriptions.last)
@@ -230,13 +257,18 @@ import Testing
         let box = try SimulatedBox { $0.hq = .fail(code: "missing_api_key") }
         let (client, _) = try paired(box)
         let wav = try box.wav(seconds: 0.2)
-        #expect(throws: BoxFailure.permanentHQ(message: "HQ transcription failed (missing_api_key)", code: "missing_api_key")) {
+        #expect(
+            throws: BoxFailure.permanentHQ(
+                message: "HQ transcription failed (missing_api_key)", code: "missing_api_key")
+        ) {
             try client.transcribe(wavPath: wav, session: nil)
         }
     }
 
     @Test func transientHQFailuresAreRetryableThenSucceed() throws {
-        let box = try SimulatedBox { $0.hq = .flaky(2); $0.hqText = "third time" }
+        let box = try SimulatedBox {
+            $0.hq = .flaky(2); $0.hqText = "third time"
+        }
         let (client, _) = try paired(box)
         let wav = try box.wav(seconds: 0.2)
         for _ in 0..<2 {

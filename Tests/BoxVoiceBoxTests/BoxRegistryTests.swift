@@ -23,10 +23,13 @@ import Testing
         #expect { try registry.boxes() } throws: { ($0 as? BoxRegistry.Failure)?.code == .unreadable }
         #expect { try registry.box(named: nil) } throws: { ($0 as? BoxRegistry.Failure)?.code == .unreadable }
         #expect {
-            try registry.add(label: "Bee Box", baseURL: "http://127.0.0.1:1/main/x", session: nil, token: "t", preferredName: nil, redeemedTicket: nil)
+            try registry.add(
+                label: "Bee Box", baseURL: "http://127.0.0.1:1/main/x", session: nil, token: "t", preferredName: nil,
+                redeemedTicket: nil)
         } throws: { ($0 as? BoxRegistry.Failure)?.code == .unreadable }
         var isFolder: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: registry.boxesPath, isDirectory: &isFolder) && isFolder.boolValue)
+        #expect(
+            FileManager.default.fileExists(atPath: registry.boxesPath, isDirectory: &isFolder) && isFolder.boolValue)
         _ = folder
     }
 
@@ -36,7 +39,9 @@ import Testing
         let damaged = Data(#"{"selected":"home","boxes":[{"name":"home","#.utf8)
         try damaged.write(to: URL(fileURLWithPath: registry.boxesPath))
         #expect {
-            try registry.add(label: "Bee Box", baseURL: "http://127.0.0.1:1/main/x", session: nil, token: "t", preferredName: nil, redeemedTicket: nil)
+            try registry.add(
+                label: "Bee Box", baseURL: "http://127.0.0.1:1/main/x", session: nil, token: "t", preferredName: nil,
+                redeemedTicket: nil)
         } throws: { error in
             (error as? BoxRegistry.Failure)?.code == .damaged && "\(error)".contains("left as it is")
         }
@@ -45,11 +50,13 @@ import Testing
 
     @Test func unreadableCredentialsAreAnErrorNotNoToken() throws {
         let (registry, _) = registry("registry-credentials")
-        let box = try registry.add(label: "Bee Box", baseURL: "http://127.0.0.1:1/main/x", session: nil, token: "t", preferredName: nil,
-                                   redeemedTicket: nil)
+        let box = try registry.add(
+            label: "Bee Box", baseURL: "http://127.0.0.1:1/main/x", session: nil, token: "t", preferredName: nil,
+            redeemedTicket: nil)
         try FileManager.default.removeItem(atPath: registry.credentialsPath)
-        try FileManager.default.createDirectory(atPath: registry.credentialsPath, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: registry.credentialsPath, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         #expect { try registry.token(for: box) } throws: { ($0 as? BoxRegistry.Failure)?.code == .unreadable }
     }
 
@@ -57,10 +64,12 @@ import Testing
     @Test(arguments: ["Local", "local", "LOCAL"])
     func aPairedBoxNeverTakesTheEmbeddedBoxsName(label: String) throws {
         let (registry, _) = registry("registry-reserved")
-        let byLabel = try registry.add(label: label, baseURL: "http://127.0.0.1:1/main/a", session: nil, token: "a", preferredName: nil,
-                                       redeemedTicket: nil)
-        let byName = try registry.add(label: "Bee Box", baseURL: "http://127.0.0.1:1/main/b", session: nil, token: "b", preferredName: label,
-                                      redeemedTicket: nil)
+        let byLabel = try registry.add(
+            label: label, baseURL: "http://127.0.0.1:1/main/a", session: nil, token: "a", preferredName: nil,
+            redeemedTicket: nil)
+        let byName = try registry.add(
+            label: "Bee Box", baseURL: "http://127.0.0.1:1/main/b", session: nil, token: "b", preferredName: label,
+            redeemedTicket: nil)
         #expect(byLabel.name != BoxRegistry.embeddedBoxName && byName.name != BoxRegistry.embeddedBoxName)
         #expect(try registry.boxes().map(\.name) == ["local-2", "local-3"])
     }
@@ -68,7 +77,9 @@ import Testing
     @Test func aListThatNamesABoxLikeTheEmbeddedOneIsRefused() throws {
         let (registry, _) = registry("registry-reserved-file")
         try FileManager.default.createDirectory(atPath: registry.directory, withIntermediateDirectories: true)
-        let json = #"{"selected":"local","boxes":[{"name":"local","label":"Local","baseURL":"http://127.0.0.1:1/main/x","insecure":false,"pairedAt":"2026-12-01T10:00:00Z"}]}"#
+        let json =
+            #"{"selected":"local","boxes":[{"name":"local","label":"Local","baseURL":"http://127.0.0.1:1/main/x","#
+            + #""insecure":false,"pairedAt":"2026-12-01T10:00:00Z"}]}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: registry.boxesPath))
         #expect {
             try registry.box(named: nil)

@@ -8,16 +8,21 @@ import Testing
 /// The event WebSocket (contract §7.1): libwebsockets client against boxsim's civetweb server on loopback.
 @Suite struct EventStreamTests {
     private func pairedToken(_ box: SimulatedBox) throws -> String {
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "events")
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(
+            pairingToken: box.mintTicket(), deviceLabel: "events")
         Secrets.register(token)
         return token
     }
 
-    private func stream(_ box: SimulatedBox, token: String, lastEventId: String? = nil, answersPings: Bool = true,
-                        backoff: [Double] = [0, 0.2, 0.4]) -> (EventStream, UpdateLog) {
+    private func stream(
+        _ box: SimulatedBox, token: String, lastEventId: String? = nil, answersPings: Bool = true,
+        backoff: [Double] = [0, 0.2, 0.4]
+    ) -> (EventStream, UpdateLog) {
         let log = UpdateLog()
-        let stream = EventStream(baseURL: box.baseURL, token: token, backoff: backoff, lastEventId: lastEventId,
-                                 answersPings: answersPings) { log.add($0) }
+        let stream = EventStream(
+            baseURL: box.baseURL, token: token, backoff: backoff, lastEventId: lastEventId,
+            answersPings: answersPings
+        ) { log.add($0) }
         stream.start()
         return (stream, log)
     }
@@ -30,13 +35,27 @@ import Testing
         let (events, log) = stream(box, token: token)
         defer { events.stop() }
         #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
-        let failed = try HTTPTransfer.perform(HTTPRequest(method: .post, url: "http://127.0.0.1:\(box.server.port)/boxsim/fail-subscriptions",
-                                                          body: .bytes(Data(), contentType: "application/json"), timeout: 5))
+        let failed = try HTTPTransfer.perform(
+            HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(box.server.port)/boxsim/fail-subscriptions",
+                body: .bytes(Data(), contentType: "application/json"), timeout: 5))
         #expect(failed.status == 200)
-        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains("the box ended the subscription") } else { return false } }, timeout: 5))
+        #expect(
+            log.wait(
+                for: {
+                    if case .disconnected(let reason, _) = $0 {
+                        return reason.contains("the box ended the subscription")
+                    } else {
+                        return false
+                    }
+                }, timeout: 5))
         #expect(log.waitUntil(timeout: 5) { $0.filter { $0 == .subscribed }.count >= 2 }, "subscribed again")
         _ = RetranscribeAgent(port: box.server.port, messageId: "AFTER-ERROR", timeoutMs: 3_000)
-        #expect(log.wait(for: { if case .lastAudioRequest(let r) = $0 { return r.messageId == "AFTER-ERROR" } else { return false } }, timeout: 5))
+        #expect(
+            log.wait(
+                for: {
+                    if case .lastAudioRequest(let r) = $0 { return r.messageId == "AFTER-ERROR" } else { return false }
+                }, timeout: 5))
     }
 
     @Test func aLastAudioRequestArrivesAndItsAnswerReachesTheAgent() throws {
@@ -47,17 +66,26 @@ import Testing
         #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
 
         let agent = RetranscribeAgent(port: box.server.port, messageId: "6F1C-ABC", timeoutMs: 5_000)
-        #expect(log.wait(for: { if case .lastAudioRequest(let r) = $0 { return r.messageId == "6F1C-ABC" } else { return false } }, timeout: 5))
+        #expect(
+            log.wait(
+                for: {
+                    if case .lastAudioRequest(let r) = $0 { return r.messageId == "6F1C-ABC" } else { return false }
+                }, timeout: 5))
         let request = try #require(log.lastAudioRequests.first)
         let wav = try box.wav(seconds: 0.5)
         let client = BoxClient(baseURL: box.baseURL, token: token)
-        #expect(try client.answerLastAudio(requestId: request.requestId,
-                                           .audio(wavPath: wav, recordedAt: Date(), text: "hi", messageId: request.messageId, sessionId: nil)) == .settled)
+        #expect(
+            try client.answerLastAudio(
+                requestId: request.requestId,
+                .audio(wavPath: wav, recordedAt: Date(), text: "hi", messageId: request.messageId, sessionId: nil))
+                == .settled)
         #expect(agent.wait()?.status == 200)
     }
 
     @Test func pingsAreAnsweredAndTheConnectionStays() throws {
-        let box = try SimulatedBox { $0.pingIntervalSeconds = 1; $0.pongGraceSeconds = 0.5 }
+        let box = try SimulatedBox {
+            $0.pingIntervalSeconds = 1; $0.pongGraceSeconds = 0.5
+        }
         let token = try pairedToken(box)
         let (events, log) = stream(box, token: token)
         defer { events.stop() }
@@ -69,7 +97,9 @@ import Testing
     }
 
     @Test func aClientThatIgnoresPingIsDroppedAndReconnects() throws {
-        let box = try SimulatedBox { $0.pingIntervalSeconds = 0.3; $0.pongGraceSeconds = 0.3 }
+        let box = try SimulatedBox {
+            $0.pingIntervalSeconds = 0.3; $0.pongGraceSeconds = 0.3
+        }
         let token = try pairedToken(box)
         let (events, log) = stream(box, token: token, answersPings: false)
         defer { events.stop() }
@@ -114,14 +144,22 @@ import Testing
         let elsewhere = try GarbageServer()
         defer { elsewhere.stop() }
         let location = "http://127.0.0.1:\(elsewhere.port)/steal/api/trpc"
-        let redirecting = try GarbageServer(reply: "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let redirecting = try GarbageServer(
+            reply: "HTTP/1.1 \(status) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
         defer { redirecting.stop() }
         let log = UpdateLog()
-        let events = EventStream(baseURL: redirecting.baseURL, token: "token-that-must-stay-home", backoff: [5]) { log.add($0) }
+        let events = EventStream(baseURL: redirecting.baseURL, token: "token-that-must-stay-home", backoff: [5]) {
+            log.add($0)
+        }
         events.start()
         defer { events.stop() }
         // Were the redirect followed, the other server would have its request before the attempt is reported ended.
-        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains(location) } else { return false } }, timeout: 5))
+        #expect(
+            log.wait(
+                for: {
+                    if case .disconnected(let reason, _) = $0 { return reason.contains(location) } else { return false }
+                }, timeout: 5))
         #expect(elsewhere.requests.isEmpty)
         #expect(redirecting.requests.first?.contains("Authorization: Bearer token-that-must-stay-home") == true)
     }
@@ -135,8 +173,16 @@ import Testing
         let events = EventStream(baseURL: server.baseURL, token: "token", backoff: [5]) { log.add($0) }
         events.start()
         defer { events.stop() }
-        #expect(log.wait(for: { if case .disconnected(let reason, _) = $0 { return reason.contains("ran over 1048576 bytes") } else { return false } },
-                         timeout: 10))
+        #expect(
+            log.wait(
+                for: {
+                    if case .disconnected(let reason, _) = $0 {
+                        return reason.contains("ran over 1048576 bytes")
+                    } else {
+                        return false
+                    }
+                },
+                timeout: 10))
     }
 
     @Test func trackedEventsArriveInOrderAndReplayAfterLastEventId() throws {
@@ -182,7 +228,8 @@ final class UpdateLog: @unchecked Sendable {
         waitUntil(timeout: timeout) { $0.contains(where: match) }
     }
 
-    /// Waits until `done` holds for everything reported so far (evaluated under the log's lock: it must not call the log).
+    /// Waits until `done` holds for everything reported so far (evaluated under the log's lock: it must not call the
+    /// log).
     func waitUntil(timeout: TimeInterval, _ done: ([EventStream.Update]) -> Bool) -> Bool {
         condition.withLock {
             let deadline = Date(timeIntervalSinceNow: timeout)
@@ -196,7 +243,9 @@ final class UpdateLog: @unchecked Sendable {
     func count(_ match: (EventStream.Update) -> Bool) -> Int { condition.withLock { updates.filter(match).count } }
 
     var lastAudioRequests: [LastAudioRequest] {
-        condition.withLock { updates.compactMap { if case .lastAudioRequest(let request) = $0 { return request } else { return nil } } }
+        condition.withLock {
+            updates.compactMap { if case .lastAudioRequest(let request) = $0 { return request } else { return nil } }
+        }
     }
 
     var trackedIds: [String] { condition.withLock { Self.trackedIds(in: updates) } }

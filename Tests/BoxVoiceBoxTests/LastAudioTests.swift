@@ -13,7 +13,8 @@ import Testing
 
     init() throws {
         box = try SimulatedBox()
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "t")
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(
+            pairingToken: box.mintTicket(), deviceLabel: "t")
         Secrets.register(token)
         client = BoxClient(baseURL: box.baseURL, token: token)
     }
@@ -31,7 +32,11 @@ import Testing
 
     /// A request id that would leave `/api/chat/last-audio/` (curl folds `..`) is not sent anywhere.
     @Test func anAnswerToARequestIdThatCouldLeaveTheRouteIsNeverSent() throws {
-        let server = try GarbageServer(reply: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}")
+        let server = try GarbageServer(
+            reply:
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: "
+                    + "close\r\n\r\n{\"ok\":true}"
+        )
         defer { server.stop() }
         let hostile = BoxClient(baseURL: server.baseURL, token: "token-that-must-stay-home")
         for id in ["..", "../../chat/send", "a/b"] {
@@ -48,8 +53,11 @@ import Testing
         var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-1", timeoutMs: 5_000) }
         let wav = try recording()
-        let result = try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(timeIntervalSince1970: 1_700_000_000),
-                                                                      text: "Buy milk & eggs, 100% sure", messageId: "MSG-1", sessionId: "session 7"))
+        let result = try client.answerLastAudio(
+            requestId: id,
+            .audio(
+                wavPath: wav, recordedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                text: "Buy milk & eggs, 100% sure", messageId: "MSG-1", sessionId: "session 7"))
         #expect(result == .settled)
         let response = try #require(outcome.wait())
         #expect(response.status == 200)
@@ -72,7 +80,10 @@ import Testing
         #expect(try client.answerLastAudio(requestId: id, .none) == .settled)  // accepted, not settling
         Thread.sleep(forTimeInterval: 0.3)
         let wav = try recording()
-        #expect(try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "MSG-2", sessionId: nil)) == .settled)
+        #expect(
+            try client.answerLastAudio(
+                requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "MSG-2", sessionId: nil))
+                == .settled)
         #expect(try #require(outcome.wait()).status == 200)
     }
 
@@ -80,7 +91,10 @@ import Testing
         var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-3", timeoutMs: 400) }
         let wav = try recording()
-        #expect(try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "OTHER", sessionId: nil)) == .ignored)
+        #expect(
+            try client.answerLastAudio(
+                requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "OTHER", sessionId: nil))
+                == .ignored)
         #expect(try client.answerLastAudio(requestId: id, .none) == .settled)
         let started = Date()
         let response = try #require(outcome.wait())
@@ -103,9 +117,11 @@ import Testing
     @Test func aMalformedAnswerIsRefused() throws {
         var outcome: RetranscribeAgent!
         let id = try nextRequestId { outcome = requester("MSG-5", timeoutMs: 300) }
-        let response = try HTTPTransfer.perform(HTTPRequest(method: .post, url: box.baseURL + "/api/chat/last-audio/" + id,
-                                                            headers: [("Authorization", "Bearer \(try tokenOfClient())")],
-                                                            body: .bytes(Data(#"{"none":false}"#.utf8), contentType: "application/json")))
+        let response = try HTTPTransfer.perform(
+            HTTPRequest(
+                method: .post, url: box.baseURL + "/api/chat/last-audio/" + id,
+                headers: [("Authorization", "Bearer \(try tokenOfClient())")],
+                body: .bytes(Data(#"{"none":false}"#.utf8), contentType: "application/json")))
         #expect(response.status == 400)
         #expect(String(decoding: response.body, as: UTF8.self).contains("bad-answer"))
         #expect(try #require(outcome.wait()).status == 504)
@@ -116,7 +132,8 @@ import Testing
         let id = try nextRequestId { outcome = requester("MSG-6", timeoutMs: 5_000) }
         let wav = try recording()
         let long = String(repeating: "é", count: 2_000)
-        _ = try client.answerLastAudio(requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: long, messageId: "MSG-6", sessionId: nil))
+        _ = try client.answerLastAudio(
+            requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: long, messageId: "MSG-6", sessionId: nil))
         let response = try #require(outcome.wait())
         let header = try #require(response.header("x-message-text")?.removingPercentEncoding)
         #expect(header.count == 1_500)

@@ -7,8 +7,14 @@ import Testing
 @Suite struct ArgumentErrorsTests {
     @Test(arguments: [
         (["record", "--max-seconds", "1e15"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
-        (["record", "--max-seconds", "99999999999999999999"], "--max-seconds takes a number of seconds from 0.1 to 604800"),
-        (["record", "--cut-search-seconds", "1e300"], "--cut-search-seconds takes a number of seconds from 0.02 to 3600"),
+        (
+            ["record", "--max-seconds", "99999999999999999999"],
+            "--max-seconds takes a number of seconds from 0.1 to 604800"
+        ),
+        (
+            ["record", "--cut-search-seconds", "1e300"],
+            "--cut-search-seconds takes a number of seconds from 0.02 to 3600"
+        ),
         (["record", "--segment-seconds", "1e9"], "--segment-seconds takes a number of seconds from 1 to 3600"),
         (["record", "--segment-seconds", "0.001"], "--segment-seconds takes a number of seconds from 1 to 3600"),
         (["record", "--segment-seconds", "10", "--cut-search-seconds", "20"], "must be shorter than the segment"),
@@ -22,8 +28,9 @@ import Testing
     ])
     func aNumberOutOfRangeIsAUsageErrorNotACrash(_ arguments: [String], _ message: String) throws {
         let home = TemporaryDirectory("arguments")
-        let result = try Run.process(Run.boxvoice, arguments + ["--device", "null"].filter { _ in arguments[0] == "record" },
-                                     environment: Run.isolatedEnvironment(home))
+        let result = try Run.process(
+            Run.boxvoice, arguments + ["--device", "null"].filter { _ in arguments[0] == "record" },
+            environment: Run.isolatedEnvironment(home))
         #expect(result.status == 2, "\(arguments): exit \(result.status) \(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.file("data/boxvoice/recordings")))
@@ -40,11 +47,16 @@ import Testing
     /// The box no longer accepts this device: `dictate --once` keeps the message in the outbox, says to re-pair, and
     /// exits 3, the code that means "the box refused a message" (it did not do what was asked).
     @Test func aRunWhoseMessageWasRefusedExitsThree() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("refused")
         let env = try Run.pairedEnvironment(home, with: box.server)
         try Run.revokeStoredToken(home)
-        let run = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--session", "s1", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        let run = try Run.process(
+            Run.boxvoice,
+            ["dictate", "--once", "--no-keys", "--session", "s1", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env)
         #expect(run.status == 3, "\(run.stdout) \(run.stderr)")
         #expect(run.stderr.contains("boxvoice pair"), "\(run.stderr)")
         let outbox = try Run.process(Run.boxvoice, ["outbox"], environment: env)
@@ -54,10 +66,22 @@ import Testing
 
 @Suite struct ClearErrorTests {
     @Test(arguments: [
-        (["keywords", "validate", "/etc/hostname"], "'/etc/hostname' is not a folder of golden vectors (it is a file)"),
-        (["keywords", "detect", "x", "--keywords", "/nonexistent/vocab.txt"], "cannot read the keyword vocabulary '/nonexistent/vocab.txt': there is no such file or folder"),
-        (["transcribe", "/nonexistent/nope.wav"], "cannot read '/nonexistent/nope.wav': there is no such file or folder. Nothing was uploaded."),
-        (["pair", "beebox://pair?baseURL=ftp%3A%2F%2Fbox.example%2Fmain&pairingToken=t"], "is not an http:// or https:// address"),
+        (
+            ["keywords", "validate", "/etc/hostname"],
+            "'/etc/hostname' is not a folder of golden vectors (it is a file)"
+        ),
+        (
+            ["keywords", "detect", "x", "--keywords", "/nonexistent/vocab.txt"],
+            "cannot read the keyword vocabulary '/nonexistent/vocab.txt': there is no such file or folder"
+        ),
+        (
+            ["transcribe", "/nonexistent/nope.wav"],
+            "cannot read '/nonexistent/nope.wav': there is no such file or folder. Nothing was uploaded."
+        ),
+        (
+            ["pair", "beebox://pair?baseURL=ftp%3A%2F%2Fbox.example%2Fmain&pairingToken=t"],
+            "is not an http:// or https:// address"
+        ),
         (["answer", "/etc"], "cannot read the request file '/etc': it is a folder. Nothing was answered."),
     ])
     func aBadPathOrAddressIsSaidInWordsNotAFoundationError(_ arguments: [String], _ message: String) throws {
@@ -84,13 +108,21 @@ import Testing
     @Test func filePCMGoesUnderTheCacheAndWorksFromAnyFolder() throws {
         let home = TemporaryDirectory("file-pcm-cache")
         let env = Run.isolatedEnvironment(home)
-        let made = try Run.process(Run.boxvoice, ["devices", "file-pcm", "--name", "anywhere", Checkout.sample("none-weather.wav")], environment: env)
+        let made = try Run.process(
+            Run.boxvoice, ["devices", "file-pcm", "--name", "anywhere", Checkout.sample("none-weather.wav")],
+            environment: env)
         #expect(made.status == 0, "\(made.stderr)")
         let config = home.file("cache/boxvoice/file-pcm/anywhere.asound.conf")
         let text = try String(contentsOfFile: config, encoding: .utf8)
-        #expect(text.contains("\"" + home.file("cache/boxvoice/file-pcm/")), "the raw file is named by an absolute path: \(text)")
-        let recorded = try Run.process(Run.boxvoice, ["record", "--alsa-config", config, "--device", "anywhere", "--max-seconds", "1",
-                                                      "--out", home.file("rec")], environment: env)
+        #expect(
+            text.contains("\"" + home.file("cache/boxvoice/file-pcm/")),
+            "the raw file is named by an absolute path: \(text)")
+        let recorded = try Run.process(
+            Run.boxvoice,
+            [
+                "record", "--alsa-config", config, "--device", "anywhere", "--max-seconds", "1",
+                "--out", home.file("rec"),
+            ], environment: env)
         #expect(recorded.status == 0, "\(recorded.stderr)")
         #expect(FileManager.default.fileExists(atPath: home.file("rec/seg-0001.wav")))
     }

@@ -17,25 +17,34 @@ import Testing
         let placeholder: String?
         let entry: String
         var isNumber: Bool { placeholder == "N" }
-        var choices: [String]? { placeholder.flatMap { $0.contains("|") ? $0.split(separator: "|").map(String.init) : nil } }
+        var choices: [String]? {
+            placeholder.flatMap { $0.contains("|") ? $0.split(separator: "|").map(String.init) : nil }
+        }
         /// A value the option accepts (for the other half of a conflict).
         var goodValue: String {
             if let choices { return choices[0] }
             guard isNumber else { return "x" }
-            if let range = entry.range(of: #"default: [0-9.]+"#, options: .regularExpression) { return String(entry[range].dropFirst(9)) }
-            if let range = entry.range(of: #"[0-9.]+ to "#, options: .regularExpression) { return String(entry[range].dropLast(4)) }
+            if let range = entry.range(of: #"default: [0-9.]+"#, options: .regularExpression) {
+                return String(entry[range].dropFirst(9))
+            }
+            if let range = entry.range(of: #"[0-9.]+ to "#, options: .regularExpression) {
+                return String(entry[range].dropLast(4))
+            }
             return "1"
         }
         /// The range its help states ("0.1 to 604800 seconds").
         var range: ClosedRange<Double>? {
-            guard let found = entry.range(of: #"-?[0-9.]+ to -?[0-9.]+"#, options: .regularExpression) else { return nil }
+            guard let found = entry.range(of: #"-?[0-9.]+ to -?[0-9.]+"#, options: .regularExpression) else {
+                return nil
+            }
             let bounds = entry[found].components(separatedBy: " to ").compactMap(Double.init)
             return bounds.count == 2 ? bounds[0]...bounds[1] : nil
         }
         /// The options this one may not be given with.
         var conflicts: [String] {
             guard let range = entry.range(of: #"not with [-a-z, ]+"#, options: .regularExpression) else { return [] }
-            return entry[range].dropFirst(9).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("--") }
+            return entry[range].dropFirst(9).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { $0.hasPrefix("--") }
         }
     }
 
@@ -62,7 +71,9 @@ import Testing
                 guard let at = words.firstIndex(of: name), at + 1 < words.count else { continue }
                 let next = words[at + 1].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
                 if next.first?.isLowercase == true, next != "options" { verbs.append(next) }
-                if words.dropFirst(at + 1).prefix(4).contains(where: { $0.first?.isUppercase == true || $0.hasPrefix("[") && $0.dropFirst().first?.isUppercase == true }) {
+                if words.dropFirst(at + 1).prefix(4).contains(where: {
+                    $0.first?.isUppercase == true || $0.hasPrefix("[") && $0.dropFirst().first?.isUppercase == true
+                }) {
                     takesArguments = true
                 }
             }
@@ -71,7 +82,9 @@ import Testing
                 var current: (String, String?, String)?
                 for line in lines[(start + 1)...] {
                     if line.hasPrefix("  --") {
-                        if let current { options.append(Option(name: current.0, placeholder: current.1, entry: current.2)) }
+                        if let current {
+                            options.append(Option(name: current.0, placeholder: current.1, entry: current.2))
+                        }
                         // The label ends at the first double space: "--name PLACEHOLDER  help".
                         let label = line.components(separatedBy: "  ").first { !$0.isEmpty } ?? ""
                         let words = label.split(separator: " ").map(String.init)
@@ -89,7 +102,7 @@ import Testing
 
     enum Fault: CaseIterable {
         case unknownOption, misspelledOption, badNumber, badChoice, emptyValue, missingValue, flagWithValue, conflict,
-             misspelledCommand, extraArgument
+            misspelledCommand, extraArgument
     }
 
     struct Case: Sendable {
@@ -100,8 +113,10 @@ import Testing
         var fault: Fault?
     }
 
-    static let badNumbers = ["1e400", "1e-300", "-5", "nan", "NaN", "inf", "-inf", "", "٣", "0x10", "1,5", "99999999999999999999999",
-                             "1e15", "-0.0000001", " 3", "3s", "+", "e", "1e308", "４"]
+    static let badNumbers = [
+        "1e400", "1e-300", "-5", "nan", "NaN", "inf", "-inf", "", "٣", "0x10", "1,5", "99999999999999999999999",
+        "1e15", "-0.0000001", " 3", "3s", "+", "e", "1e308", "４",
+    ]
     static let junk = ["é", "名前", "🙂", "x", "a-b", "--", "ZZ", "\u{7F}", "Ω≈ç"]
 
     static func make(_ fault: Fault, in commands: [Command], random: inout SeededRandom) -> Case? {
@@ -115,7 +130,11 @@ import Testing
         let known = Set(command.options.map(\.name) + ["--help"])
         switch fault {
         case .unknownOption:
-            let name = "--" + (0..<(1 + random.below(12))).map { _ in String(Array("abcdefghijklmnopqrstuvwxyz-é名0")[random.below(30)]) }.joined()
+            let name =
+                "--"
+                + (0..<(1 + random.below(12))).map { _ in
+                    String(Array("abcdefghijklmnopqrstuvwxyz-é名0")[random.below(30)])
+                }.joined()
             guard !known.contains(name), name != "--" else { return nil }
             argv.insert(name, at: 1 + random.below(argv.count))
             return Case(argv: argv, names: [name])
@@ -137,7 +156,11 @@ import Testing
             guard let option = pick(\.isNumber) else { return nil }
             let value = badNumbers[random.below(badNumbers.count)]
             // 1e-300 is a fine turn length where zero is allowed: only a value outside the range counts as bad.
-            if let number = Double(value), number.isFinite, value.allSatisfy({ "0123456789.e-".contains($0) }), let range = option.range, range.contains(number) { return nil }
+            if let number = Double(value), number.isFinite, value.allSatisfy({ "0123456789.e-".contains($0) }),
+                let range = option.range, range.contains(number)
+            {
+                return nil
+            }
             return Case(argv: argv + [option.name, value], names: [option.name])
         case .badChoice:
             guard let option = pick({ $0.choices != nil }) else { return nil }
@@ -154,7 +177,11 @@ import Testing
             guard let option = pick({ $0.placeholder == nil }) else { return nil }
             return Case(argv: argv + ["\(option.name)=\(junk[random.below(junk.count)])"], names: [option.name])
         case .conflict:
-            guard let option = pick({ !$0.conflicts.isEmpty }), let other = command.options.first(where: { $0.name == option.conflicts[random.below(option.conflicts.count)] }) else { return nil }
+            guard let option = pick({ !$0.conflicts.isEmpty }),
+                let other = command.options.first(where: {
+                    $0.name == option.conflicts[random.below(option.conflicts.count)]
+                })
+            else { return nil }
             for each in [option, other] {
                 argv.append(each.name)
                 if each.placeholder != nil { argv.append(each.goodValue) }
@@ -180,9 +207,12 @@ import Testing
     }
 
     static let programs = [
-        Program(spec: boxvoice.Commands.program, binary: Run.boxvoice, usageLine: { boxvoice.Commands.usageLine($0, argv: $1) }),
-        Program(spec: boxsim.program, binary: (Run.boxvoice as NSString).deletingLastPathComponent + "/boxsim",
-                usageLine: { boxsim.usageLine($0, argv: $1) }),
+        Program(
+            spec: boxvoice.Commands.program, binary: Run.boxvoice,
+            usageLine: { boxvoice.Commands.usageLine($0, argv: $1) }),
+        Program(
+            spec: boxsim.program, binary: (Run.boxvoice as NSString).deletingLastPathComponent + "/boxsim",
+            usageLine: { boxsim.usageLine($0, argv: $1) }),
     ]
 
     /// The same ten thousand cases every run (a fixed seed), 8,000 for boxvoice and 2,000 for boxsim.
@@ -230,7 +260,9 @@ import Testing
                 }
             }
         }
-        #expect(failures.isEmpty, "\(failures.count) of \(Self.cases.count) failed; first: \(failures.prefix(5).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) of \(Self.cases.count) failed; first: \(failures.prefix(5).joined(separator: "\n"))")
     }
 
     /// The real binaries print what their grammar says and exit 2: a sample spread over every fault kind.
@@ -248,19 +280,31 @@ import Testing
             let (index, fuzz) = sample[at]
             let program = Self.programs[index]
             // In a folder of its own: a command line that ran by mistake (boxsim's default --data) writes there.
-            let result = BoundedRun.run(program.binary, fuzz.argv, environment: environment, seconds: 20, directory: home.path)
+            let result = BoundedRun.run(
+                program.binary, fuzz.argv, environment: environment, seconds: 20, directory: home.path)
             var expected = ""
-            do throws(UsageError) { _ = try CommandLineParser(program.spec).parse(fuzz.argv) } catch { expected = program.usageLine(error, fuzz.argv) + "\n" }
+            do throws(UsageError) { _ = try CommandLineParser(program.spec).parse(fuzz.argv) } catch {
+                expected = program.usageLine(error, fuzz.argv) + "\n"
+            }
             var problem: String?
-            if result.timedOut { problem = "hung (killed after 20 s)" }
-            else if let signal = result.signal { problem = "died of signal \(signal)" }
-            else if result.status != 2 { problem = "exit \(result.status): \(result.stderr) \(result.stdout.prefix(200))" }
-            else if result.stderr != expected { problem = "printed \(result.stderr.debugDescription), not \(expected.debugDescription)" }
-            outcomes.withLock { $0.append(problem.map { "\(program.spec.name) \(fuzz.argv.debugDescription): \($0)" } ?? "") }
+            if result.timedOut {
+                problem = "hung (killed after 20 s)"
+            } else if let signal = result.signal {
+                problem = "died of signal \(signal)"
+            } else if result.status != 2 {
+                problem = "exit \(result.status): \(result.stderr) \(result.stdout.prefix(200))"
+            } else if result.stderr != expected {
+                problem = "printed \(result.stderr.debugDescription), not \(expected.debugDescription)"
+            }
+            outcomes.withLock {
+                $0.append(problem.map { "\(program.spec.name) \(fuzz.argv.debugDescription): \($0)" } ?? "")
+            }
         }
         let all = outcomes.withLock { $0 }
         #expect(all.count == sample.count)
         let failures = all.filter { !$0.isEmpty }
-        #expect(failures.isEmpty, "\(failures.count) of \(all.count) failed; first: \(failures.prefix(5).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) of \(all.count) failed; first: \(failures.prefix(5).joined(separator: "\n"))")
     }
 }

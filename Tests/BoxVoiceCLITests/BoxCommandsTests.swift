@@ -26,8 +26,9 @@ import Testing
         func pair(link: String? = nil) throws -> ProcessResult {
             let result = try run("pair", link ?? box.server.mintPairingLink(label: "Test Box"))
             if let data = FileManager.default.contents(atPath: credentials),
-               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-               let tokens = object["tokens"] as? [String: String] {
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let tokens = object["tokens"] as? [String: String]
+            {
                 tokens.values.forEach(Secrets.register)
             }
             return result
@@ -50,7 +51,9 @@ import Testing
         #expect(result.stdout == "Buy milk and eggs on the way home.\n")
         // `auto` with the link not measured yet sends Ogg Opus; `--codec wav` the recording's own Float32.
         let seen = try #require(desk.box.server.transcriptions.last)
-        #expect(seen.container == "ogg-opus" && seen.filename == "segment.ogg" && seen.sampleRate == 48_000 && seen.channels == 1)
+        #expect(
+            seen.container == "ogg-opus" && seen.filename == "segment.ogg" && seen.sampleRate == 48_000
+                && seen.channels == 1)
         let asWAV = try desk.run("transcribe", "--codec", "wav", Checkout.sample("send-buy-milk.wav"))
         #expect(asWAV.stdout == "Buy milk and eggs on the way home.\n", "\(asWAV.stderr)")
         let wav = try #require(desk.box.server.transcriptions.last)
@@ -114,16 +117,21 @@ import Testing
         try desk.pair()
         let list = desk.home.file("config/boxvoice/boxes.json")
         try FileManager.default.removeItem(atPath: list)
-        try FileManager.default.createDirectory(atPath: list, withIntermediateDirectories: false)  // unreadable as a file
+        // unreadable as a file
+        try FileManager.default.createDirectory(atPath: list, withIntermediateDirectories: false)
         let dictated = try desk.run("dictate", "--input", Checkout.sample("send-buy-milk.wav"))
         #expect(dictated.status == 1)
         #expect(dictated.stderr.contains("cannot be read"), "\(dictated.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: desk.home.file("data/boxvoice/local-box/messages.json")), "nothing went to the embedded box")
+        #expect(
+            !FileManager.default.fileExists(atPath: desk.home.file("data/boxvoice/local-box/messages.json")),
+            "nothing went to the embedded box")
         #expect(desk.box.server.messages.isEmpty)
         let paired = try desk.pair()
         #expect(paired.status == 1)
         var isFolder: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: list, isDirectory: &isFolder) && isFolder.boolValue, "the list was not written over")
+        #expect(
+            FileManager.default.fileExists(atPath: list, isDirectory: &isFolder) && isFolder.boolValue,
+            "the list was not written over")
     }
 
     /// A box paired with the label "Local" once took the embedded box's name, and `outbox send` delivered a draft
@@ -131,7 +139,8 @@ import Testing
     @Test func aDraftForTheEmbeddedBoxNeverGoesToABoxLabelledLocal() throws {
         let desk = try Desk()
         try desk.pair(link: desk.box.server.mintPairingLink(label: "Local"))
-        let dictated = try desk.run("dictate", "--local", "--on-eof", "draft", "--input", Checkout.sample("none-weather.wav"))
+        let dictated = try desk.run(
+            "dictate", "--local", "--on-eof", "draft", "--input", Checkout.sample("none-weather.wav"))
         #expect(dictated.status == 0, "\(dictated.stderr)")
         let store = try MessageStore(directory: desk.home.file("data/boxvoice"))
         let draft = try #require(try store.messages().first { $0.state == .draft })
@@ -139,7 +148,8 @@ import Testing
         let sent = try desk.run("outbox", "send", draft.id.rawValue)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(desk.box.server.messages.isEmpty, "the paired box labelled Local received nothing")
-        let received = try String(contentsOfFile: desk.home.file("data/boxvoice/local-box/messages.json"), encoding: .utf8)
+        let received = try String(
+            contentsOfFile: desk.home.file("data/boxvoice/local-box/messages.json"), encoding: .utf8)
         #expect(received.contains(draft.id.rawValue), "the embedded box received the draft")
         let listed = try desk.run("boxes")
         #expect(listed.stdout.contains("local-2"), "\(listed.stdout)")
@@ -176,7 +186,9 @@ import Testing
         for (box, name) in [("work", "W1"), ("work", "W2"), ("home", "H1")] {
             let recording = try store.beginRecording(box: .paired(box), session: nil)
             try WAV.write([0.1, 0.2], to: recording.folder + "/seg-0001.wav")
-            try store.commitSend(recording.id, MessageStore.Ending(heardText: "t", command: nil, liveText: "t"), liveBody: "<speech>t</speech>")
+            try store.commitSend(
+                recording.id, MessageStore.Ending(heardText: "t", command: nil, liveText: "t"),
+                liveBody: "<speech>t</speech>")
             folders[name] = recording.folder
             ids[name] = recording.id
         }
@@ -205,7 +217,9 @@ import Testing
 
     @Test func aRefusedTicketChangesNothing() throws {
         let desk = try Desk()
-        let link = "beebox://pair?baseURL=" + desk.box.baseURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "&pairingToken=forged"
+        let link =
+            "beebox://pair?baseURL=" + desk.box.baseURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            + "&pairingToken=forged"
         let result = try desk.run("pair", link)
         #expect(result.status == 1)
         #expect(result.stderr.contains("Pairing code is invalid or expired."))
@@ -238,34 +252,49 @@ import Testing
     /// The box stopped accepting the device (401); pairing it again with a fresh link replaces the token in place: the
     /// same name, and the message the 401 left in the outbox and its recording are still that box's.
     @Test func rePairingKeepsTheBoxsNameOutboxAndRecordings() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("repair")
         let env = try Run.pairedEnvironment(home, with: box.server)
         let path = home.file("config/boxvoice/credentials.json")
         let name = try Run.revokeStoredToken(home)
-        let refused = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        let refused = try Run.process(
+            Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env)
         #expect(refused.status == 3, "the box refused the message: \(refused.stderr)")
-        #expect(try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env).stdout.contains("\"health\":\"needs-re-pair\""))
+        #expect(
+            try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env).stdout.contains(
+                "\"health\":\"needs-re-pair\""))
 
-        let paired = try Run.process(Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Bee Box")], environment: env)
+        let paired = try Run.process(
+            Run.boxvoice, ["pair", box.server.mintPairingLink(label: "Bee Box")], environment: env)
         #expect(paired.status == 0, "\(paired.stderr)")
         #expect(paired.stdout.contains("as '\(name)'"), "the same name: \(paired.stdout)")
         let boxes = try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env)
         #expect(boxes.stdout.components(separatedBy: "\"name\"").count == 2, "one box, not a second: \(boxes.stdout)")
         #expect(boxes.stdout.contains("\"health\":\"ok\""), "re-paired: \(boxes.stdout)")
-        let newToken = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])?["tokens"] as? [String: String])
+        let newToken = try #require(
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])?[
+                "tokens"] as? [String: String])
         newToken.values.forEach(Secrets.register)
 
         // The message refused for the old token is still this box's, pending again, and goes out with the new one.
-        #expect(paired.stderr.contains("1 message(s) refused for the old device token are pending again"), "\(paired.stderr)")
+        #expect(
+            paired.stderr.contains("1 message(s) refused for the old device token are pending again"),
+            "\(paired.stderr)")
         let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
-        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let rows = listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         let pending = try #require(rows.first { $0["state"] as? String == "pending" })
         #expect(pending["box"] as? String == name)
         let id = try #require(pending["messageId"] as? String)
         let sent = try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(box.server.messages.map(\.messageId) == [id])
-        #expect(try Run.process(Run.boxvoice, ["recordings", "--json", "--box", name], environment: env).stdout.contains(id))
+        #expect(
+            try Run.process(Run.boxvoice, ["recordings", "--json", "--box", name], environment: env).stdout.contains(id)
+        )
     }
 }

@@ -8,12 +8,16 @@ import Testing
 /// boxsim over loopback.
 @Suite struct DaemonControlTests {
     @Test func startAndStopRunADictationTurnFromAnALSAFilePCMAndDeliverIt() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("daemon-control")
         let env = try Run.pairedEnvironment(home, with: box.server)
         box.server.devices.map(\.token).forEach(Secrets.register)
-        let mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample("none-weather.wav")), name: "desk_mic", directory: home.file("alsa"))
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
+        let mic = try FileCapturePCM.make(
+            samples: WAV.samples(Checkout.sample("none-weather.wav")), name: "desk_mic", directory: home.file("alsa"))
+        let daemon = try Spawned(
+            Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
         #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
 
         // The socket is the user's alone.
@@ -43,13 +47,16 @@ import Testing
         #expect(words.waitFor("delivered "), "\(words.stdout)")
         #expect(words.stdout.contains("… ") && !words.stdout.contains("{"), "what was heard, in words: \(words.stdout)")
         #expect(bar.waitFor("\"class\":\"recording\""), "\(bar.stdout)")
-        #expect(bar.stdout.split(separator: "\n").count >= 3 && bar.stdout.hasSuffix("\"class\":\"idle\",\"text\":\"\",\"tooltip\":\"boxvoice: idle\"}\n"),
-                "idle, recording, idle: \(bar.stdout)")
+        #expect(
+            bar.stdout.split(separator: "\n").count >= 3
+                && bar.stdout.hasSuffix("\"class\":\"idle\",\"text\":\"\",\"tooltip\":\"boxvoice: idle\"}\n"),
+            "idle, recording, idle: \(bar.stdout)")
         #expect(box.server.messages.count == 1)
         // The file PCM is paced like a microphone: a turn of a few seconds is one segment, one HQ upload.
         #expect(box.server.transcriptions.count == 1)
-        #expect(box.server.messages.first?.message.hasSuffix(">The weather today is sunny.</speech>") == true,
-                "\(box.server.messages.map(\.message)) \(box.server.transcriptions.count) HQ uploads; \(daemon.stderr)")
+        #expect(
+            box.server.messages.first?.message.hasSuffix(">The weather today is sunny.</speech>") == true,
+            "\(box.server.messages.map(\.message)) \(box.server.transcriptions.count) HQ uploads; \(daemon.stderr)")
         #expect(try Run.process(Run.boxvoice, ["stop"], environment: env).stdout == "not dictating\n")
 
         // A second daemon for the same user is refused and leaves the first one's socket alone.
@@ -60,6 +67,17 @@ import Testing
 
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
+        // The bar outlives the daemon: it says `stopped` and waits for the next one.
+        #expect(bar.waitFor("\"class\":\"stopped\""), "\(bar.stdout)")
+        let again = try Spawned(
+            Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: env)
+        #expect(again.waitFor("control socket"), "\(again.stderr)")
+        let idleAgain = Date().addingTimeInterval(30)
+        while !bar.stdout.hasSuffix("\"tooltip\":\"boxvoice: idle\"}\n"), Date() < idleAgain { usleep(20_000) }
+        #expect(
+            bar.stdout.hasSuffix("\"tooltip\":\"boxvoice: idle\"}\n"), "idle once the daemon is back: \(bar.stdout)")
+        again.signal(SIGTERM)
+        #expect(again.wait() == 0)
         follow.signal(SIGTERM)
         follow.wait()
         words.signal(SIGTERM)
@@ -69,8 +87,12 @@ import Testing
     }
 
     /// A paired daemon whose microphone plays keyword-free speech, for turns that end by a key, not a spoken command.
-    private func daemonOnKeywordFreeSpeech(_ name: String) throws -> (SimulatedBox, TemporaryDirectory, [String: String], DaemonUnderTest) {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+    private func daemonOnKeywordFreeSpeech(_ name: String) throws -> (
+        SimulatedBox, TemporaryDirectory, [String: String], DaemonUnderTest
+    ) {
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory(name)
         let env = try Run.pairedEnvironment(home, with: box.server)
         return (box, home, env, try DaemonUnderTest(sample: "none-budget.wav", home: home, environment: env))
@@ -101,12 +123,18 @@ import Testing
         func turn(_ number: Int) throws -> String? {
             #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
             let deadline = Date(timeIntervalSinceNow: 30)
-            while count("dictation turn started", in: daemon.stderr) < number, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            while count("dictation turn started", in: daemon.stderr) < number, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
             #expect(try Run.process(Run.boxvoice, ["cancel"], environment: env).status == 0)
-            while count("\"event\":\"idle\"", in: follow.stdout) < number, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            while count("\"event\":\"idle\"", in: follow.stdout) < number, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
             #expect(count("\"event\":\"idle\"", in: follow.stdout) == number, "turn \(number) ended: \(follow.stdout)")
             let starts = daemon.stderr.split(separator: "\n").filter { $0.contains("dictation turn started") }
-            guard starts.count == number, let line = starts.last, let open = line.range(of: "(commands: ") else { return nil }
+            guard starts.count == number, let line = starts.last, let open = line.range(of: "(commands: ") else {
+                return nil
+            }
             return String(line[open.upperBound...].dropLast())
         }
 
@@ -126,10 +154,14 @@ import Testing
     /// listening after the send until the hotkey ends it.
     @Test(arguments: [true, false])
     func closeAfterSendEndsTheTurnAtASpokenSend(_ close: Bool) throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("daemon-close")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        #expect(try Run.process(Run.boxvoice, ["config", "set", "close-after-send", String(close)], environment: env).status == 0)
+        #expect(
+            try Run.process(Run.boxvoice, ["config", "set", "close-after-send", String(close)], environment: env).status
+                == 0)
         let running = try DaemonUnderTest(sample: "send-buy-milk.wav", home: home, environment: env)
         let (daemon, follow) = (running.daemon, running.follow)
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).stdout.hasPrefix("dictating"))
@@ -138,7 +170,9 @@ import Testing
             #expect(follow.waitFor("\"event\":\"idle\""), "the turn ended by itself: \(daemon.stderr)")
             #expect(try Run.process(Run.boxvoice, ["status"], environment: env).stdout.hasPrefix("idle"))
         } else {
-            #expect(try Run.process(Run.boxvoice, ["status"], environment: env).stdout.hasPrefix("dictating"), "still listening after the send")
+            #expect(
+                try Run.process(Run.boxvoice, ["status"], environment: env).stdout.hasPrefix("dictating"),
+                "still listening after the send")
             #expect(try Run.process(Run.boxvoice, ["stop"], environment: env).status == 0)
             #expect(follow.waitFor("\"event\":\"idle\""))
         }
@@ -150,7 +184,9 @@ import Testing
     /// Sound cues through real ALSA playback: an ALSA `file` PCM beside the microphone records what a speaker would
     /// have played — the start cue, the sent cue and the stop cue of a turn a spoken send ended, sample for sample.
     @Test func aTurnPlaysItsStartSentAndStopCuesThroughALSA() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("daemon-cues")
         let env = try Run.pairedEnvironment(home, with: box.server)
         let speaker = home.file("speaker.raw")
@@ -162,7 +198,11 @@ import Testing
             handle.seekToEndOfFile()
             // Each cue opens the PCM anew, and the file plugin rewrites its file from the start: it pipes to `cat >>`
             // instead, so the file holds every cue in the order played.
-            handle.write(Data("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"|cat >> \(speaker)\"\n format \"raw\"\n}\n".utf8))
+            handle.write(
+                Data(
+                    ("\npcm.speaker {\n type file\n slave.pcm { type null }\n file \"|cat >> \(speaker)\"\n format "
+                        + "\"raw\"\n}\n")
+                        .utf8))
             try handle.close()
         }
         let (daemon, follow) = (running.daemon, running.follow)
@@ -173,7 +213,10 @@ import Testing
         let deadline = Date().addingTimeInterval(10)
         var played: [Float] = []
         while Date() < deadline {
-            played = (try? Data(contentsOf: URL(fileURLWithPath: speaker))).map { data in data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } } ?? []
+            played =
+                (try? Data(contentsOf: URL(fileURLWithPath: speaker))).map { data in
+                    data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+                } ?? []
             if played.count >= expectedLength { break }
             usleep(20_000)
         }
@@ -189,7 +232,9 @@ import Testing
     /// PreRollMicrophoneTests and `make bench`. The microphone plays a long recording: it starts when the daemon opens
     /// it, so a short clip could be over before the turn begins on a loaded machine.
     @Test func preRollHoldsTheMicrophoneBetweenTurnsAsTheSettingSays() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("daemon-preroll")
         let env = try Run.pairedEnvironment(home, with: box.server)
         #expect(try Run.process(Run.boxvoice, ["config", "set", "pre-roll", "true"], environment: env).status == 0)

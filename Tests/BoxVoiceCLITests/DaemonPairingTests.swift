@@ -23,7 +23,9 @@ import Testing
     }
 
     @Test func aDaemonStartedWithNoBoxAnswersForABoxPairedAfterItStarted() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("daemon-late-pair")
         let env = Run.isolatedEnvironment(home)
         let daemon = try Spawned(Run.boxvoice, ["daemon"], environment: env)
@@ -33,7 +35,8 @@ import Testing
 
         try pair(box.server, env)
         #expect(waitForConnections(box.server, 1), "\(daemon.stderr)")
-        let dictated = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        let dictated = try Run.process(
+            Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(dictated.status == 0, "\(dictated.stderr)")
         let id = try #require(box.server.messages.last?.messageId)
 
@@ -45,7 +48,9 @@ import Testing
     }
 
     @Test func aRevokedDeviceShowsNeedsRePairAndRePairingReconnectsWithoutARestart() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("daemon-repair")
         let env = try Run.pairedEnvironment(home, with: box.server)
         try Run.revokeStoredToken(home)
@@ -59,8 +64,11 @@ import Testing
         #expect(waitForConnections(box.server, 1), "\(daemon.stderr)")
         let after = try Run.process(Run.boxvoice, ["boxes"], environment: env)
         #expect(!after.stdout.contains("needs re-pair"), "\(after.stdout)")
-        #expect(try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env).stdout.components(separatedBy: "\"name\"").count == 2,
-                "re-pairing kept one box")
+        #expect(
+            try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env).stdout.components(
+                separatedBy: "\"name\""
+            ).count == 2,
+            "re-pairing kept one box")
 
         let name = try #require(try Self.onlyBoxName(env))
         let unpaired = try Run.process(Run.boxvoice, ["boxes", "unpair", name], environment: env)
@@ -74,7 +82,9 @@ import Testing
 
     private static func onlyBoxName(_ env: [String: String]) throws -> String? {
         let listed = try Run.process(Run.boxvoice, ["boxes", "--json"], environment: env)
-        let object = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let object = listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         return object.first?["name"] as? String
     }
 

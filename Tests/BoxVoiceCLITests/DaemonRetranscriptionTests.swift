@@ -11,13 +11,18 @@ import Testing
 @Suite struct DaemonRetranscriptionTests {
     /// A user home paired with `box`, with the given clips dictated into it (one `dictate` run each). The home lives as
     /// long as the returned value.
-    private func dictated(_ clips: [(clip: String, session: String?)], into box: BoxSimServer) throws -> (home: TemporaryDirectory, env: [String: String], ids: [String]) {
+    private func dictated(_ clips: [(clip: String, session: String?)], into box: BoxSimServer) throws -> (
+        home: TemporaryDirectory, env: [String: String], ids: [String]
+    ) {
         let home = TemporaryDirectory("daemon-answers")
         let env = try Run.pairedEnvironment(home, with: box)
         box.devices.map(\.token).forEach(Secrets.register)
         var ids: [String] = []
         for (clip, session) in clips {
-            let result = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample(clip)] + (session.map { ["--session", $0] } ?? []), environment: env)
+            let result = try Run.process(
+                Run.boxvoice,
+                ["dictate", "--input", Checkout.sample(clip)] + (session.map { ["--session", $0] } ?? []),
+                environment: env)
             #expect(result.status == 0, "\(result.stderr)")
             ids.append(try #require(box.messages.last?.messageId))
         }
@@ -35,20 +40,26 @@ import Testing
     /// The files a message's recording is kept in, as `boxvoice recordings --json` lists them.
     private func retainedFiles(_ id: String, env: [String: String]) throws -> [String] {
         let listed = try Run.process(Run.boxvoice, ["recordings", "--json"], environment: env)
-        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let rows = listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         return try #require(rows.first { $0["messageId"] as? String == id }?["segments"] as? [String])
     }
 
     @Test func eachMessageIsAnsweredWithItsOwnAudioSessionAndCappedText() throws {
         let long = String(repeating: "Buy milk and eggs. ", count: 100)  // 1900 characters
-        let box = try SimulatedBox { $0.hq = .fixed(long); $0.defaultSession = "s1"; $0.extraSessions = ["s2"] }
+        let box = try SimulatedBox {
+            $0.hq = .fixed(long); $0.defaultSession = "s1"; $0.extraSessions = ["s2"]
+        }
         // The first follows the default; the second names its session (the default then moves there, contract §5).
-        let (home, env, ids) = try dictated([("send-buy-milk.wav", nil), ("send-kal-dinner.wav", "s2")], into: box.server)
+        let (home, env, ids) = try dictated(
+            [("send-buy-milk.wav", nil), ("send-kal-dinner.wav", "s2")], into: box.server)
         let daemon = try startDaemon(env, box: box.server)
 
         #expect(box.server.defaultSession == "s2")
         for (id, session) in zip(ids, ["s1", "s2"]) {
-            let response = try #require(RetranscribeAgent(port: box.server.port, messageId: id, timeoutMs: 10_000).wait())
+            let response = try #require(
+                RetranscribeAgent(port: box.server.port, messageId: id, timeoutMs: 10_000).wait())
             #expect(response.status == 200)
             #expect(response.header("x-message-id") == id)
             #expect(response.header("x-session-id") == session, "the session it was dictated into")
@@ -57,13 +68,16 @@ import Testing
             #expect(response.header("content-type") == "audio/ogg")
             let kept = try retainedFiles(id, env: env)
             #expect(kept.count == 1 && kept.first?.hasSuffix("/audio.ogg") == true, "\(kept)")
-            #expect(Data(response.body) == (try Data(contentsOf: URL(fileURLWithPath: try #require(kept.first)))), "the retained file, byte for byte")
+            #expect(
+                Data(response.body) == (try Data(contentsOf: URL(fileURLWithPath: try #require(kept.first)))),
+                "the retained file, byte for byte")
             let answered = home.file("answer-\(id).ogg")
             try Data(response.body).write(to: URL(fileURLWithPath: answered))
             #expect(try SoundFile.open(path: answered).container == .oggOpus)
         }
 
-        let unknown = try #require(RetranscribeAgent(port: box.server.port, messageId: "NOT-A-KEPT-MESSAGE", timeoutMs: 3_000).wait())
+        let unknown = try #require(
+            RetranscribeAgent(port: box.server.port, messageId: "NOT-A-KEPT-MESSAGE", timeoutMs: 3_000).wait())
         #expect(unknown.status == 404)
         #expect(String(decoding: unknown.body, as: UTF8.self).contains("no-audio"))
 
@@ -74,7 +88,9 @@ import Testing
 
     /// Acceptance: a dictated message can be retranscribed within the box's default 10 s window, 20 times in a row.
     @Test func twentyRetranscriptionsInARowAllSucceedWithinTheDefaultWindow() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let paired = try dictated([("send-buy-milk.wav", nil)], into: box.server)
         let (env, ids) = (paired.env, paired.ids)
         let daemon = try startDaemon(env, box: box.server)
@@ -92,8 +108,12 @@ import Testing
     }
 
     @Test func twoDaemonsForTwoBoxesAnswerOnlyTheirOwnBox() throws {
-        let first = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
-        let second = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let first = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
+        let second = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let pairedA = try dictated([("send-buy-milk.wav", nil)], into: first.server)
         let pairedB = try dictated([("send-kal-dinner.wav", nil)], into: second.server)
         let (envA, idsA, envB, idsB) = (pairedA.env, pairedA.ids, pairedB.env, pairedB.ids)
@@ -135,7 +155,9 @@ import Testing
 
     /// Keep-alive: with the box PINGing a silent client every second for a minute, the daemon's one connection holds.
     @Test func theConnectionHoldsForAMinuteOfOneSecondPings() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1"; $0.pingIntervalSeconds = 1; $0.pongGraceSeconds = 1 }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"; $0.pingIntervalSeconds = 1; $0.pongGraceSeconds = 1
+        }
         let paired = try dictated([("send-buy-milk.wav", nil)], into: box.server)
         let (env, ids) = (paired.env, paired.ids)
         let daemon = try startDaemon(env, box: box.server)

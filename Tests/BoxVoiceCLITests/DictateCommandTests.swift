@@ -9,21 +9,26 @@ import Testing
 @Suite struct DictateCommandTests {
     @Test func withNoPairedBoxItDeliversToTheEmbeddedLocalBox() throws {
         let home = TemporaryDirectory("dictate-cli")
-        let result = try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: Run.isolatedEnvironment(home))
+        let result = try Run.process(
+            Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: Run.isolatedEnvironment(home))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("dictating to the embedded local box"))
         // The message as said; its speech framing only with --raw (the inbox below shows it as the box got it).
         #expect(result.stdout.contains("buy milk") && !result.stdout.contains("<speech"), "\(result.stdout)")
-        #expect(result.stdout.contains("<send-message phrase="))
+        #expect(!result.stdout.contains("<send-message"), "the command as said, not its tag: \(result.stdout)")
         #expect(result.stdout.contains("delivered "))
         // The local box kept what it received, like a box would, and `inbox` shows it.
         let received = try String(contentsOfFile: home.file("data/boxvoice/local-box/messages.json"), encoding: .utf8)
         #expect(received.contains("send-message"))
         let inbox = try Run.process(Run.boxvoice, ["inbox"], environment: Run.isolatedEnvironment(home))
         #expect(inbox.status == 0)
+        #expect(inbox.stdout.lowercased().contains("buy milk") && !inbox.stdout.contains("<"), "\(inbox.stdout)")
         // The embedded box's HQ is Whisper, as a real box's is a real recognizer.
-        #expect(inbox.stdout.contains("<speech stt-service=\"whisper\" message-id=\""))
-        let empty = try Run.process(Run.boxvoice, ["inbox"], environment: Run.isolatedEnvironment(TemporaryDirectory("empty-inbox")))
+        let raw = try Run.process(Run.boxvoice, ["inbox", "--raw"], environment: Run.isolatedEnvironment(home))
+        #expect(raw.stdout.contains("<speech stt-service=\"whisper\" message-id=\""))
+        let empty = try Run.process(
+            Run.boxvoice, ["inbox"], environment: Run.isolatedEnvironment(TemporaryDirectory("empty-inbox")))
         #expect(empty.stdout.hasPrefix("The local box has received nothing yet."))
     }
 
@@ -31,43 +36,62 @@ import Testing
     @Test func aRecordingWithNaNAndInfiniteSamplesIsDictatedAndDelivered() throws {
         let home = TemporaryDirectory("dictate-nan")
         var samples = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
-        for (index, bad) in [(1_000, Float.nan), (20_000, .infinity), (40_000, -.infinity), (60_000, 1e30)] { samples[index] = bad }
+        for (index, bad) in [(1_000, Float.nan), (20_000, .infinity), (40_000, -.infinity), (60_000, 1e30)] {
+            samples[index] = bad
+        }
         try WAV.write(samples, to: home.file("damaged.wav"))
-        let result = try Run.process(Run.boxvoice, ["dictate", "--input", home.file("damaged.wav")], environment: Run.isolatedEnvironment(home))
+        let result = try Run.process(
+            Run.boxvoice, ["dictate", "--input", home.file("damaged.wav")], environment: Run.isolatedEnvironment(home))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("delivered "), "\(result.stdout)")
     }
 
     @Test func toAPairedBoxWithJSONEvents() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("Dinner is at eight. Send message."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("Dinner is at eight. Send message."); $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("dictate-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        let result = try Run.process(
+            Run.boxvoice, ["dictate", "--json", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
         #expect(result.status == 0, "\(result.stderr)")
-        let events = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         let names = events.compactMap { $0["event"] as? String }
         #expect(names.first == "listening")
-        for expected in ["final", "keyword", "segment", "queued", "delivered"] { #expect(names.contains(expected), "\(expected) missing: \(names)") }
+        for expected in ["final", "keyword", "segment", "queued", "delivered"] {
+            #expect(names.contains(expected), "\(expected) missing: \(names)")
+        }
         #expect(box.server.messages.count == 1)
-        #expect(box.server.messages.first?.message.contains(">Dinner is at eight. <send-message phrase=\"Send message\" />.</speech>") == true)
+        #expect(
+            box.server.messages.first?.message.contains(
+                ">Dinner is at eight. <send-message phrase=\"Send message\" />.</speech>") == true)
         #expect(box.server.messages.first?.session == "s1")
     }
 
-    /// `--keywords` swaps the vocabulary: here "buy milk" is made a cancel, so the clip that asks to buy milk is dropped.
+    /// `--keywords` swaps the vocabulary: here "buy milk" is made a cancel, so the clip that asks to buy milk is
+    /// dropped.
     @Test func anotherVocabularyDecidesWhatTheCommandsAre() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("dictate-vocabulary")
         let env = try Run.pairedEnvironment(home, with: box.server)
         let vocabulary = home.file("words.txt")
         try "[cancel cancel-message]\nbuy milk\n".write(toFile: vocabulary, atomically: true, encoding: .utf8)
-        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--keywords", vocabulary, "--input", Checkout.sample("send-buy-milk.wav")],
-                                     environment: env)
+        let result = try Run.process(
+            Run.boxvoice,
+            ["dictate", "--json", "--keywords", vocabulary, "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\"action\":\"cancel\""), "\(result.stdout)")
         #expect(box.server.messages.isEmpty)
 
-        let missing = try Run.process(Run.boxvoice, ["dictate", "--keywords", home.file("nope.txt"), "--input", Checkout.sample("send-buy-milk.wav")],
-                                      environment: env)
+        let missing = try Run.process(
+            Run.boxvoice,
+            ["dictate", "--keywords", home.file("nope.txt"), "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("cannot read the keyword vocabulary"), "\(missing.stderr)")
     }
@@ -83,7 +107,9 @@ import Testing
     /// Drafts are messages: sending one later runs HQ on its audio, keeps no mic-off words, and retains its recording,
     /// so the box's retranscription request for it is answered.
     @Test func aMicOffDraftIsListedThenSentWithHQTextAndItsOwnIdAndStaysAnswerable() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("Remember the dentist on Friday. Stop listening."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("Remember the dentist on Friday. Stop listening."); $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("outbox-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
         // The input ends at "listening": the draft keeps every sample up to it, and its HQ runs when it is sent.
@@ -94,12 +120,18 @@ import Testing
         #expect(dictated.stdout.contains("kept as a draft: "))
         #expect(box.server.messages.isEmpty)
         let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
-        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let rows = listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(rows.count == 1)
         #expect(rows.first?["state"] as? String == "draft")
         let id = try #require(rows.first?["messageId"] as? String)
-        let recorded = try FileManager.default.subpathsOfDirectory(atPath: home.path).filter { $0.contains(id) && $0.hasSuffix(".wav") }
-        #expect(try recorded.map { try WAV.samples(home.path + "/" + $0).count }.reduce(0, +) == (try WAV.samples(input)).count)
+        let recorded = try FileManager.default.subpathsOfDirectory(atPath: home.path).filter {
+            $0.contains(id) && $0.hasSuffix(".wav")
+        }
+        #expect(
+            try recorded.map { try WAV.samples(home.path + "/" + $0).count }.reduce(0, +)
+                == (try WAV.samples(input)).count)
         let sent = try Run.process(Run.boxvoice, ["outbox", "send", id], environment: env)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(sent.stdout.contains("delivered \(id)"))
@@ -115,7 +147,8 @@ import Testing
         let ids = LastAudioRequestIds(box.server)
         let agent = RetranscribeAgent(port: box.server.port, messageId: id, timeoutMs: 20_000)
         let requestId = try #require(ids.first(within: 5))
-        let answered = try Run.process(Run.boxvoice, ["answer", request.replacingOccurrences(of: "r-draft", with: requestId)], environment: env)
+        let answered = try Run.process(
+            Run.boxvoice, ["answer", request.replacingOccurrences(of: "r-draft", with: requestId)], environment: env)
         #expect(answered.status == 0, "\(answered.stderr)")
         #expect(answered.stdout.contains("answered with the recording of \(id)"), "\(answered.stdout)")
         #expect(agent.wait()?.status == 200)
@@ -126,14 +159,18 @@ import Testing
         let env = Run.isolatedEnvironment(home)
         #expect(try Run.process(Run.boxvoice, ["outbox"], environment: env).stdout == "The outbox is empty.\n")
         #expect(try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env).stdout == "Nothing is pending.\n")
-        #expect(try Run.process(Run.boxvoice, ["recordings"], environment: env).stdout == "No recordings are kept for 'local'.\n")
+        #expect(
+            try Run.process(Run.boxvoice, ["recordings"], environment: env).stdout
+                == "No recordings are kept for 'local'.\n")
     }
 }
 
 @Suite struct PendingDeliveryTests {
     /// A run killed after committing a message but before its POST: the next dictate delivers it, exactly once.
     @Test func theNextRunDeliversWhatAKilledRunLeftPending() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("pending-cli")
         let env = try Run.pairedEnvironment(home, with: box.server, label: "Desk")
         let outbox = try MessageStore(directory: home.file("data/boxvoice"))
@@ -141,11 +178,14 @@ import Testing
         do {
             let recording = try outbox.beginRecording(box: "desk", session: "s1")
             id = recording.id
-            try outbox.commitSend(id, MessageStore.Ending(heardText: "left behind", command: nil, liveText: "left behind"),
-                                  liveBody: "<speech stt=\"live\" message-id=\"\(id)\" local-time=\"09:00\">left behind</speech>")
+            try outbox.commitSend(
+                id, MessageStore.Ending(heardText: "left behind", command: nil, liveText: "left behind"),
+                liveBody: "<speech stt=\"live\" message-id=\"\(id)\" local-time=\"09:00\">left behind</speech>")
         }
         for _ in 0..<2 {
-            let run = try Run.process(Run.boxvoice, ["dictate", "--on-eof", "discard", "--input", Checkout.sample("none-weather.wav")], environment: env)
+            let run = try Run.process(
+                Run.boxvoice, ["dictate", "--on-eof", "discard", "--input", Checkout.sample("none-weather.wav")],
+                environment: env)
             #expect(run.status == 0, "\(run.stderr)")
         }
         #expect(box.server.messages.map(\.messageId) == [id.rawValue])
@@ -155,10 +195,14 @@ import Testing
 
 /// A boxsim with one message dictated into it (and its recording retained) by `boxvoice` under a fresh home.
 private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: TemporaryDirectory, messageId: String) {
-    let box = try SimulatedBox { $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1" }
+    let box = try SimulatedBox {
+        $0.hq = .fixed("Buy milk. Send message."); $0.defaultSession = "s1"
+    }
     let home = TemporaryDirectory("retranscribe-cli")
     let env = try Run.pairedEnvironment(home, with: box.server)
-    #expect(try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env).status == 0)
+    #expect(
+        try Run.process(Run.boxvoice, ["dictate", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+            .status == 0)
     return (box, home, try #require(box.server.messages.first?.messageId))
 }
 
@@ -177,7 +221,9 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
             let response = try #require(agent.wait())
             if expectAudio {
                 // Committed, it is kept as Ogg Opus and answered as it is kept.
-                #expect(answered.stdout.contains("answered with the recording of \(messageId) (Ogg Opus"), "\(answered.stdout)")
+                #expect(
+                    answered.stdout.contains("answered with the recording of \(messageId) (Ogg Opus"),
+                    "\(answered.stdout)")
                 #expect(response.header("content-type") == "audio/ogg")
                 #expect(response.status == 200)
                 #expect(response.header("x-message-id") == messageId)
@@ -197,7 +243,8 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         let box = try SimulatedBox()
         let home = TemporaryDirectory("answer-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let result = try Run.process(Run.boxvoice, ["answer", #"{"version":2,"requestId":"r","messageId":"m"}"#], environment: env)
+        let result = try Run.process(
+            Run.boxvoice, ["answer", #"{"version":2,"requestId":"r","messageId":"m"}"#], environment: env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("not a valid last-audio request: version must be 1"))
     }
@@ -245,7 +292,9 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         let daemon = try Spawned(Run.boxvoice, ["daemon"], environment: env)
         #expect(daemon.waitFor("no box is paired; waiting for one (`boxvoice pair LINK`)"), "\(daemon.stderr)")
         let toggled = try Run.process(Run.boxvoice, ["toggle"], environment: env)
-        #expect(toggled.stdout.contains("no box is paired") || toggled.stderr.contains("no box is paired"), "\(toggled.stdout)\(toggled.stderr)")
+        #expect(
+            toggled.stdout.contains("no box is paired") || toggled.stderr.contains("no box is paired"),
+            "\(toggled.stdout)\(toggled.stderr)")
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
     }
@@ -254,11 +303,14 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
 @Suite struct DictateKeysAndScreenTests {
     /// Esc from a pipe: the message is dropped and dictation stops at once, long before the clip's spoken send.
     @Test func escapeFromStdinCancelsAndStops() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("keys-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let result = try Run.process(Run.boxvoice, ["dictate", "--json", "--realtime", "--input", Checkout.sample("send-buy-milk.wav")],
-                                     environment: env, input: Data([0x1B, 0x0A]))
+        let result = try Run.process(
+            Run.boxvoice, ["dictate", "--json", "--realtime", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env, input: Data([0x1B, 0x0A]))
         #expect(result.status == 0, "\(result.stderr)")
         // Paced at real time, the clip's "send message" comes at its end: never heard, so the run stopped first
         // (whatever the machine's load did to the start-up time).
@@ -295,10 +347,14 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
     /// `kill -9` while the POST is in flight (after HQ, the message committed): the next command that talks to the
     /// box delivers it, and the box holds it exactly once.
     @Test func aRunKilledDuringThePostIsDeliveredExactlyOnceByTheNextCommand() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1"; $0.sendDelaySeconds = 3 }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"; $0.sendDelaySeconds = 3
+        }
         let home = TemporaryDirectory("killed-cli")
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let dictate = try Spawned(Run.boxvoice, ["dictate", "--json", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        let dictate = try Spawned(
+            Run.boxvoice, ["dictate", "--json", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env)
         #expect(dictate.waitFor("\"event\":\"queued\""))
         Thread.sleep(forTimeInterval: 0.5)  // the POST is on its way; the box holds it for 3 s
         dictate.signal(SIGKILL)

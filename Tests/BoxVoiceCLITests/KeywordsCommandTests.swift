@@ -17,14 +17,21 @@ import Testing
 
     @Test func validateReportsEachFailureAndExitsNonZero() throws {
         let dir = TemporaryDirectory("vectors")
-        try #"{"op":"detect","input":{"transcript":"send now"},"expected":{"action":"send"}}"#.write(toFile: dir.file("a-good.json"), atomically: true, encoding: .utf8)
-        try #"{"op":"detect","input":{"transcript":"cancel message"},"expected":{"action":"erase"}}"#.write(toFile: dir.file("b-wrong.json"), atomically: true, encoding: .utf8)
-        try #"{"op":"shout","input":{},"expected":null}"#.write(toFile: dir.file("c-unknown-op.json"), atomically: true, encoding: .utf8)
+        try #"{"op":"detect","input":{"transcript":"send now"},"expected":{"action":"send"}}"#.write(
+            toFile: dir.file("a-good.json"), atomically: true, encoding: .utf8)
+        try #"{"op":"detect","input":{"transcript":"cancel message"},"expected":{"action":"erase"}}"#.write(
+            toFile: dir.file("b-wrong.json"), atomically: true, encoding: .utf8)
+        try #"{"op":"shout","input":{},"expected":null}"#.write(
+            toFile: dir.file("c-unknown-op.json"), atomically: true, encoding: .utf8)
         try "{ not json".write(toFile: dir.file("d-broken.json"), atomically: true, encoding: .utf8)
         try "ignored".write(toFile: dir.file("notes.txt"), atomically: true, encoding: .utf8)
         let result = try Run.boxvoice("keywords", "validate", dir.path)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("FAIL b-wrong.json\n  input:    {\"transcript\":\"cancel message\"}\n  expected: {\"action\":\"erase\"}\n  actual:   {\"action\":\"cancel\""))
+        #expect(
+            result.stdout.contains(
+                "FAIL b-wrong.json\n  input:    {\"transcript\":\"cancel message\"}\n  expected: "
+                    + "{\"action\":\"erase\"}\n  actual:   {\"action\":\"cancel\""
+            ))
         #expect(result.stdout.contains("FAIL c-unknown-op.json"))
         #expect(result.stdout.contains("unknown op \"shout\""))
         #expect(result.stdout.contains("FAIL d-broken.json"))
@@ -42,7 +49,11 @@ import Testing
     @Test func detectPrintsActionPhraseAndTaggedText() throws {
         let result = try Run.boxvoice("keywords", "detect", "Buy milk, over and out.")
         #expect(result.status == 0)
-        #expect(result.stdout == "action: sendClose\nphrase: over and out\ntext:   Buy milk, <send-close-message phrase=\"over and out\" />.\n")
+        #expect(
+            result.stdout
+                == "action: sendClose\nphrase: over and out\ntext:   Buy milk, <send-close-message phrase=\"over and "
+                    + "out\" />.\n"
+        )
         let none = try Run.boxvoice("keywords", "detect", "--at-start", "Buy milk, over and out.")
         #expect(none.stdout == "no keyword\n")
     }
@@ -64,19 +75,23 @@ import Testing
         [send send-message]
         nachricht (senden | schicken)
         """.write(toFile: dir.file("speech-keywords.de.txt"), atomically: true, encoding: .utf8)
-        let result = try Run.boxvoice("keywords", "detect", "--keywords", dir.file("speech-keywords.de.txt"), "Milch kaufen. Nachricht senden!")
+        let result = try Run.boxvoice(
+            "keywords", "detect", "--keywords", dir.file("speech-keywords.de.txt"), "Milch kaufen. Nachricht senden!")
         #expect(result.stdout.contains("action: send\n"))
         #expect(result.stdout.contains("<send-message phrase=\"Nachricht senden\" />!"))
-        let close = try Run.boxvoice("keywords", "detect", "--keywords", dir.file("speech-keywords.de.txt"), "senden und schliessen")
+        let close = try Run.boxvoice(
+            "keywords", "detect", "--keywords", dir.file("speech-keywords.de.txt"), "senden und schliessen")
         #expect(close.stdout == "no keyword\n")  // ß normalizes away: the vocabulary says schließen → "schlieen"
     }
 
     @Test func malformedVocabularyIsReportedWithLineAndColumn() throws {
         let dir = TemporaryDirectory("vocab")
-        try "[send send-message]\nsend (now | later\n".write(toFile: dir.file("bad.txt"), atomically: true, encoding: .utf8)
+        try "[send send-message]\nsend (now | later\n".write(
+            toFile: dir.file("bad.txt"), atomically: true, encoding: .utf8)
         let result = try Run.boxvoice("keywords", "detect", "--keywords", dir.file("bad.txt"), "send now")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("the keyword vocabulary is malformed: \(dir.file("bad.txt")):2:18: expected ')'"))
+        #expect(
+            result.stderr.contains("the keyword vocabulary is malformed: \(dir.file("bad.txt")):2:18: expected ')'"))
     }
 
     @Test func findsModelsFromAnyWorkingDirectory() throws {
@@ -92,7 +107,8 @@ import Testing
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("action: erase"))
+        #expect(
+            String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasPrefix("action: erase"))
     }
 
     @Test func modelsEnvironmentVariablePointingNowhereIsAClearError() throws {

@@ -21,9 +21,12 @@ import Testing
         var outcomes: [KillTrials.Outcome] = []
         for phase in KillTrials.Phase.allCases {
             for _ in 0..<2 {
-                let delay = phase == .beforeCommand ? Double.random(in: 0...1.5, using: &random)
+                let delay =
+                    phase == .beforeCommand
+                    ? Double.random(in: 0...1.5, using: &random)
                     : phase == .duringPost ? Double.random(in: 0...0.8, using: &random) : 0
-                outcomes.append(try KillTrials.run(phase, delay: delay, boxvoice: Run.boxvoice, environment: environment))
+                outcomes.append(
+                    try KillTrials.run(phase, delay: delay, boxvoice: Run.boxvoice, environment: environment))
                 let retry = try Run.process(Run.boxvoice, ["outbox", "retry"], environment: environment)
                 #expect(retry.status == 0, "\(phase.rawValue): \(retry.stderr)")
             }
@@ -34,7 +37,9 @@ import Testing
         #expect(messages.count == heard.count, "\(messages.count) messages at the box for \(heard.count) heard sends")
         for outcome in heard {
             guard let id = outcome.messageId else { continue }
-            #expect(messages.filter { $0.messageId == id }.count == 1, "\(outcome.phase.rawValue): \(id) at the box exactly once")
+            #expect(
+                messages.filter { $0.messageId == id }.count == 1,
+                "\(outcome.phase.rawValue): \(id) at the box exactly once")
         }
         for message in messages {
             #expect(message.message.contains("Please buy milk and eggs."), "HQ text: \(message.message)")
@@ -50,18 +55,24 @@ import Testing
     /// The data folder on a 4 MB tmpfs and a 2.5-minute dictation: recording stops when the disk fills, and what was
     /// said so far is a draft (text and playable audio) that the user is told how to send.
     @Test func aFullDiskDuringDictationKeepsWhatWasSaidAsADraft() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("disk-full")
         try FileManager.default.createDirectory(atPath: home.file("data"), withIntermediateDirectories: true)
         let mounted = try Run.process("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", home.file("data")])
         try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
         defer { _ = try? Run.process("/bin/umount", ["-l", home.file("data")]) }
         let env = try Run.pairedEnvironment(home, with: box.server)
-        let run = try Run.process(Run.boxvoice, ["dictate", "--no-keys", "--input", Checkout.sample("long-meeting-notes.wav")], environment: env)
+        let run = try Run.process(
+            Run.boxvoice, ["dictate", "--no-keys", "--input", Checkout.sample("long-meeting-notes.wav")],
+            environment: env)
         #expect(run.status == 1)
         #expect(run.stderr.contains("the disk is full"), "\(run.stderr)")
         let listed = try Run.process(Run.boxvoice, ["outbox", "--json"], environment: env)
-        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let rows = listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         try #require(rows.count == 1, "\(listed.stdout) \(listed.stderr)")
         let id = try #require(rows[0]["messageId"] as? String)
         #expect(rows[0]["state"] as? String == "draft")

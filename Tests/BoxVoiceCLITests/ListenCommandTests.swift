@@ -19,8 +19,9 @@ import Testing
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         let dir = TemporaryDirectory("listen")
         let made = try FileCapturePCM.make(wav: Checkout.sample(clip), name: "mic", directory: dir.path)
-        let fromDevice = try Run.boxvoice("listen", "--alsa-config", made.configPath, "--device", "mic",
-                                          "--max-seconds", String(format: "%.6f", Double(made.frames) / 48_000))
+        let fromDevice = try Run.boxvoice(
+            "listen", "--alsa-config", made.configPath, "--device", "mic",
+            "--max-seconds", String(format: "%.6f", Double(made.frames) / 48_000))
         #expect(fromDevice.status == 0, "\(fromDevice.stderr)")
         let fileActions = keywordLines(fromFile.stdout)
         #expect(!fileActions.isEmpty, "no action heard in \(clip): \(fromFile.stdout)")
@@ -36,7 +37,9 @@ import Testing
 
     @Test func jsonEventsCarryTheActionAndItsTime() throws {
         let result = try Run.boxvoice("listen", "--json", "--input", Checkout.sample("micoff-stop-listening.wav"))
-        let events = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(events.first?["event"] as? String == "listening")
         let keyword = try #require(events.first { $0["event"] as? String == "keyword" })
         #expect(keyword["action"] as? String == "micOff")
@@ -61,7 +64,8 @@ import Testing
 
     static let clips: [Clip] = {
         guard let data = FileManager.default.contents(atPath: Checkout.root + "/Samples/transcripts.json"),
-              let all = try? JSONDecoder().decode([Clip].self, from: data) else { return [] }
+            let all = try? JSONDecoder().decode([Clip].self, from: data)
+        else { return [] }
         return all.filter { !$0.file.hasPrefix("long-") }
     }()
 
@@ -73,7 +77,9 @@ import Testing
     func everyClipPrintsItsActionAndKeywordFreeClipsNone(_ clip: Clip) throws {
         let result = try Run.boxvoice("listen", "--json", "--input", Checkout.sample(clip.file))
         #expect(result.status == 0, "\(result.stderr)")
-        let events = result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         let actions = events.filter { $0["event"] as? String == "keyword" }.compactMap { $0["action"] as? String }
         if let expected = clip.expectedAction {
             #expect(actions.last == expected, "\(clip.file): \(result.stdout)")

@@ -9,8 +9,10 @@ import Testing
 /// our own that records each call, a daemon turn from an ALSA `file` PCM, boxsim over loopback.
 @Suite struct NotificationTests {
     /// Waits for a notification, after the first `count`, that `matches`.
-    private func shown(_ recorder: NotificationRecorder, after count: Int = 0, timeout: TimeInterval = 90,
-                       _ matches: (NotificationRecorder.Shown) -> Bool) -> NotificationRecorder.Shown? {
+    private func shown(
+        _ recorder: NotificationRecorder, after count: Int = 0, timeout: TimeInterval = 90,
+        _ matches: (NotificationRecorder.Shown) -> Bool
+    ) -> NotificationRecorder.Shown? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let found = recorder.notifications.dropFirst(count).first(where: matches) { return found }
@@ -20,10 +22,14 @@ import Testing
     }
 
     @Test func aDaemonTurnIsToldStartDeliveredAndHeldWhenTheBoxStops() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("notifications")
         var env = try Run.pairedEnvironment(home, with: box.server)
-        let bus = try Spawned("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(home.file("bus"))", "--print-address"])
+        let bus = try Spawned(
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(home.file("bus"))", "--print-address"])
         #expect(bus.waitFor("unix:path="), "\(bus.stderr)")
         let address = bus.stdout.split(separator: "\n").first.map(String.init) ?? ""
         env["DBUS_SESSION_BUS_ADDRESS"] = address
@@ -35,11 +41,15 @@ import Testing
 
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
         let started = shown(recorder) { $0.summary.hasPrefix("Dictating to ") }
-        #expect(started?.app == "boxvoice" && started?.body.contains("send command") == true, "\(recorder.notifications) \(daemon.stderr)")
+        #expect(
+            started?.app == "boxvoice" && started?.body.contains("send command") == true,
+            "\(recorder.notifications) \(daemon.stderr)")
         #expect(follow.waitFor("\"event\":\"final\""), "\(daemon.stderr)")
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
         let delivered = shown(recorder) { $0.summary.hasPrefix("Sent to ") }
-        #expect(delivered?.body == "The weather today is sunny.", "the message as said, not its framing: \(recorder.notifications)")
+        #expect(
+            delivered?.body == "The weather today is sunny.",
+            "the message as said, not its framing: \(recorder.notifications)")
         #expect(shown(recorder) { $0.summary.hasPrefix("Stopped dictating") } != nil)
 
         // The box goes away: the next turn's message is kept, and the user is told so.
@@ -53,14 +63,17 @@ import Testing
         #expect(second.waitFor("\"event\":\"final\"", timeout: 60))
         #expect(try Run.process(Run.boxvoice, ["toggle"], environment: env).status == 0)
         let held = shown(recorder, after: before) { $0.summary.contains("unreachable") }
-        #expect(held?.summary.hasSuffix("is unreachable: message kept") == true, "\(recorder.notifications.map(\.summary)) \(daemon.stderr)")
+        #expect(
+            held?.summary.hasSuffix("is unreachable: message kept") == true,
+            "\(recorder.notifications.map(\.summary)) \(daemon.stderr)")
         #expect(held?.body.contains("outbox") == true)
         // `status` says so per box too.
         let status = try Run.process(Run.boxvoice, ["status"], environment: env).stdout
         #expect(status.contains(": unreachable since "), "\(status)")
 
         // Switched off in the settings: nothing more is shown.
-        #expect(try Run.process(Run.boxvoice, ["config", "set", "notifications", "false"], environment: env).status == 0)
+        #expect(
+            try Run.process(Run.boxvoice, ["config", "set", "notifications", "false"], environment: env).status == 0)
         #expect(second.waitFor("\"event\":\"idle\""))
         let quiet = recorder.notifications.count
         let third = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
@@ -72,5 +85,25 @@ import Testing
         #expect(daemon.wait() == 0)
         follow.signal(SIGTERM)
         bus.signal(SIGTERM)
+    }
+
+    /// A hotkey bound to `boxvoice toggle` with no daemon running: the command fails on stderr, which a hotkey never
+    /// shows, so the desktop is told too, with how to start the daemon.
+    @Test func aControlCommandWithNoDaemonTellsTheDesktopHowToStartIt() throws {
+        let home = TemporaryDirectory("no-daemon")
+        var env = Run.isolatedEnvironment(home)
+        let bus = try Spawned(
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(home.file("bus"))", "--print-address"])
+        #expect(bus.waitFor("unix:path="), "\(bus.stderr)")
+        let address = bus.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        let recorder = try NotificationRecorder(address: address)
+        defer { recorder.stop() }
+        let result = try Run.process(Run.boxvoice, ["toggle"], environment: env)
+        #expect(result.status == 1 && result.stderr.contains("no boxvoice daemon is running"), "\(result.stderr)")
+        let told = shown(recorder, timeout: 10) { $0.summary.contains("no daemon is running") }
+        #expect(told?.body.contains("systemctl --user start boxvoice") == true, "\(recorder.notifications)")
+        #expect(told?.urgency == 2, "critical: the key did nothing")
     }
 }

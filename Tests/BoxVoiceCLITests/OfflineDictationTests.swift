@@ -16,10 +16,14 @@ import Testing
         let port = first.port
         first.stop()
 
-        let run = try Run.process(Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")], environment: env)
+        let run = try Run.process(
+            Run.boxvoice, ["dictate", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: env)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stderr.contains("Nothing was recorded"))
-        #expect(run.stderr.contains("will retry"), "the run says it holds the message: \(run.stderr)")
+        #expect(
+            run.stderr.contains("sends it when the box answers"),
+            "the run says it holds the message and who sends it: \(run.stderr)")
         // The network error is told once; later lines say what it means for them.
         #expect(run.stderr.components(separatedBy: "Couldn't connect to server").count == 2, "\(run.stderr)")
         #expect(run.stderr.contains("the box is still unreachable"), "\(run.stderr)")
@@ -37,6 +41,8 @@ import Testing
         #expect(messages[0].session == "s7", "sent into the box's default session, not a new one")
         #expect(try Run.process(Run.boxvoice, ["boxes"], environment: env).stdout.contains("— ok"))
         let recordings = try Run.process(Run.boxvoice, ["recordings", "--json"], environment: env)
-        #expect(recordings.stdout.contains("\"session\":\"s7\""), "its retranscription answer will carry the session: \(recordings.stdout)")
+        #expect(
+            recordings.stdout.contains("\"session\":\"s7\""),
+            "its retranscription answer will carry the session: \(recordings.stdout)")
     }
 }

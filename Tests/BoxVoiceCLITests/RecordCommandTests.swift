@@ -9,10 +9,12 @@ import Testing
 
     @Test func longClipLeavesThreeSegmentsUnderSixtySecondsSummingToTheClip() throws {
         let dir = TemporaryDirectory("cli")
-        let made = try FileCapturePCM.make(wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
+        let made = try FileCapturePCM.make(
+            wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
         let seconds = String(format: "%.6f", Double(made.frames) / 48_000)
-        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "long",
-                                      "--max-seconds", seconds, "--out", dir.file("rec"), environment: environment(dir))
+        let result = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "long",
+            "--max-seconds", seconds, "--out", dir.file("rec"), environment: environment(dir))
         #expect(result.status == 0, "\(result.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("rec")).sorted()
         #expect(names == ["seg-0001.wav", "seg-0002.wav", "seg-0003.wav"])
@@ -33,26 +35,31 @@ import Testing
         let dir = TemporaryDirectory("cli-realtime")
         let made = try FileCapturePCM.make(wav: Checkout.sample("send-buy-milk.wav"), name: "mic", directory: dir.path)
         let fast = Date()
-        let quick = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "2",
-                                     "--out", dir.file("fast"), environment: environment(dir))
+        let quick = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "2",
+            "--out", dir.file("fast"), environment: environment(dir))
         let quickSeconds = Date().timeIntervalSince(fast)
         let paced = Date()
-        let slow = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "2", "--realtime",
-                                    "--out", dir.file("paced"), environment: environment(dir))
+        let slow = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "2", "--realtime",
+            "--out", dir.file("paced"), environment: environment(dir))
         let pacedSeconds = Date().timeIntervalSince(paced)
         #expect(quick.status == 0 && slow.status == 0, "\(quick.stderr) \(slow.stderr)")
         #expect(pacedSeconds >= 2, "paced: \(pacedSeconds) s")
         #expect(quickSeconds < pacedSeconds, "unpaced \(quickSeconds) s, paced \(pacedSeconds) s")
-        #expect(firstDifference(try WAV.samples(dir.file("fast/seg-0001.wav")), try WAV.samples(dir.file("paced/seg-0001.wav"))) == nil,
-                "the same audio either way")
+        #expect(
+            firstDifference(
+                try WAV.samples(dir.file("fast/seg-0001.wav")), try WAV.samples(dir.file("paced/seg-0001.wav"))) == nil,
+            "the same audio either way")
     }
 
     @Test func jsonEventsDescribeEachSegment() throws {
         let dir = TemporaryDirectory("cli")
         let made = try FileCapturePCM.make(wav: Checkout.sample("send-buy-milk.wav"), name: "mic", directory: dir.path)
-        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "3",
-                                      "--segment-seconds", "2", "--cut-search-seconds", "0.5", "--json", "--out", dir.file("rec"),
-                                      environment: environment(dir))
+        let result = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "3",
+            "--segment-seconds", "2", "--cut-search-seconds", "0.5", "--json", "--out", dir.file("rec"),
+            environment: environment(dir))
         #expect(result.status == 0, "\(result.stderr)")
         let events = result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -70,8 +77,10 @@ import Testing
         let made = try FileCapturePCM.make(samples: input, name: "long", directory: dir.path)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Run.boxvoice)
-        process.arguments = ["record", "--alsa-config", made.configPath, "--device", "long", "--segment-seconds", "600",
-                             "--out", dir.file("rec")]
+        process.arguments = [
+            "record", "--alsa-config", made.configPath, "--device", "long", "--segment-seconds", "600",
+            "--out", dir.file("rec"),
+        ]
         process.environment = environment(dir)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -112,14 +121,19 @@ import Testing
         let made = try FileCapturePCM.make(wav: Checkout.sample("none-budget.wav"), name: "mic", directory: dir.path)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Run.boxvoice)
-        process.arguments = ["record", "--alsa-config", made.configPath, "--device", "mic", "--segment-seconds", "3600", "--out", dir.file("rec")]
+        process.arguments = [
+            "record", "--alsa-config", made.configPath, "--device", "mic", "--segment-seconds", "3600", "--out",
+            dir.file("rec"),
+        ]
         process.environment = environment(dir)
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
         let segment = dir.file("rec/seg-0001.wav")
-        while ((try? FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int) ?? 0) < 2_000_000 { usleep(2_000) }
+        while ((try? FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int) ?? 0) < 2_000_000 {
+            usleep(2_000)
+        }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -151,9 +165,11 @@ import Testing
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: rec + "/crashed.wav", toPath: path)
 
-        let made = try FileCapturePCM.make(samples: [Float](repeating: 0.5, count: 4_800), name: "mic", directory: dir.path)
-        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "0.1",
-                                      "--out", rec, environment: environment(dir))
+        let made = try FileCapturePCM.make(
+            samples: [Float](repeating: 0.5, count: 4_800), name: "mic", directory: dir.path)
+        let result = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "0.1",
+            "--out", rec, environment: environment(dir))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Repaired \(path): header said 100 frames, file holds 500."))
         #expect(try WAV.samples(path).count == 500)
@@ -163,8 +179,9 @@ import Testing
     @Test func missingDeviceSaysSoAndPointsAtDevices() throws {
         let dir = TemporaryDirectory("cli")
         let made = try FileCapturePCM.make(samples: [0], name: "mic", directory: dir.path)
-        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "usb_headset",
-                                      "--out", dir.file("rec"), environment: environment(dir))
+        let result = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "usb_headset",
+            "--out", dir.file("rec"), environment: environment(dir))
         #expect(result.status == 1)
         #expect(result.stderr.contains("capture device 'usb_headset' was not found"))
         #expect(result.stderr.contains("boxvoice devices"))
@@ -173,7 +190,8 @@ import Testing
 
     @Test func fullDiskStopsWithAnErrorAndKeepsClosedSegments() throws {
         let dir = TemporaryDirectory("cli")
-        let made = try FileCapturePCM.make(wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
+        let made = try FileCapturePCM.make(
+            wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
         // A real full disk: a 3 MiB tmpfs holds about four segments of at most 4 s (768 kB each), then fills.
         let disk = dir.file("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
@@ -181,14 +199,17 @@ import Testing
         try #require(mounted.status == 0, "mounting a tmpfs needs root: \(mounted.stderr)")
         defer { _ = try? Run.process("/bin/umount", [disk]) }
 
-        let result = try Run.boxvoice("record", "--alsa-config", made.configPath, "--device", "long", "--max-seconds", "60",
-                                      "--segment-seconds", "4", "--cut-search-seconds", "1", "--out", disk + "/rec",
-                                      environment: environment(dir))
+        let result = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "long", "--max-seconds", "60",
+            "--segment-seconds", "4", "--cut-search-seconds", "1", "--out", disk + "/rec",
+            environment: environment(dir))
         #expect(result.status == 1)
         #expect(result.stderr.contains("recording stopped"))
         #expect(result.stderr.contains("No space left on device"))
         #expect(result.stderr.contains("free space"))
-        let kept = result.stdout.split(separator: "\n").filter { $0.contains("/seg-") }.map { String($0.split(separator: " ")[0]) }
+        let kept = result.stdout.split(separator: "\n").filter { $0.contains("/seg-") }.map {
+            String($0.split(separator: " ")[0])
+        }
         #expect(kept.count >= 3)
         #expect(result.stderr.contains("\(kept.count) completed segment(s) are kept"), "\(result.stderr)")
         var offset = 0
@@ -203,10 +224,12 @@ import Testing
 
     @Test func fileSizeLimitMidSegmentLeavesARepairablePartialSegment() throws {
         let dir = TemporaryDirectory("cli")
-        let made = try FileCapturePCM.make(wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
+        let made = try FileCapturePCM.make(
+            wav: Checkout.sample("long-meeting-notes.wav"), name: "long", directory: dir.path)
         // A 2 MiB per-file limit: writes past it fail with EFBIG inside the first 20 s segment.
-        let command = "ulimit -f 2048; exec '\(Run.boxvoice)' record --alsa-config '\(made.configPath)' --device long " +
-            "--max-seconds 60 --segment-seconds 20 --out '\(dir.file("rec"))'"
+        let command =
+            "ulimit -f 2048; exec '\(Run.boxvoice)' record --alsa-config '\(made.configPath)' --device long "
+            + "--max-seconds 60 --segment-seconds 20 --out '\(dir.file("rec"))'"
         let result = try Run.process("/bin/bash", ["-c", command], environment: environment(dir))
         #expect(result.status == 1)
         #expect(result.stderr.contains("No segment was completed"), "\(result.stderr)")
@@ -222,8 +245,27 @@ import Testing
         let result = try Run.boxvoice("record", "--devise", "x")
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown option '--devise'; did you mean '--device'?"))
-        #expect(result.stderr == "boxvoice record: unknown option '--devise'; did you mean '--device'? (`boxvoice record --help`)\n")
+        #expect(
+            result.stderr
+                == "boxvoice record: unknown option '--devise'; did you mean '--device'? (`boxvoice record --help`)\n")
         #expect(!result.stderr.contains("Usage:"), "one line of advice, not the whole help")
+    }
+
+    /// A machine whose ALSA shows no microphone (only `null`, which records silence) is told how to try boxvoice
+    /// anyway, instead of being left with one line about discarding samples.
+    @Test func devicesWithOnlyNullPointAtFileInput() throws {
+        let home = TemporaryDirectory("only-null")
+        let config = home.path + "/only-null.conf"
+        try """
+        pcm.null { type null hint { show on description "Discard all samples (playback) or generate zero samples" } }
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        var environment = Run.isolatedEnvironment(home)
+        environment["ALSA_CONFIG_PATH"] = config
+        let result = try Run.process(Run.boxvoice, ["devices"], environment: environment)
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("null "), "\(result.stdout)")
+        #expect(result.stdout.contains("boxvoice devices file-pcm FILE.wav"), "\(result.stdout)")
+        #expect(result.stdout.contains("--input FILE.wav"), "\(result.stdout)")
     }
 
     @Test func helpListsCommands() throws {

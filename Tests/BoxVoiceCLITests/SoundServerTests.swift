@@ -12,8 +12,12 @@ import Testing
         let home = TemporaryDirectory("pw-record-cli")
         let config = try server.alsaConfig(for: ["desk"], in: home)
         try server.play(Checkout.sample("long-meeting-notes.wav"), into: "desk")
-        let result = try Run.process(Run.boxvoice, ["record", "--device", "desk", "--alsa-config", config, "--out", home.file("out"),
-                                                    "--max-seconds", "2"], environment: Run.isolatedEnvironment(home))
+        let result = try Run.process(
+            Run.boxvoice,
+            [
+                "record", "--device", "desk", "--alsa-config", config, "--out", home.file("out"),
+                "--max-seconds", "2",
+            ], environment: Run.isolatedEnvironment(home))
         #expect(result.status == 0, "\(result.stderr)")
         let samples = try WAV.samples(home.file("out/seg-0001.wav"))
         #expect(samples.count == 96_000)
@@ -25,13 +29,16 @@ import Testing
     @Test func aSourceRemovedMidDictationLeavesADraftWithItsAudio() throws {
         let server = try PipeWireSession()
         try server.addSource("desk")
-        let box = try SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("pw-dictate")
         let env = try Run.pairedEnvironment(home, with: box.server)
         box.server.devices.map(\.token).forEach(Secrets.register)
         let config = try server.alsaConfig(for: ["desk"], in: home)
         try server.play(Checkout.sample("long-meeting-notes.wav"), into: "desk")
-        let dictation = try Spawned(Run.boxvoice, ["dictate", "--json", "--device", "desk", "--alsa-config", config], environment: env)
+        let dictation = try Spawned(
+            Run.boxvoice, ["dictate", "--json", "--device", "desk", "--alsa-config", config], environment: env)
         #expect(dictation.waitFor("\"event\":\"final\""), "words were heard first: \(dictation.stderr)")
         let removed = Date()
         server.removeSource("desk")
@@ -42,12 +49,15 @@ import Testing
         #expect(seconds < 5, "the dictation ended \(seconds) s after the source went away")
         #expect(box.server.messages.isEmpty, "nothing was sent")
         let listed = try Run.process(Run.boxvoice, ["outbox", "list", "--json"], environment: env)
-        let drafts = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .filter { $0["state"] as? String == "draft" }
+        let drafts = listed.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        .filter { $0["state"] as? String == "draft" }
         try #require(drafts.count == 1, "\(listed.stdout)")
         #expect(drafts[0]["audio"] as? Bool == true)
         let id = try #require(drafts[0]["messageId"] as? String)
-        let folder = try #require(try FileManager.default.contentsOfDirectory(atPath: home.file("data/boxvoice/recordings")).first)
+        let folder = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: home.file("data/boxvoice/recordings")).first)
         let audio = try WAV.samples(home.file("data/boxvoice/recordings/\(folder)/\(id)/seg-0001.wav"))
         #expect(audio.count > 48_000, "the draft holds what was said: \(audio.count) frames")
     }
@@ -57,12 +67,15 @@ import Testing
     @Test func theDaemonKeepsADraftWhenTheSourceGoesAndUsesItAgainWhenItReturns() throws {
         let server = try PipeWireSession()
         try server.addSource("desk")
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let home = TemporaryDirectory("pw-daemon")
         let env = try Run.pairedEnvironment(home, with: box.server)
         box.server.devices.map(\.token).forEach(Secrets.register)
         let config = try server.alsaConfig(for: ["desk"], in: home)
-        let daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", config, "--device", "desk"], environment: env)
+        let daemon = try Spawned(
+            Run.boxvoice, ["daemon", "--alsa-config", config, "--device", "desk"], environment: env)
         #expect(daemon.waitFor("control socket"), "\(daemon.stderr)")
         let follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: env)
         #expect(follow.waitFor("\"state\":\"idle\""))

@@ -7,21 +7,28 @@ import Testing
 
 /// Calibration's choices judged on the whole live path (`CalibrationTrial`), and what it does without sphinxtrain.
 @Suite struct VoiceCalibrationTests {
-    static func detector() throws -> KeywordDetector { try KeywordDetector(contentsOf: Checkout.root + "/Models/speech-keywords.en.txt") }
+    static func detector() throws -> KeywordDetector {
+        try KeywordDetector(contentsOf: Checkout.root + "/Models/speech-keywords.en.txt")
+    }
     static let phrases = Checkout.root + "/Models/command-spotter.en.txt"
 
-    static func clip(_ name: String) throws -> [Int16] { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(name)) }
+    static func clip(_ name: String) throws -> [Int16] {
+        try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(name))
+    }
 
     @Test func aTakeActingOnItsOwnCommandIsHeardAndOneActingOnAnotherOrACommandInTalkIsAMistake() throws {
         let trial = CalibrationTrial(detector: try Self.detector(), dictionaryCache: nil)
         let cancel = try Self.clip("cancel-forget-it.wav")  // "… Cancel message."
         // The same recording as a take of "cancel message" (its own command) and of "send message" (another one).
         let takes: CalibrationTakes = ["cancel message": [cancel], "send message": [cancel]]
-        let quiet = try trial.score(takes: takes, talk: [try Self.clip("none-weather.wav")], phrases: Self.phrases, frontEnd: .off, adaptation: nil)
+        let quiet = try trial.score(
+            takes: takes, talk: [try Self.clip("none-weather.wav")], phrases: Self.phrases, frontEnd: .off,
+            adaptation: nil)
         #expect(quiet == CalibrationTrial.Score(heard: 1, mistaken: 1, takes: 2))
         // A command said inside the talk is a mistake too: the talk is meant to hold none.
-        let noisyTalk = try trial.score(takes: ["cancel message": [cancel]], talk: [try Self.clip("send-buy-milk.wav")], phrases: Self.phrases,
-                                        frontEnd: .off, adaptation: nil)
+        let noisyTalk = try trial.score(
+            takes: ["cancel message": [cancel]], talk: [try Self.clip("send-buy-milk.wav")], phrases: Self.phrases,
+            frontEnd: .off, adaptation: nil)
         #expect(noisyTalk == CalibrationTrial.Score(heard: 1, mistaken: 1, takes: 1))
     }
 
@@ -35,13 +42,22 @@ import Testing
     }
 
     @Test func theRoomIsHeardCleanedOnlyWhenCleanedMakesFewerMistakesOrHearsTwoTakesMore() {
-        func score(_ heard: Int, mistaken: Int = 0) -> CalibrationTrial.Score { CalibrationTrial.Score(heard: heard, mistaken: mistaken, takes: 27) }
+        func score(_ heard: Int, mistaken: Int = 0) -> CalibrationTrial.Score {
+            CalibrationTrial.Score(heard: heard, mistaken: mistaken, takes: 27)
+        }
         #expect(VoiceCalibration.cleaningMargin == 2)
-        #expect(!VoiceCalibration.cleans(asCaptured: score(25), cleaned: score(25)), "a tie keeps the audio as captured")
-        #expect(!VoiceCalibration.cleans(asCaptured: score(24), cleaned: score(25)), "one take more is within the trial's spread")
+        #expect(
+            !VoiceCalibration.cleans(asCaptured: score(25), cleaned: score(25)), "a tie keeps the audio as captured")
+        #expect(
+            !VoiceCalibration.cleans(asCaptured: score(24), cleaned: score(25)),
+            "one take more is within the trial's spread")
         #expect(VoiceCalibration.cleans(asCaptured: score(24), cleaned: score(26)))
-        #expect(!VoiceCalibration.cleans(asCaptured: score(25), cleaned: score(27, mistaken: 1)), "more heard never buys a mistake")
-        #expect(VoiceCalibration.cleans(asCaptured: score(27, mistaken: 1), cleaned: score(20)), "fewer mistakes win outright")
+        #expect(
+            !VoiceCalibration.cleans(asCaptured: score(25), cleaned: score(27, mistaken: 1)),
+            "more heard never buys a mistake")
+        #expect(
+            VoiceCalibration.cleans(asCaptured: score(27, mistaken: 1), cleaned: score(20)),
+            "fewer mistakes win outright")
         #expect(!VoiceCalibration.cleans(asCaptured: score(20), cleaned: score(27, mistaken: 1)))
     }
 
@@ -51,11 +67,14 @@ import Testing
         let work = TemporaryDirectory("voice-calibration")
         let old = work.file("voice.mllr")
         try "stale".write(toFile: old, atomically: true, encoding: .utf8)
-        var calibration = VoiceCalibration(defaults: try SpotterCalibration(phrasesFile: Self.phrases),
-                                           trial: CalibrationTrial(detector: try Self.detector(), dictionaryCache: nil))
+        var calibration = VoiceCalibration(
+            defaults: try SpotterCalibration(phrasesFile: Self.phrases),
+            trial: CalibrationTrial(detector: try Self.detector(), dictionaryCache: nil))
         calibration.adaptationTools.baumWelch = "/nonexistent/bw"
-        let noisy = try SpeechConversion.recognizerSamples(from: Noise.clip("cancel-forget-it.wav", snr: 40, seed: 3), rate: 48_000)
-        let result = try calibration.run(takes: ["cancel message": [noisy]], talk: [try Self.clip("none-weather.wav")], adaptationPath: old)
+        let noisy = try SpeechConversion.recognizerSamples(
+            from: Noise.clip("cancel-forget-it.wav", snr: 40, seed: 3), rate: 48_000)
+        let result = try calibration.run(
+            takes: ["cancel message": [noisy]], talk: [try Self.clip("none-weather.wav")], adaptationPath: old)
         #expect(result.adaptation == nil)
         #expect(result.adaptationFailure?.code == .toolMissing)
         #expect(!FileManager.default.fileExists(atPath: old))

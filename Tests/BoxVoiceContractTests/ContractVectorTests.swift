@@ -12,7 +12,8 @@ import Testing
     }
 
     static func load(_ path: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
     }
 
     @Test func everyFolderHasVectors() {
@@ -74,16 +75,22 @@ import Testing
     /// The vendored vectors are the box's, byte for byte: compared with the shared folder wherever it is beside the
     /// checkout (CI), and always complete.
     @Test func theVendoredVectorsAreCompleteAndMatchTheSharedCopy() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Checkout.vectors).filter { !$0.hasSuffix(".md") }.sorted()
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Checkout.vectors).filter {
+            !$0.hasSuffix(".md")
+        }.sorted()
         #expect(folders == ["last-audio-request", "pairing-url", "redeem", "speech-keywords"])
         let shared = Checkout.shared + "/vectors"
         guard FileManager.default.fileExists(atPath: shared) else { return }
         for folder in folders {
             let names = try FileManager.default.contentsOfDirectory(atPath: shared + "/" + folder).sorted()
-            #expect(try FileManager.default.contentsOfDirectory(atPath: Checkout.vectors + "/" + folder).sorted() == names, "\(folder)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: Checkout.vectors + "/" + folder).sorted() == names,
+                "\(folder)")
             for name in names {
                 let upstream = FileManager.default.contents(atPath: shared + "/" + folder + "/" + name)
-                #expect(FileManager.default.contents(atPath: Checkout.vectors + "/" + folder + "/" + name) == upstream, "\(folder)/\(name) drifted")
+                #expect(
+                    FileManager.default.contents(atPath: Checkout.vectors + "/" + folder + "/" + name) == upstream,
+                    "\(folder)/\(name) drifted")
             }
         }
     }

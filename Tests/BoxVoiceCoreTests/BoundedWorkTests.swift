@@ -16,7 +16,11 @@ import Testing
         let before = Self.threadCount()
         var accepted = 0
         for _ in 0..<1_000 {
-            if pool.submit({ release.wait(); ran.add(1, ordering: .relaxed) }) { accepted += 1 }
+            if pool.submit({
+                release.wait(); ran.add(1, ordering: .relaxed)
+            }) {
+                accepted += 1
+            }
         }
         #expect(accepted == 2 + 16)
         // Other tests run beside this one: the margin is theirs, far below the thousand a thread per request made.

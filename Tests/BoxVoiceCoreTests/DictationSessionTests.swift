@@ -19,18 +19,26 @@ import Testing
     }
 
     @Test func aSpokenSendDeliversTheHQTextWithTheKeywordTagAndRetainsTheRecording() throws {
-        let box = try SimulatedBox { $0.hq = .fixed("Please buy milk and eggs on the way home. Send message."); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed("Please buy milk and eggs on the way home. Send message."); $0.defaultSession = "s1"
+        }
         let (run, store, data) = try dictate("send-buy-milk.wav", box: box)
         defer { _ = data }  // the recordings live in it
-        #expect(run.events.contains(.keyword(action: .send, phrase: "send message", at: run.events.compactMap {
-            if case .keyword(.send, "send message", let at) = $0 { return at } else { return nil }
-        }.first ?? -1)))
+        #expect(
+            run.events.contains(
+                .keyword(
+                    action: .send, phrase: "send message",
+                    at: run.events.compactMap {
+                        if case .keyword(.send, "send message", let at) = $0 { return at } else { return nil }
+                    }.first ?? -1)))
         let messages = box.server.messages
         #expect(messages.count == 1)
         let body = try #require(messages.first?.message)
         let id = try #require(messages.first?.messageId)
         #expect(body.hasPrefix("<speech stt-service=\"boxsim\" message-id=\"\(id)\" local-time=\""))
-        #expect(body.hasSuffix(">Please buy milk and eggs on the way home. <send-message phrase=\"Send message\" />.</speech>"))
+        #expect(
+            body.hasSuffix(
+                ">Please buy milk and eggs on the way home. <send-message phrase=\"Send message\" />.</speech>"))
         #expect(id == id.uppercased() && UUID(uuidString: id) != nil)
         #expect(try store.message(try #require(MessageID(exactly: id)))?.state == .delivered)
         let kept = try #require(try store.retainedRecording(box: "home", messageId: id))
@@ -52,7 +60,9 @@ import Testing
     }
 
     @Test func aPermanentHQFailureSendsTheLiveTextOnce() throws {
-        let box = try SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1"
+        }
         let (run, _, _) = try dictate("send-buy-milk.wav", box: box)
         let body = try #require(box.server.messages.first?.message)
         #expect(body.hasPrefix("<speech stt=\"live\" message-id=\""))
@@ -61,7 +71,9 @@ import Testing
     }
 
     @Test func aSpokenCancelDiscardsEverything() throws {
-        let box = try SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .describe; $0.defaultSession = "s1"
+        }
         let (run, store, data) = try dictate("cancel-forget-it.wav", box: box)
         #expect(run.events.contains(.discarded))
         #expect(box.server.messages.isEmpty)

@@ -3,11 +3,14 @@ import BoxVoiceKeywords
 import Testing
 
 @Suite struct DictationStateMachineTests {
-    static let triggers: [DictationTrigger] = KeywordAction.allCases.map { .keyword($0) } + [.enter, .escape, .endOfInput]
+    static let triggers: [DictationTrigger] =
+        KeywordAction.allCases.map { .keyword($0) } + [.enter, .escape, .endOfInput]
 
     /// The table, written out independently of the implementation: effects for a message with content, and whether
     /// listening goes on (without `once`).
-    private func expected(_ trigger: DictationTrigger, policy: DictationStateMachine.EndOfInputPolicy) -> ([DictationEffect], Bool) {
+    private func expected(_ trigger: DictationTrigger, policy: DictationStateMachine.EndOfInputPolicy) -> (
+        [DictationEffect], Bool
+    ) {
         switch trigger {
         case .keyword(.send): ([.deliver(spoken: .send)], true)
         case .keyword(.sendHq): ([.deliver(spoken: .sendHq)], true)
@@ -33,9 +36,13 @@ import Testing
                 var machine = DictationStateMachine(once: once, endOfInput: policy)
                 let (effects, listens) = expected(trigger, policy: policy)
                 // `once` stops after a delivery that would otherwise keep listening; erase keeps listening regardless.
-                let keepsListening = listens && !(once && effects.contains { if case .deliver = $0 { return true } else { return false } })
+                let keepsListening =
+                    listens
+                    && !(once && effects.contains { if case .deliver = $0 { return true } else { return false } })
                 let got = machine.handle(trigger, hasContent: true)
-                #expect(got == effects + [keepsListening ? .beginNextMessage : .stop], "\(trigger) once=\(once) eof=\(policy)")
+                #expect(
+                    got == effects + [keepsListening ? .beginNextMessage : .stop],
+                    "\(trigger) once=\(once) eof=\(policy)")
                 #expect(machine.isStopped == !keepsListening)
                 #expect(machine.messageNumber == (keepsListening ? 2 : 1))
             }
@@ -47,7 +54,9 @@ import Testing
         for policy in DictationStateMachine.EndOfInputPolicy.allCases {
             var machine = DictationStateMachine(endOfInput: policy)
             let effects = machine.handle(trigger, hasContent: false)
-            #expect(!effects.contains { if case .deliver = $0 { return true } else { return $0 == .keepDraft } }, "\(trigger)")
+            #expect(
+                !effects.contains { if case .deliver = $0 { return true } else { return $0 == .keepDraft } },
+                "\(trigger)")
             #expect(effects.first == .discard)
         }
     }
@@ -60,7 +69,10 @@ import Testing
 
     @Test func aSessionOfSeveralMessagesCountsThem() {
         var machine = DictationStateMachine()
-        #expect(machine.handle(.keyword(.sendCheckpoint), hasContent: true) == [.deliver(spoken: .sendCheckpoint), .beginNextMessage])
+        #expect(
+            machine.handle(.keyword(.sendCheckpoint), hasContent: true) == [
+                .deliver(spoken: .sendCheckpoint), .beginNextMessage,
+            ])
         #expect(machine.handle(.keyword(.erase), hasContent: true) == [.discard, .beginNextMessage])
         #expect(machine.handle(.enter, hasContent: true) == [.deliver(spoken: nil), .beginNextMessage])
         #expect(machine.messageNumber == 4)

@@ -34,18 +34,25 @@ final class DictationRun: @unchecked Sendable {
     /// Plays `clips` (joined with `gap` seconds of silence, `trailing` seconds of it after the last; at real-time
     /// pace when `paced`) and returns the input's total frames.
     @discardableResult
-    func run(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false, paced: Bool = false, stop: StopSignal = StopSignal(),
-             configure: (inout DictationSession.Configuration) -> Void = { _ in }) throws -> Int {
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "dictate")
+    func run(
+        _ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false, paced: Bool = false,
+        stop: StopSignal = StopSignal(),
+        configure: (inout DictationSession.Configuration) -> Void = { _ in }
+    ) throws -> Int {
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(
+            pairingToken: box.mintTicket(), deviceLabel: "dictate")
         Secrets.register(token)
         let input = data.file("input.wav")
         let frames = try WAV.concatenate(clips, gap: gap, trailing: trailing, tight: tight, to: input).frames
-        var configuration = DictationSession.Configuration(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
-                                                           spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+        var configuration = DictationSession.Configuration(
+            box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
+            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         configuration.hqRetryDelays = [0.1, 0.2]
         configure(&configuration)
-        let session = DictationSession(configuration: configuration, detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary),
-                                       store: store) { [self] event in
+        let session = DictationSession(
+            configuration: configuration, detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary),
+            store: store
+        ) { [self] event in
             lock.withLock { list.append((event, Date())) }
             onEvent(event, self)
         }
@@ -63,7 +70,10 @@ final class DictationRun: @unchecked Sendable {
 
 @Suite struct DictationTableTests {
     @Test func aCheckpointDeliversThisPartAndTheNextPartIsANewMessageCutAtTheUtteranceEnd() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         let first = try WAV.samples(Checkout.sample("checkpoint-report.wav")).count
         try run.store.setRetentionFormat(.wav)  // kept as recorded: compared sample for sample below
         // Only the spotter hears this command: it counts once the speaker has paused after it (`CommandHold`).
@@ -80,18 +90,25 @@ final class DictationRun: @unchecked Sendable {
         let b = try run.retainedAudio(messages[1].messageId)
         #expect(firstDifference(a, Array(input[..<a.count])) == nil)
         #expect(firstDifference(b, Array(input[a.count..<(a.count + b.count)])) == nil)
-        #expect(a.count > first - 48_000 && a.count <= first + 24_000, "first message holds \(a.count) frames; its clip has \(first)")
+        #expect(
+            a.count > first - 48_000 && a.count <= first + 24_000,
+            "first message holds \(a.count) frames; its clip has \(first)")
     }
 
     /// A busy machine (spinning threads at twice the cores) and a recognizer that loads and hears slowly: before,
     /// captured audio waited for the recognizer in one queue and was dropped from the recording when it filled.
     /// Now the recording has its own road and the recognizer skips ahead: not one frame is missing.
     @Test func aBusyMachineNeverCostsTheRecordingAFrame() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         try run.store.setRetentionFormat(.wav)  // kept as recorded: compared sample for sample below
         let hogs = CPUHogs()
-        let frames = try run.run(["none-weather.wav", "checkpoint-report.wav", "none-weather.wav", "send-buy-milk.wav"], gap: 1,
-                                 paced: true) { configuration in
+        let frames = try run.run(
+            ["none-weather.wav", "checkpoint-report.wav", "none-weather.wav", "send-buy-milk.wav"], gap: 1,
+            paced: true
+        ) { configuration in
             // A queue from the microphone far shorter than the recognizer takes to load: only a recording that
             // never waits for it keeps every frame.
             configuration.captureQueueSeconds = 0.25
@@ -104,15 +121,23 @@ final class DictationRun: @unchecked Sendable {
         // The messages' recordings, one after another, are the input sample for sample: a frame lost anywhere would
         // shift everything after it. Only the pause after the last command is not in a message (nothing was said).
         let recorded = try messages.flatMap { try run.retainedAudio($0.messageId) }
-        #expect(recorded.count <= frames && recorded.count > frames - 48_000, "recorded \(recorded.count) of \(frames) frames")
+        #expect(
+            recorded.count <= frames && recorded.count > frames - 48_000,
+            "recorded \(recorded.count) of \(frames) frames")
         #expect(firstDifference(recorded, Array(input.prefix(recorded.count))) == nil)
         #expect(!run.events.contains { if case .captureLost = $0 { true } else { false } })
         let skipped = run.events.compactMap { if case .notHeardLive(let seconds, _) = $0 { seconds } else { nil } }
-        print("busy machine: \(messages.count) message(s), \(skipped.count) skip(s) of \(skipped.reduce(0, +)) s not heard live")
+        print(
+            "busy machine: \(messages.count) message(s), \(skipped.count) skip(s) of \(skipped.reduce(0, +)) s not "
+                + "heard live"
+        )
     }
 
     @Test func eraseDropsTheMessageAndItsAudioAndKeepsListening() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1"
+            })
         let total = try run.run(["erase-start-over.wav", "send-buy-milk.wav"])
         let messages = run.delivered
         try #require(messages.count == 1)
@@ -125,52 +150,87 @@ final class DictationRun: @unchecked Sendable {
     }
 
     @Test func sendAndCloseDeliversAndStopsListening() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
-        try run.run(["sendclose-flight.wav", "send-buy-milk.wav"], gap: 2.5)  // a spotter-only command: the speaker pauses
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
+        // a spotter-only command: the speaker pauses
+        try run.run(["sendclose-flight.wav", "send-buy-milk.wav"], gap: 2.5)
         let messages = run.delivered
         #expect(messages.count == 1)
         #expect(messages.first?.message.contains("<send-close-message phrase=") == true)
     }
 
     @Test func theEndOfTheInputSendsWithoutASpokenTagOrKeepsADraftWhenAsked() throws {
-        let sent = try DictationRun(box: SimulatedBox { $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1" })
+        let sent = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1"
+            })
         try sent.run(["none-weather.wav"])
         #expect(sent.delivered.map(\.message).first?.hasSuffix(">The weather today is sunny.</speech>") == true)
 
-        let kept = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let kept = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         try kept.run(["none-weather.wav"]) { $0.endOfInput = .draft }
         #expect(kept.delivered.isEmpty)
         #expect(try kept.store.messages().map(\.state) == [.draft])
     }
 
     @Test func enterSendsWhatWasSaidSoFarAndEscapeCancelsAndStops() throws {
-        let entered = try DictationRun(box: SimulatedBox { $0.hq = .fixed("Dinner is at eight."); $0.defaultSession = "s1" })
+        let entered = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .fixed("Dinner is at eight."); $0.defaultSession = "s1"
+            })
         // Enter right after the first words are heard, long before the clip (and its spoken send) ends.
-        entered.onEvent = { event, run in if case .partial = event, run.events.filter({ if case .partial = $0 { true } else { false } }).count == 1 { run.control.press(.enter) } }
+        entered.onEvent = { event, run in
+            if case .partial = event, run.events.filter({ if case .partial = $0 { true } else { false } }).count == 1 {
+                run.control.press(.enter)
+            }
+        }
         try entered.run(["none-budget.wav", "none-weather.wav"]) { $0.endOfInput = .discard }
         let messages = entered.delivered
         #expect(messages.count == 1)
-        #expect(messages.first?.message.hasSuffix(">Dinner is at eight.</speech>") == true, "Enter sends without a spoken tag")
+        #expect(
+            messages.first?.message.hasSuffix(">Dinner is at eight.</speech>") == true,
+            "Enter sends without a spoken tag")
 
-        let escaped = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let escaped = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         escaped.onEvent = { event, run in if case .final = event { run.control.press(.escape) } }
         try escaped.run(["none-budget.wav", "send-buy-milk.wav"])
         #expect(escaped.delivered.isEmpty)
         #expect(try escaped.store.messages().isEmpty)
-        #expect(!escaped.events.contains { if case .keyword = $0 { true } else { false } }, "Esc stopped it before the spoken send")
+        #expect(
+            !escaped.events.contains { if case .keyword = $0 { true } else { false } },
+            "Esc stopped it before the spoken send")
     }
 
     @Test func hqThatLosesTheKeywordGetsTheLiveTagMarkedHeardLive() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .fixed("Please buy milk and eggs on the way home."); $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .fixed("Please buy milk and eggs on the way home."); $0.defaultSession = "s1"
+            })
         try run.run(["send-buy-milk.wav"])
         let body = try #require(run.delivered.first?.message)
-        let heard = try #require(run.events.compactMap { if case .keyword(.send, let phrase, _) = $0 { phrase } else { nil } }.first)
-        #expect(body.contains(">Please buy milk and eggs on the way home. <send-message phrase=\"\(heard)\" heard=\"live\" /></speech>"), "\(body)")
+        let heard = try #require(
+            run.events.compactMap { if case .keyword(.send, let phrase, _) = $0 { phrase } else { nil } }.first)
+        #expect(
+            body.contains(
+                ">Please buy milk and eggs on the way home. <send-message phrase=\"\(heard)\" heard=\"live\" "
+                    + "/></speech>"
+            ), "\(body)")
         #expect(body.hasPrefix("<speech stt-service=\"boxsim\" message-id=\""))
     }
 
     @Test func aPermanentHQFailureIsReportedOnceForThreeMessagesSentWithTheirLiveText() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1"
+            })
         try run.run(["send-buy-milk.wav", "send-kal-dinner.wav", "send-buy-milk.wav"])
         let messages = run.delivered
         #expect(messages.count == 3)
@@ -180,7 +240,10 @@ final class DictationRun: @unchecked Sendable {
     }
 
     @Test func flakyHQSucceedsAfterRetries() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .flaky(2); $0.hqText = "Buy milk."; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .flaky(2); $0.hqText = "Buy milk."; $0.defaultSession = "s1"
+            })
         try run.run(["send-buy-milk.wav"])
         let body = try #require(run.delivered.first?.message)
         #expect(body.hasPrefix("<speech stt-service=\"boxsim\""))
@@ -192,9 +255,14 @@ final class DictationRun: @unchecked Sendable {
 
     /// A three-minute recording: its first 60 s segment reaches the box while the rest is still being heard.
     @Test func aLongRecordingUploadsSegmentsWhileRecording() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
-        let speech = ["none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav", "none-rms-coffee.wav",
-                      "none-awb-meeting.wav", "none-slt-books.wav", "none-kal-car.wav"]
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
+        let speech = [
+            "none-weather.wav", "none-budget.wav", "none-table.wav", "none-garden.wav", "none-rms-coffee.wav",
+            "none-awb-meeting.wav", "none-slt-books.wav", "none-kal-car.wav",
+        ]
         let clips = Array(Array(repeating: speech, count: 5).joined()) + ["send-buy-milk.wav"]
         let total = try run.run(clips)
         #expect(total > 175 * 48_000)
@@ -205,13 +273,16 @@ final class DictationRun: @unchecked Sendable {
         let start = try #require(run.timedEvents.first?.at)
         let timeline = run.timedEvents.compactMap { item -> String? in
             switch item.event {
-            case .segment, .hq, .keyword, .committed: "\(String(format: "%.2f", item.at.timeIntervalSince(start))) s \(item.event)"
+            case .segment, .hq, .keyword, .committed:
+                "\(String(format: "%.2f", item.at.timeIntervalSince(start))) s \(item.event)"
             default: nil
             }
         }
-        #expect(firstUpload < heard, """
-            the first segment reached the box (\(String(format: "%.2f", firstUpload.timeIntervalSince(start))) s) before the \
-            send at the end was heard: \(timeline)
+        #expect(
+            firstUpload < heard,
+            """
+            the first segment reached the box (\(String(format: "%.2f", firstUpload.timeIntervalSince(start))) s) \
+            before the send at the end was heard: \(timeline)
             """)
         #expect(run.box.server.transcriptions.count >= 3)
         #expect(run.delivered.count == 1, "\(run.events.filter { if case .keyword = $0 { true } else { false } })")

@@ -15,7 +15,8 @@ import Testing
     private static let clips: [(String, KeywordAction)] = [
         ("send-buy-milk.wav", .send), ("sendhq-dentist.wav", .sendHq), ("sendclose-over-and-out.wav", .sendClose),
         ("sendclose-flight.wav", .sendClose),
-        ("checkpoint-report.wav", .sendCheckpoint), ("micoff-stop-listening.wav", .micOff), ("cancel-forget-it.wav", .cancel),
+        ("checkpoint-report.wav", .sendCheckpoint), ("micoff-stop-listening.wav", .micOff),
+        ("cancel-forget-it.wav", .cancel),
         ("erase-start-over.wav", .erase),
     ]
 
@@ -26,7 +27,10 @@ import Testing
     /// pocketsphinx's live path (the `recognizer pocketsphinx` setting), each command kind once.
     @Test(arguments: clips)
     func aCommandThatIsTheLastAudioActsAsItself(_ clip: String, _ action: KeywordAction) throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         // An unsettled command would leave a draft by the end-of-input rule.
         let frames = try run.run([clip]) { $0.endOfInput = .draft }
         #expect(frames < (try WAV.samples(Checkout.sample(clip))).count)
@@ -42,15 +46,21 @@ import Testing
     /// A turn stopped 0.3 s after its command (a hotkey pressed as the speaker finishes), while the command only the
     /// spotter heard waits for the speaker's 2 s pause: the stop settles it as that pause would.
     @Test func aStopRightAfterAHeldCommandSettlesIt() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         let stop = StopSignal()
-        let speechEnds = Double(WAV.speechOnly(try WAV.samples(Checkout.sample("checkpoint-report.wav"))).count) / 48_000
+        let speechEnds =
+            Double(WAV.speechOnly(try WAV.samples(Checkout.sample("checkpoint-report.wav"))).count) / 48_000
         run.onEvent = { event, _ in
             if case .level(let elapsed, _) = event, elapsed >= speechEnds + 0.3 { stop.request() }
         }
         try run.run(["checkpoint-report.wav"], trailing: 5, paced: true, stop: stop) { $0.endOfInput = .draft }
         #expect(stop.isRequested)
-        #expect(run.events.contains { if case .awaitingPause(.sendCheckpoint, _) = $0 { true } else { false } }, "held, as it should be")
+        #expect(
+            run.events.contains { if case .awaitingPause(.sendCheckpoint, _) = $0 { true } else { false } },
+            "held, as it should be")
         #expect(actions(run) == [.sendCheckpoint], "\(run.events)")
         #expect(run.delivered.count == 1)
         #expect(try run.store.messages().allSatisfy { $0.state != .draft })
@@ -58,7 +68,10 @@ import Testing
 
     /// A mic-off draft keeps all the audio up to its command, sample for sample: the input ended at the command.
     @Test func aMicOffDraftKeepsTheAudioUpToItsCommand() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         let frames = try run.run(["micoff-stop-listening.wav"])
         let draft = try #require(try run.store.messages().first { $0.state == .draft })
         let audio = try run.store.segmentFiles(of: draft).flatMap { try WAV.samples($0) }
@@ -69,12 +82,16 @@ import Testing
     /// Whisper at utterance ends, four commands said in one breath (one utterance to the VAD): each acts as itself,
     /// in order, and each message's recording ends between its command and the next sentence.
     @Test func commandsSaidInOneBreathEachEndTheirOwnMessage() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         let clips = ["erase-start-over.wav", "send-buy-milk.wav", "checkpoint-report.wav", "sendclose-flight.wav"]
         let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
         let lengths = try clips.map { WAV.speechOnly(try WAV.samples(Checkout.sample($0))).count }
         try run.run(clips, gap: 0.1, tight: true) { configuration in
-            var whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: HearingParts.folder), prompt: prompt)
+            var whisper = LiveTranscriber.WhisperHearing(
+                models: HearingModels(folder: HearingParts.folder), prompt: prompt)
             whisper.deadline = 60  // this test is about what is heard, not how fast
             configuration.whisper = whisper
         }

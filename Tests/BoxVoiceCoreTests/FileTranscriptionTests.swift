@@ -9,7 +9,8 @@ import Testing
 
 @Suite struct FileTranscriptionTests {
     private func client(_ box: SimulatedBox) throws -> BoxClient {
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "core")
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(
+            pairingToken: box.mintTicket(), deviceLabel: "core")
         Secrets.register(token)
         return BoxClient(baseURL: box.baseURL, token: token)
     }
@@ -29,18 +30,23 @@ import Testing
         #expect(result.segments.allSatisfy { $0.seconds <= 1.0 })
         let seen = box.server.transcriptions
         #expect(seen.count == result.segments.count)
-        #expect(seen.allSatisfy { $0.sampleRate == 48_000 && $0.channels == 1 && $0.float32 == true && $0.session == "s1" })
+        #expect(
+            seen.allSatisfy { $0.sampleRate == 48_000 && $0.channels == 1 && $0.float32 == true && $0.session == "s1" })
         let frames = seen.compactMap(\.frames).reduce(0, +)
         #expect(abs(frames - 144_000) <= 48)
         #expect(result.text == result.segments.compactMap { $0.transcription?.text }.joined(separator: " "))
     }
 
     @Test func transientFailuresAreRetriedWithinTheBudget() throws {
-        let box = try SimulatedBox { $0.hq = .flaky(2); $0.hqText = "ok" }
+        let box = try SimulatedBox {
+            $0.hq = .flaky(2); $0.hqText = "ok"
+        }
         var transcription = FileTranscription(client: try client(box), session: nil)
         transcription.retryDelays = [0.05, 0.05]
         let events = EventCounter()
-        let result = try transcription.run(file: Checkout.sample("none-table.wav"), workDirectory: box.directory.file("work")) { events.add($0) }
+        let result = try transcription.run(
+            file: Checkout.sample("none-table.wav"), workDirectory: box.directory.file("work")
+        ) { events.add($0) }
         #expect(result.text == "ok")
         #expect(events.retries == 2)
     }
@@ -51,7 +57,8 @@ import Testing
         transcription.policy = SegmentPolicy(sampleRate: 48_000, maxSeconds: 1, searchSeconds: 0.2)
         transcription.maxParallel = 1
         #expect {
-            _ = try transcription.run(file: Checkout.sample("middle-pilot.wav"), workDirectory: box.directory.file("work"))
+            _ = try transcription.run(
+                file: Checkout.sample("middle-pilot.wav"), workDirectory: box.directory.file("work"))
         } throws: { error in
             let text = String(describing: error)
             return text.contains("missing_api_key") && text.contains("0 of ")
@@ -64,7 +71,8 @@ import Testing
         let dir = TemporaryDirectory("core")
         try "not audio".write(toFile: dir.file("notes.wav"), atomically: true, encoding: .utf8)
         #expect(throws: SoundFileError.self) {
-            _ = try FileTranscription(client: try client(box), session: nil).run(file: dir.file("notes.wav"), workDirectory: dir.file("work"))
+            _ = try FileTranscription(client: try client(box), session: nil).run(
+                file: dir.file("notes.wav"), workDirectory: dir.file("work"))
         }
     }
 }

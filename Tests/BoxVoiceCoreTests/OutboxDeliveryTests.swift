@@ -17,20 +17,25 @@ import Testing
     /// A message committed with its live text as `body`, pending.
     private func commit(_ store: MessageStore, session: String?, body: (MessageID) -> String) throws -> MessageID {
         let recording = try store.beginRecording(box: "home", session: session)
-        try store.commitSend(recording.id, MessageStore.Ending(heardText: "x", command: nil, liveText: "x"), liveBody: body(recording.id))
+        try store.commitSend(
+            recording.id, MessageStore.Ending(heardText: "x", command: nil, liveText: "x"), liveBody: body(recording.id)
+        )
         return recording.id
     }
 
     private func token(for server: BoxSimServer) throws -> String {
         let ticket = try #require(try PairingLink.parse(server.mintPairingLink()).pairingToken)
-        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "delivery")
+        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(
+            pairingToken: ticket, deviceLabel: "delivery")
         Secrets.register(token)
         return token
     }
 
     /// A draft nobody said a word in (its audio silence, and HQ hears nothing either) was sent as an empty message.
     @Test func aDraftWithNoWordsIsNotSentAndStaysADraft() throws {
-        let box = try SimulatedBox { $0.hq = .fixed(""); $0.defaultSession = "s1" }
+        let box = try SimulatedBox {
+            $0.hq = .fixed(""); $0.defaultSession = "s1"
+        }
         let store = try outbox()
         // The run that recorded it is over (its lease let go when `recording` went out of scope).
         let id: MessageID = try {
@@ -41,12 +46,17 @@ import Testing
         }()
         _ = try store.requestSend(id)
         let events = EventLog()
-        let courier = BoxCourier(store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: try token(for: box.server)),
-                                 detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary)) { events.add($0) }
+        let courier = BoxCourier(
+            store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: try token(for: box.server)),
+            detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
+        ) { events.add($0) }
         _ = courier.run(everything: true)
         #expect(box.server.messages.isEmpty)
         #expect(try store.message(id)?.state == .draft)
-        #expect(events.all.contains { if case .failed(id, let reason) = $0 { reason.contains("not a word was heard") } else { false } })
+        #expect(
+            events.all.contains {
+                if case .failed(id, let reason) = $0 { reason.contains("not a word was heard") } else { false }
+            })
     }
 
     /// Two couriers (the daemon and a command) post one message at the same moment: the box deduplicates it, and
@@ -59,10 +69,15 @@ import Testing
             guard request.contains(id.rawValue) else { return }
             try? store.recordAccepted(id, outcome: "started:other")
             let body = #"{"turnId":"t1"}"#
-            _ = send(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8))
+            _ = send(
+                Array(
+                    ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                        + "\(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+                        .utf8))
         }
         defer { box.stop() }
-        let reports = OutboxDelivery(store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: "t")).deliverDue(everything: true)
+        let reports = OutboxDelivery(store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: "t"))
+            .deliverDue(everything: true)
         #expect(reports == [.delivered(id, acceptance: .started(turnId: "t1"))])
         #expect(try store.message(id)?.state == .delivered)
     }
@@ -108,7 +123,8 @@ import Testing
         let client = BoxClient(baseURL: sim.baseURL, token: token)
         let box = try outbox()
         let id = try commit(box, session: "s1") { _ in "<speech stt=\"live\">hi</speech>" }
-        _ = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id.rawValue, session: "s1")  // the lost attempt
+        // the lost attempt
+        _ = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id.rawValue, session: "s1")
         let reports = OutboxDelivery(store: try outbox(), box: "home", client: client).deliverDue()
         #expect(reports == [.delivered(id, acceptance: .deduplicated)])
         #expect(sim.server.messages.count == 1)
@@ -120,7 +136,8 @@ import Testing
         let token = try token(for: sim.server)
         let box = try outbox()
         let id = try commit(box, session: "no-such-session") { _ in "keep me" }
-        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token)).deliverDue()
+        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token))
+            .deliverDue()
         guard case .refused(id, .definitive(_, let status, _, _), .failed)? = reports.first else {
             Issue.record("expected a refusal, got \(reports)")
             return
@@ -136,7 +153,8 @@ import Testing
         let box = try outbox()
         let id = try commit(box, session: "no-such-session") { _ in "maybe there" }
         try box.recordUncertain(id, reason: "timeout")
-        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token)).deliverDue(everything: true)
+        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: token))
+            .deliverDue(everything: true)
         guard case .refused(id, _, .possiblyDelivered)? = reports.first else {
             Issue.record("expected possibly delivered, got \(reports)")
             return
@@ -148,7 +166,9 @@ import Testing
     /// (the box checks the target before the dedup claim) ends "possibly delivered", never "refused" — and the user can
     /// send it again as a new message, which goes where the box's default says, with a new id.
     @Test func aLost200Then410EndsPossiblyDeliveredAndResendsAsANewMessage() throws {
-        let sim = try SimulatedBox { $0.defaultSession = "s1"; $0.extraSessions = ["s2"] }
+        let sim = try SimulatedBox {
+            $0.defaultSession = "s1"; $0.extraSessions = ["s2"]
+        }
         let token = try token(for: sim.server)
         let client = BoxClient(baseURL: sim.baseURL, token: token)
         let box = try outbox()
@@ -156,7 +176,8 @@ import Testing
             SpeechFraming.frame("Buy milk", origin: .live, messageId: id.rawValue, localTime: (9, 30))
         }
         let body = try #require(try box.message(id)?.body)
-        _ = try client.send(message: body, messageId: id.rawValue, session: "s2")  // accepted; the answer never came back
+        // accepted; the answer never came back
+        _ = try client.send(message: body, messageId: id.rawValue, session: "s2")
         try box.recordUncertain(id, reason: "timed out")
         sim.server.setSession("s2", .deleting)
         let delivery = OutboxDelivery(store: box, box: "home", client: client)
@@ -193,7 +214,9 @@ import Testing
         let sim = try SimulatedBox()
         let box = try outbox()
         let id = try commit(box, session: nil) { _ in "x" }
-        let reports = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: "revoked-token")).deliverDue()
+        let reports = OutboxDelivery(
+            store: box, box: "home", client: BoxClient(baseURL: sim.baseURL, token: "revoked-token")
+        ).deliverDue()
         guard case .refused(id, .unauthorized, .failed)? = reports.first else {
             Issue.record("expected a failure")
             return

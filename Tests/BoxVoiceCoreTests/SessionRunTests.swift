@@ -23,7 +23,8 @@ import Testing
     private func commit(_ store: MessageStore, run: SessionRun.ID, text: String) throws -> MessageID {
         let recording = try store.beginRecording(box: "home", session: nil, run: run)
         let body = SpeechFraming.frame(text, origin: .live, messageId: recording.id.rawValue, localTime: (9, 30))
-        try store.commitSend(recording.id, MessageStore.Ending(heardText: text, command: nil, liveText: text), liveBody: body)
+        try store.commitSend(
+            recording.id, MessageStore.Ending(heardText: text, command: nil, liveText: text), liveBody: body)
         return recording.id
     }
 
@@ -61,8 +62,11 @@ import Testing
         let assignments = SessionAssignments(store: store) { _, session in learnt.append(session) }
         // Another client's new conversation, then ours: only the assignment after our message counts.
         assignments.handle(.event(name: "chat-session-assigned", data: ["sessionId": "someone-elses"], trackedId: "4"))
-        assignments.handle(.event(name: "chat-user-message", data: ["message": "<speech stt=\"live\" message-id=\"\(first.rawValue)\">one</speech>"],
-                                  trackedId: "5"))
+        assignments.handle(
+            .event(
+                name: "chat-user-message",
+                data: ["message": "<speech stt=\"live\" message-id=\"\(first.rawValue)\">one</speech>"],
+                trackedId: "5"))
         assignments.handle(.event(name: "chat-session-assigned", data: ["sessionId": "ours"], trackedId: "6"))
         #expect(learnt.all == ["ours"])
         #expect(try store.run(run)?.session == "ours")
@@ -74,8 +78,11 @@ import Testing
         let run = try store.beginRun(box: "home", requested: nil)
         let first = try commit(store, run: run, text: "one")
         let assignments = SessionAssignments(store: store) { _, _ in }
-        assignments.handle(.event(name: "chat-user-message", data: ["sessionId": "s1", "message": "<speech message-id=\"\(first.rawValue)\">one</speech>"],
-                                  trackedId: "1"))
+        assignments.handle(
+            .event(
+                name: "chat-user-message",
+                data: ["sessionId": "s1", "message": "<speech message-id=\"\(first.rawValue)\">one</speech>"],
+                trackedId: "1"))
         assignments.handle(.event(name: "chat-session-assigned", data: ["sessionId": "other"], trackedId: "2"))
         #expect(try store.run(run)?.state == .open)
     }
@@ -120,11 +127,15 @@ import Testing
     }
 
     @Test func explicitlyNewOpensOneConversationNotOnePerMessage() throws {
-        let run = try DictationRun(box: SimulatedBox { $0.hq = .describe; $0.defaultSession = "s1" })
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = .describe; $0.defaultSession = "s1"
+            })
         try run.run(["send-buy-milk.wav", "send-kal-dinner.wav"]) { $0.session = nil }
         let messages = run.delivered
         #expect(messages.count == 2)
-        #expect(Set(messages.map(\.session)).count == 1 && messages.first?.session != "s1", "\(messages.map(\.session))")
+        #expect(
+            Set(messages.map(\.session)).count == 1 && messages.first?.session != "s1", "\(messages.map(\.session))")
     }
 }
 

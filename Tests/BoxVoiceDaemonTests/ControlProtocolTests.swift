@@ -11,7 +11,8 @@ import Testing
     }
 
     @Test func statusCanFollow() throws {
-        #expect(try ControlRequest.decode(#"{"command":"status","follow":true}"#) == ControlRequest(.status, follow: true))
+        #expect(
+            try ControlRequest.decode(#"{"command":"status","follow":true}"#) == ControlRequest(.status, follow: true))
         #expect(try ControlRequest.decode(#"{"command":"status","follow":false}"#) == ControlRequest(.status))
     }
 

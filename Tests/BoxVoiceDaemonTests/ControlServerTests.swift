@@ -18,7 +18,9 @@ import Testing
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = try #require(ControlServer.address(path))
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         #expect(connected == 0)
         let request = Array((ControlRequest(.status, follow: true).encoded + "\n").utf8)
@@ -50,7 +52,8 @@ import Testing
     @Test func aControlFolderOpenToOthersIsRefusedByBothEnds() throws {
         let folder = TemporaryDirectory("control-open")
         let open = folder.path + "/runtime"
-        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
         chmod(open, 0o777)
         #expect {
             _ = try Self.server(in: open)
@@ -69,7 +72,8 @@ import Testing
     func aControlFolderAnotherUserOwnsIsRefusedByBothEnds() throws {
         let folder = TemporaryDirectory("control-owner")
         let theirs = folder.path + "/runtime"
-        try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: theirs, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         #expect(chown(theirs, 65_534, 65_534) == 0)
         #expect {
             _ = try Self.server(in: theirs)
@@ -86,7 +90,8 @@ import Testing
     @Test func aLinkInPlaceOfTheControlFolderIsRefused() throws {
         let folder = TemporaryDirectory("control-link")
         let target = folder.path + "/elsewhere"
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: target, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         let link = folder.path + "/runtime"
         #expect(symlink(target, link) == 0)
         #expect {

@@ -15,7 +15,8 @@ import Testing
     @Test(arguments: [false, true])
     func aRecordingOver45MBIsAnsweredWhole(wavOnly: Bool) throws {
         let box = try SimulatedBox { $0.defaultSession = "s1" }
-        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(pairingToken: box.mintTicket(), deviceLabel: "answer")
+        let token = try BoxClient(baseURL: box.baseURL, token: nil).redeem(
+            pairingToken: box.mintTicket(), deviceLabel: "answer")
         Secrets.register(token)
         let data = TemporaryDirectory("answer-big")
         let store = try MessageStore(directory: data.file("store"))
@@ -29,12 +30,14 @@ import Testing
         let bytes = segments.reduce(0) { $0 + Int($1.frames) * 4 }
         #expect(bytes > LastAudioResponder.maxAnswerBytes)
 
-        try store.commitSend(recording.id, MessageStore.Ending(heardText: "a long one", command: nil, liveText: "a long one"),
-                             liveBody: "<speech>a long one</speech>")
+        try store.commitSend(
+            recording.id, MessageStore.Ending(heardText: "a long one", command: nil, liveText: "a long one"),
+            liveBody: "<speech>a long one</speech>")
         if wavOnly { try store.recordUploadProfile(box: "home", wavOnly: true, linkBytesPerSecond: nil) }
         try FileManager.default.createDirectory(atPath: data.file("work"), withIntermediateDirectories: true)
-        let responder = LastAudioResponder(box: "home", client: BoxClient(baseURL: box.baseURL, token: token), store: store,
-                                           workDirectory: data.file("work"))
+        let responder = LastAudioResponder(
+            box: "home", client: BoxClient(baseURL: box.baseURL, token: token), store: store,
+            workDirectory: data.file("work"))
         let ids = LastAudioRequestIds(box.server)
         let big = recording.id.rawValue
         let agent = RetranscribeAgent(port: box.server.port, messageId: big, timeoutMs: 20_000)

@@ -73,8 +73,9 @@ import Testing
         // A long transcript with no command: the answer for a new utterance is the same with or without it.
         let long = Array(repeating: "the weather today is sunny", count: 2_000).joined(separator: " ")
         #expect(detector.detect(appending: "and mild", to: long) == nil)
-        #expect(detector.detect(appending: "send message", to: long)?.processedTranscript
-            == long + " <send-message phrase=\"send message\" />")
+        #expect(
+            detector.detect(appending: "send message", to: long)?.processedTranscript
+                == long + " <send-message phrase=\"send message\" />")
         #expect(detector.longestPhrase >= 5)
     }
 

@@ -19,12 +19,19 @@ import Testing
     }
 
     @Test func eachCommandEndsItsPieceWithItsPunctuation() {
-        #expect(pieces("Buy the wrong bread. Start over. Buy rye bread, send message. The letter is done, send checkpoint.") ==
-                ["Buy the wrong bread. Start over.", "Buy rye bread, send message.", "The letter is done, send checkpoint."])
+        #expect(
+            pieces("Buy the wrong bread. Start over. Buy rye bread, send message. The letter is done, send checkpoint.")
+                == [
+                    "Buy the wrong bread. Start over.", "Buy rye bread, send message.",
+                    "The letter is done, send checkpoint.",
+                ])
     }
 
     @Test func wordsAfterTheLastCommandAreAPieceOfTheirOwn() {
-        #expect(pieces("Call Anna, send message. And then the report") == ["Call Anna, send message.", "And then the report"])
+        #expect(
+            pieces("Call Anna, send message. And then the report") == [
+                "Call Anna, send message.", "And then the report",
+            ])
     }
 
     @Test func textWithOneCommandAtItsEndIsNotSplit() {
@@ -35,7 +42,10 @@ import Testing
 
     /// "send and close" is already a command; "the mic" makes it a longer one of the same action, never a mic-off.
     @Test func aPhraseThatGoesOnIntoALongerOneEndsWithTheLongerOne() {
-        #expect(pieces("Keys under the mat, send and close the mic. Then more") == ["Keys under the mat, send and close the mic.", "Then more"])
+        #expect(
+            pieces("Keys under the mat, send and close the mic. Then more") == [
+                "Keys under the mat, send and close the mic.", "Then more",
+            ])
         #expect(pieces("send a checkpoint message now") == ["send a checkpoint message", "now"])
         let first = pieces("Keys under the mat, send and close the mic. Then more")[0]
         #expect(detector.detect(first)?.action == .sendClose)

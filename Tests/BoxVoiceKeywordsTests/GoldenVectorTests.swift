@@ -60,7 +60,10 @@ import Testing
         (#"{"op":"detect","input":{"transcript":"x"}}"#, "no \"expected\" field"),
         (#"{"op":"detect","expected":null}"#, "no \"input\" object"),
         (#"{"op":"detect","input":{"transcript":7},"expected":null}"#, "input.transcript is not a string"),
-        (#"{"op":"append","input":{"transcript":"x","action":"shout","matchedPhrase":"y"},"expected":"z"}"#, "unknown action \"shout\""),
+        (
+            #"{"op":"append","input":{"transcript":"x","action":"shout","matchedPhrase":"y"},"expected":"z"}"#,
+            "unknown action \"shout\""
+        ),
         (#"{"op":"detect","input":{"transcript":"send now"},"expected":{"verb":"send"}}"#, "unknown field \"verb\""),
         (#"[1, 2"#, "not valid JSON"),
         (#"[1, 2]"#, "not a JSON object"),

@@ -46,10 +46,13 @@ import Testing
 
     @Test func detectionOverItsOwnOutputNeverNestsATag() {
         var random = SeededRandom(seed: 7)
-        let pieces = ["send message", "cancel message", "mic off", "over and out", "start over", "buy milk", "send checkpoint",
-                      "clean up and send", "hello", ",", ".", "and", "the", "message", "close the mic"]
+        let pieces = [
+            "send message", "cancel message", "mic off", "over and out", "start over", "buy milk", "send checkpoint",
+            "clean up and send", "hello", ",", ".", "and", "the", "message", "close the mic",
+        ]
         for _ in 0..<2_000 {
-            var text = (0..<Int.random(in: 1...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined(separator: " ")
+            var text = (0..<Int.random(in: 1...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined(separator: " ")
             for _ in 0..<6 {
                 guard let found = detector.detect(text) else { break }
                 let tagsBefore = text.components(separatedBy: "<").count
@@ -90,9 +93,13 @@ import Testing
 
     @Test func compiledDetectorAgreesWithTheNaiveReferenceOnRandomTranscripts() {
         let naive = NaiveKeywordDetector(vocabulary: Self.vocabulary)
-        let vocabularyWords = Set(Self.vocabulary.sections.flatMap { $0.patterns.flatMap { $0.expansions().flatMap { $0 } } })
-        let words = Array(vocabularyWords).sorted() + ["messages", "Send", "MIC", "boxes", "it's", "<mic-off phrase=\"mic off\" />",
-                                                       "buy", "milk", "café", "日本", "x"]
+        let vocabularyWords = Set(
+            Self.vocabulary.sections.flatMap { $0.patterns.flatMap { $0.expansions().flatMap { $0 } } })
+        let words =
+            Array(vocabularyWords).sorted() + [
+                "messages", "Send", "MIC", "boxes", "it's", "<mic-off phrase=\"mic off\" />",
+                "buy", "milk", "café", "日本", "x",
+            ]
         let separators = [" ", " ", " ", ", ", ". ", "... ", "\n", " - ", "'"]
         var random = SeededRandom(seed: 42)
         var agreed = 0
@@ -104,7 +111,9 @@ import Testing
             for atStart in [false, true] {
                 let fast = detector.detect(text, atStart: atStart)
                 let slow = naive.detect(text, atStart: atStart)
-                #expect(fast?.action == slow?.action && fast?.range == slow?.range, "disagree on \(text.debugDescription) atStart \(atStart)")
+                #expect(
+                    fast?.action == slow?.action && fast?.range == slow?.range,
+                    "disagree on \(text.debugDescription) atStart \(atStart)")
                 if fast != nil { agreed += 1 }
             }
         }
@@ -112,7 +121,8 @@ import Testing
     }
 
     @Test func appendSendKeywordTagAddsTheLiveTag() {
-        #expect(detector.appendSendKeywordTag("  Buy milk.  ", action: .sendCheckpoint, matchedPhrase: "send checkpoint")
+        #expect(
+            detector.appendSendKeywordTag("  Buy milk.  ", action: .sendCheckpoint, matchedPhrase: "send checkpoint")
                 == "Buy milk. <send-checkpoint-message phrase=\"send checkpoint\" heard=\"live\" />")
     }
 
@@ -123,7 +133,9 @@ import Testing
     }
 
     @Test func stripKeywordTagsRemovesOnlyKeywordTags() {
-        let text = "Buy milk <send-message phrase=\"send message\" heard=\"live\" /> and <b>bread</b>  <mic-off phrase=\"mic off\" />"
+        let text =
+            "Buy milk <send-message phrase=\"send message\" heard=\"live\" /> and <b>bread</b>  <mic-off phrase=\"mic "
+                + "off\" />"
         #expect(detector.stripKeywordTags(text) == "Buy milk and <b>bread</b>")
         #expect(detector.stripKeywordTags("  <send-message-extra x /> a < b") == "<send-message-extra x /> a < b")
         #expect(detector.stripKeywordTags("<erase-message phrase=\"x\"/>done") == "done")
@@ -139,8 +151,11 @@ import Testing
     }
 
     @Test func hqKeepingTheSameCommandUsesHQsSubstitution() {
-        let resolved = resolver.resolve(liveSend("by milk tomorrow send message"), hqText: "Buy milk tomorrow. Send message.")
-        #expect(resolved == ResolvedVoiceText(text: "Buy milk tomorrow. <send-message phrase=\"Send message\" />.", source: .hq))
+        let resolved = resolver.resolve(
+            liveSend("by milk tomorrow send message"), hqText: "Buy milk tomorrow. Send message.")
+        #expect(
+            resolved
+                == ResolvedVoiceText(text: "Buy milk tomorrow. <send-message phrase=\"Send message\" />.", source: .hq))
     }
 
     @Test func hqWithASameTagCommandOfAnotherActionCounts() {
@@ -151,7 +166,10 @@ import Testing
 
     @Test func hqWithoutTheCommandGetsTheLiveTagAppended() {
         let resolved = resolver.resolve(liveSend("buy milk over and out"), hqText: "Buy milk.")
-        #expect(resolved == ResolvedVoiceText(text: "Buy milk. <send-close-message phrase=\"over and out\" heard=\"live\" />", source: .hq))
+        #expect(
+            resolved
+                == ResolvedVoiceText(
+                    text: "Buy milk. <send-close-message phrase=\"over and out\" heard=\"live\" />", source: .hq))
     }
 
     @Test func hqWithAnotherCommandGetsTheLiveTagAppended() {
@@ -163,22 +181,27 @@ import Testing
     @Test func blankOrMissingHQFallsBackToTheLiveSubstitution() {
         for hq in [nil, "", "  \n"] as [String?] {
             let resolved = resolver.resolve(liveSend("buy milk send message"), hqText: hq)
-            #expect(resolved == ResolvedVoiceText(text: "buy milk <send-message phrase=\"send message\" />", source: .live))
+            #expect(
+                resolved == ResolvedVoiceText(text: "buy milk <send-message phrase=\"send message\" />", source: .live))
         }
     }
 
     @Test func sentByKeyUsesHQAsIs() {
         let send = VoiceSend(liveTranscript: "buy milk", keyword: nil)
-        #expect(resolver.resolve(send, hqText: " Buy milk. Send message. ") == ResolvedVoiceText(text: "Buy milk. Send message.", source: .hq))
+        #expect(
+            resolver.resolve(send, hqText: " Buy milk. Send message. ")
+                == ResolvedVoiceText(text: "Buy milk. Send message.", source: .hq))
         #expect(resolver.resolve(send, hqText: nil) == ResolvedVoiceText(text: "buy milk", source: .live))
     }
 
     @Test func typedPrefixIsJoinedWithOneSpace() {
-        let hq = resolver.resolve(liveSend("and eggs send message", prefix: "  Shopping list:  "), hqText: "  And eggs. Send message.")
+        let hq = resolver.resolve(
+            liveSend("and eggs send message", prefix: "  Shopping list:  "), hqText: "  And eggs. Send message.")
         #expect(hq.text == "Shopping list: And eggs. <send-message phrase=\"Send message\" />.")
         let live = resolver.resolve(liveSend("and eggs send message", prefix: "Shopping list:"), hqText: nil)
         #expect(live.text == "Shopping list: and eggs <send-message phrase=\"send message\" />")
-        let onlyPrefix = resolver.resolve(VoiceSend(typedPrefix: "typed ", liveTranscript: "   ", keyword: nil), hqText: nil)
+        let onlyPrefix = resolver.resolve(
+            VoiceSend(typedPrefix: "typed ", liveTranscript: "   ", keyword: nil), hqText: nil)
         #expect(onlyPrefix.text == "typed")
     }
 }

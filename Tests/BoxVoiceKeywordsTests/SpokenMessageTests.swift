@@ -23,7 +23,9 @@ import Testing
     }
 
     @Test func utterancesWithoutWordsChangeNothingAndEveryCommandIsCountedInOrder() {
-        let acted = SpokenMessage.commands(in: ["", "first note send message", "", "scratch that cancel message", "stop listening"], detector: detector)
+        let acted = SpokenMessage.commands(
+            in: ["", "first note send message", "", "scratch that cancel message", "stop listening"], detector: detector
+        )
         #expect(acted.map(\.utterance) == [1, 3, 4])
         #expect(acted.map(\.match.action) == [.send, .cancel, .micOff])
     }

@@ -9,9 +9,11 @@ import Testing
     }
 
     @Test func joiningTokensGivesBackArbitraryInput() {
-        let alphabet: [String] = ["send", "message", "It's", "don't", "'", "’", " ", "  ", "\n", "\t", ",", ".", "...", "!", "?",
-                                  "<", ">", "/>", "<send-message phrase=\"send message\" />", "<b>", "café", "cafe\u{301}",
-                                  "日本", "Ωmega", "ß", "🙂", "👍🏽", "-", "—", "\"", "&", "42", "x2", "rock'n'roll", "''", "a", "é"]
+        let alphabet: [String] = [
+            "send", "message", "It's", "don't", "'", "’", " ", "  ", "\n", "\t", ",", ".", "...", "!", "?",
+            "<", ">", "/>", "<send-message phrase=\"send message\" />", "<b>", "café", "cafe\u{301}",
+            "日本", "Ωmega", "ß", "🙂", "👍🏽", "-", "—", "\"", "&", "42", "x2", "rock'n'roll", "''", "a", "é",
+        ]
         var random = SeededRandom(seed: 20261129)
         for _ in 0..<3_000 {
             let count = Int.random(in: 0...25, using: &random)
@@ -66,27 +68,35 @@ import Testing
 }
 
 @Suite struct WordFormTests {
-    @Test(arguments: [("Hello", "hello"), ("It's", "its"), ("café", "cafe"), ("CAFE\u{301}", "cafe"), ("Ⅻ", "xii"),
-                      ("naïve", "naive"), ("日本", ""), ("x-ray", "xray"), ("ﬁne", "fine"), ("R2D2", "r2d2")])
+    @Test(arguments: [
+        ("Hello", "hello"), ("It's", "its"), ("café", "cafe"), ("CAFE\u{301}", "cafe"), ("Ⅻ", "xii"),
+        ("naïve", "naive"), ("日本", ""), ("x-ray", "xray"), ("ﬁne", "fine"), ("R2D2", "r2d2"),
+    ])
     func normalizeLowercasesStripsDiacriticsAndKeepsOnlyASCIIAlphanumerics(_ word: String, _ expected: String) {
         #expect(WordForm.normalize(word) == expected)
     }
 
-    @Test(arguments: [("message", "messages", true), ("box", "boxes", true), ("party", "parties", true),
-                      ("messages", "message", true), ("a", "as", false), ("i", "is", false), ("go", "goes", true),
-                      ("send", "sent", false), ("mic", "mice", false), ("message", "message", true), ("y", "ies", false)])
+    @Test(arguments: [
+        ("message", "messages", true), ("box", "boxes", true), ("party", "parties", true),
+        ("messages", "message", true), ("a", "as", false), ("i", "is", false), ("go", "goes", true),
+        ("send", "sent", false), ("mic", "mice", false), ("message", "message", true), ("y", "ies", false),
+    ])
     func equalityIsPluralTolerantAndSymmetric(_ a: String, _ b: String, _ expected: Bool) {
         #expect(WordForm.equal(a, b) == expected)
         #expect(WordForm.equal(b, a) == expected)
     }
 
     @Test func variantsAreExactlyTheWordsEqualAccepts() {
-        let stems = ["message", "messages", "box", "boxes", "party", "parties", "is", "as", "go", "goes", "mic", "y", "ies",
-                     "see", "sees", "bus", "buses", "day", "days", "dies", "die", "s", "es", "yes", "ye"]
+        let stems = [
+            "message", "messages", "box", "boxes", "party", "parties", "is", "as", "go", "goes", "mic", "y", "ies",
+            "see", "sees", "bus", "buses", "day", "days", "dies", "die", "s", "es", "yes", "ye",
+        ]
         var candidates = Set(stems)
         for stem in stems {
-            let forms: [String] = [stem + "s", stem + "es", String(stem.dropLast()), String(stem.dropLast(2)),
-                                   String(stem.dropLast()) + "ies", String(stem.dropLast(3)) + "y"]
+            let forms: [String] = [
+                stem + "s", stem + "es", String(stem.dropLast()), String(stem.dropLast(2)),
+                String(stem.dropLast()) + "ies", String(stem.dropLast(3)) + "y",
+            ]
             candidates.formUnion(forms)
         }
         for word in stems {

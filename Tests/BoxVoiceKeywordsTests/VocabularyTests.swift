@@ -6,25 +6,39 @@ import Testing
 @Suite struct VocabularyTests {
     @Test func committedVocabularyHasTheContractsSevenActionsInCheckOrder() throws {
         let vocabulary = try Vocabulary.load(path: Checkout.keywordVocabulary)
-        #expect(vocabulary.sections.map(\.action) == [.sendClose, .sendCheckpoint, .sendHq, .micOff, .cancel, .erase, .send])
-        #expect(vocabulary.sections.map(\.tag) == ["send-close-message", "send-checkpoint-message", "send-message", "mic-off",
-                                                   "cancel-message", "erase-message", "send-message"])
+        #expect(
+            vocabulary.sections.map(\.action) == [
+                .sendClose, .sendCheckpoint, .sendHq, .micOff, .cancel, .erase, .send,
+            ])
+        #expect(
+            vocabulary.sections.map(\.tag) == [
+                "send-close-message", "send-checkpoint-message", "send-message", "mic-off",
+                "cancel-message", "erase-message", "send-message",
+            ])
     }
 
     @Test func expansionsCoverChoicesOptionalsAndMultiWordOptions() throws {
-        let vocabulary = try Vocabulary.parse("""
-        [sendClose send-close-message]
-        send and (close | sign off) (the)? (mic | message)
-        """)
+        let vocabulary = try Vocabulary.parse(
+            """
+            [sendClose send-close-message]
+            send and (close | sign off) (the)? (mic | message)
+            """)
         let phrases = Set(vocabulary.sections[0].patterns[0].expansions().map { $0.joined(separator: " ") })
-        #expect(phrases == ["send and close mic", "send and close message", "send and close the mic", "send and close the message",
-                            "send and sign off mic", "send and sign off message", "send and sign off the mic", "send and sign off the message"])
+        #expect(
+            phrases == [
+                "send and close mic", "send and close message", "send and close the mic", "send and close the message",
+                "send and sign off mic", "send and sign off message", "send and sign off the mic",
+                "send and sign off the message",
+            ])
     }
 
     @Test func optionalWordAndNestedGroups() throws {
-        let pattern = try Vocabulary.parse("[send send-message]\nit's (a | (the | an) very)? message").sections[0].patterns[0]
-        #expect(Set(pattern.expansions().map { $0.joined(separator: " ") }) ==
-                ["its message", "its a message", "its the very message", "its an very message"])
+        let pattern = try Vocabulary.parse("[send send-message]\nit's (a | (the | an) very)? message").sections[0]
+            .patterns[0]
+        #expect(
+            Set(pattern.expansions().map { $0.joined(separator: " ") }) == [
+                "its message", "its a message", "its the very message", "its an very message",
+            ])
     }
 
     @Test func commentsAndBlankLinesAreIgnored() throws {
@@ -51,7 +65,9 @@ import Testing
         ("[send send-message]\nsend now\n[send send-message]\nsend it", 3, 2, "action 'send' has a second section"),
         ("# nothing here\n", 1, 1, "the vocabulary has no sections"),
     ])
-    func malformedVocabularyIsAClearErrorWithLineAndColumn(_ text: String, _ line: Int, _ column: Int, _ message: String) {
+    func malformedVocabularyIsAClearErrorWithLineAndColumn(
+        _ text: String, _ line: Int, _ column: Int, _ message: String
+    ) {
         #expect {
             _ = try Vocabulary.parse(text, file: "vocab.txt")
         } throws: { error in
@@ -65,7 +81,8 @@ import Testing
         #expect {
             _ = try Vocabulary.load(path: "/nonexistent/speech-keywords.xx.txt")
         } throws: { error in
-            String(describing: error).contains("/nonexistent/speech-keywords.xx.txt") && String(describing: error).contains("cannot read")
+            String(describing: error).contains("/nonexistent/speech-keywords.xx.txt")
+                && String(describing: error).contains("cannot read")
         }
     }
 }
@@ -74,9 +91,12 @@ import Testing
     /// "No phrase is spelled in Swift source": no string literal under Sources/ holds a vocabulary phrase.
     @Test func noSwiftStringLiteralSpellsAVocabularyPhrase() throws {
         let vocabulary = try Vocabulary.load(path: Checkout.keywordVocabulary)
-        let phrases = Set(vocabulary.sections.flatMap { $0.patterns.flatMap { $0.expansions() } }.filter { $0.count >= 2 })
+        let phrases = Set(
+            vocabulary.sections.flatMap { $0.patterns.flatMap { $0.expansions() } }.filter { $0.count >= 2 })
         let sources = Checkout.root + "/Sources"
-        let files = FileManager.default.enumerator(atPath: sources)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        let files = FileManager.default.enumerator(atPath: sources)!.compactMap { $0 as? String }.filter {
+            $0.hasSuffix(".swift")
+        }
         #expect(files.count > 10)
         let literal = try NSRegularExpression(pattern: #""(?:[^"\\\n]|\\.)*""#)
         for file in files {
@@ -84,7 +104,8 @@ import Testing
             for match in literal.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 let words = TranscriptTokens(String(text[Range(match.range, in: text)!])).words.map(\.normalized)
                 for phrase in phrases where words.count >= phrase.count {
-                    for start in 0...(words.count - phrase.count) where Array(words[start..<start + phrase.count]) == phrase {
+                    for start in 0...(words.count - phrase.count)
+                    where Array(words[start..<start + phrase.count]) == phrase {
                         Issue.record("\(file) spells the phrase '\(phrase.joined(separator: " "))' in a string literal")
                     }
                 }

@@ -13,12 +13,15 @@ import Testing
     }
 
     static func clips(voice: String) throws -> [Clip] {
-        let all = try JSONDecoder().decode([Clip].self, from: Data(contentsOf: URL(fileURLWithPath: Checkout.root + "/Samples/transcripts.json")))
+        let all = try JSONDecoder().decode(
+            [Clip].self, from: Data(contentsOf: URL(fileURLWithPath: Checkout.root + "/Samples/transcripts.json")))
         return all.filter { $0.voice == voice }
     }
 
     static func words(_ text: String) -> [String] {
-        let kept = text.lowercased().map { (character: Character) -> Character in character.isLetter || character == "'" ? character : " " }
+        let kept = text.lowercased().map { (character: Character) -> Character in
+            character.isLetter || character == "'" ? character : " "
+        }
         return String(kept).split(separator: " ").map(String.init)
     }
 
@@ -29,7 +32,8 @@ import Testing
     /// Word errors over the clips, each decoded as one utterance.
     static func wordErrors(_ clips: [(clip: Clip, samples: [Int16])], model: PocketSphinxModel) throws -> Int {
         let decoder = try PocketSphinxDecoder(model: model)
-        return try clips.map { editDistance(words(try decoder.transcribe($0.samples)), words($0.clip.text)) }.reduce(0, +)
+        return try clips.map { editDistance(words(try decoder.transcribe($0.samples)), words($0.clip.text)) }.reduce(
+            0, +)
     }
 
     /// What calibration relies on: a transform estimated from some sentences of a voice in a noisy room makes the
@@ -39,31 +43,41 @@ import Testing
     @Test func adaptingToAVoiceInNoiseHearsItsOtherSentencesInThatNoiseBetter() throws {
         var shipped = 0, after = 0, report: [String] = []
         for voice in ["awb", "kal16"] {
-            let clips = try Self.clips(voice: voice).enumerated().map { (clip: $1, samples: try Self.noisy($1, seed: 40 + UInt64($0))) }
+            let clips = try Self.clips(voice: voice).enumerated().map {
+                (clip: $1, samples: try Self.noisy($1, seed: 40 + UInt64($0)))
+            }
             let (training, measured) = (Array(clips.prefix(4)), Array(clips.dropFirst(4)))
             #expect(measured.count >= 2)
             let work = TemporaryDirectory("adapt")
             let transform = work.file("voice.mllr")
-            try AcousticAdaptation.estimate(from: training.map { .init(words: Self.words($0.clip.text).joined(separator: " "), samples: $0.samples) },
-                                            writingTo: transform)
+            try AcousticAdaptation.estimate(
+                from: training.map {
+                    .init(words: Self.words($0.clip.text).joined(separator: " "), samples: $0.samples)
+                },
+                writingTo: transform)
             var adapted = PocketSphinxModel.debianEnglish
             adapted.adaptation = transform
-            let before = try Self.wordErrors(measured, model: .debianEnglish), now = try Self.wordErrors(measured, model: adapted)
+            let before = try Self.wordErrors(measured, model: .debianEnglish),
+                now = try Self.wordErrors(measured, model: adapted)
             report.append("\(voice) \(before) → \(now)")
             shipped += before
             after += now
         }
-        #expect(after < shipped, "word errors on held-out noisy sentences, as shipped → adapted: \(report.joined(separator: ", "))")
+        #expect(
+            after < shipped,
+            "word errors on held-out noisy sentences, as shipped → adapted: \(report.joined(separator: ", "))")
     }
 
     @Test func aMissingProgramIsATypedErrorNamingThePackages() {
         var tools = AcousticAdaptation.Tools()
         tools.baumWelch = "/nonexistent/bw"
         #expect {
-            try AcousticAdaptation.estimate(from: [.init(words: "send message", samples: [1, 2, 3])], writingTo: "/nonexistent/out", tools: tools)
+            try AcousticAdaptation.estimate(
+                from: [.init(words: "send message", samples: [1, 2, 3])], writingTo: "/nonexistent/out", tools: tools)
         } throws: { error in
             guard let failure = error as? AcousticAdaptation.Failure else { return false }
-            return failure.code == .toolMissing && failure.description.contains("/nonexistent/bw") && failure.description.contains("sphinxtrain")
+            return failure.code == .toolMissing && failure.description.contains("/nonexistent/bw")
+                && failure.description.contains("sphinxtrain")
         }
     }
 
@@ -71,7 +85,8 @@ import Testing
         let work = TemporaryDirectory("adapt")
         let out = work.file("voice.mllr")
         #expect {
-            try AcousticAdaptation.estimate(from: [.init(words: "", samples: [1, 2]), .init(words: "send message", samples: [])], writingTo: out)
+            try AcousticAdaptation.estimate(
+                from: [.init(words: "", samples: [1, 2]), .init(words: "send message", samples: [])], writingTo: out)
         } throws: { error in
             (error as? AcousticAdaptation.Failure)?.code == .unusableInput
         }
@@ -84,7 +99,8 @@ import Testing
         #expect {
             _ = try PocketSphinxDecoder(model: model)
         } throws: { error in
-            String(describing: error).contains("/nonexistent/voice.mllr") && String(describing: error).contains("calibrate")
+            String(describing: error).contains("/nonexistent/voice.mllr")
+                && String(describing: error).contains("calibrate")
         }
     }
 }

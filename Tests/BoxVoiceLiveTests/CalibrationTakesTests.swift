@@ -18,7 +18,9 @@ import Testing
         #expect(takes.recordings(of: "cancel message") == [[1], [2]])
         #expect(takes.recordings(of: "over and out") == [], "a phrase without takes has none")
         #expect(takes.all(except: "send message") == [[1], [2], [3]])
-        #expect(takes.mapRecordings { $0.map { $0 * 10 } }.all == [[10], [20], [40], [30]], "transformed in place, order kept")
+        #expect(
+            takes.mapRecordings { $0.map { $0 * 10 } }.all == [[10], [20], [40], [30]],
+            "transformed in place, order kept")
         #expect(!takes.isEmpty && CalibrationTakes([:]).isEmpty)
     }
 }

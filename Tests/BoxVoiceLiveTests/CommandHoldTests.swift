@@ -7,8 +7,9 @@ import Testing
 
 @Suite struct CommandHoldTests {
     /// An utterance whose close phrase only the spotter heard, 0.3 s before the utterance ended at 10 s.
-    private let spotted = LiveUtterance(text: "that is all for today over and out", recognized: "that is all for today",
-                                        spots: [SpottedPhrase(phrase: "over and out", end: 9.7, accepted: true)], end: 10)
+    private let spotted = LiveUtterance(
+        text: "that is all for today over and out", recognized: "that is all for today",
+        spots: [SpottedPhrase(phrase: "over and out", end: 9.7, accepted: true)], end: 10)
     private let rule = CommandHold.Rule(seconds: 2, resumingSpeech: 0.2)
 
     private func frames(_ hold: inout CommandHold, _ quiet: Bool?, seconds: Double) -> CommandHold.Verdict {
@@ -19,8 +20,9 @@ import Testing
 
     @Test func onlyACommandTheLanguageModelDidNotHearIsHeld() {
         #expect(CommandHold.holds(spotted))
-        let ownWords = LiveUtterance(text: "that is all over and out", recognized: "that is all over and out",
-                                     spots: [SpottedPhrase(phrase: "over and out", end: 9.7, accepted: false)], end: 10)
+        let ownWords = LiveUtterance(
+            text: "that is all over and out", recognized: "that is all over and out",
+            spots: [SpottedPhrase(phrase: "over and out", end: 9.7, accepted: false)], end: 10)
         #expect(!CommandHold.holds(ownWords))
         #expect(!CommandHold.holds(LiveUtterance(text: "hello there", recognized: "hello there", spots: [], end: 10)))
     }
@@ -71,7 +73,8 @@ import Testing
     @Test func theJudgementOfAStoredDecodeKeepsTheRefusal() {
         let evidence = CommandEvidence(tails: .measured, sameCommand: { $0.contains($1) })
         let hits = [SpotterHit(phrase: "over and out", end: 9.7)]
-        #expect(evidence.utterance(recognized: "that is all for today", hits: hits, end: 10).text.hasSuffix("over and out"))
+        #expect(
+            evidence.utterance(recognized: "that is all for today", hits: hits, end: 10).text.hasSuffix("over and out"))
         let refused = evidence.utterance(recognized: "that is all for today", hits: hits, end: 10, speechWentOn: true)
         #expect(refused.text == "that is all for today")
         #expect(!refused.commandIsSpottedOnly)
@@ -83,20 +86,28 @@ import Testing
     private let clip = "sendclose-over-and-out.wav"
 
     /// Feeds `audio` in 100 ms chunks; each utterance with the stream position it was given at.
-    private func hear(_ audio: [Float], enterAt: Double? = nil) throws -> [(utterance: LiveUtterance, givenAt: Double)] {
-        let transcriber = try LiveTranscriber(options: LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt"))
+    private func hear(_ audio: [Float], enterAt: Double? = nil) throws -> [(utterance: LiveUtterance, givenAt: Double)]
+    {
+        let transcriber = try LiveTranscriber(
+            options: LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt"))
         var heard: [(LiveUtterance, Double)] = []
         var entered = false
         for start in stride(from: 0, to: audio.count, by: 4_800) {
-            for case .utterance(let utterance) in try transcriber.feed(Array(audio[start..<min(start + 4_800, audio.count)])) {
+            for case .utterance(let utterance) in try transcriber.feed(
+                Array(audio[start..<min(start + 4_800, audio.count)]))
+            {
                 heard.append((utterance, transcriber.seconds))
             }
             if let enterAt, !entered, transcriber.seconds >= enterAt {
                 entered = true
-                for case .utterance(let utterance) in try transcriber.endUtterance() { heard.append((utterance, transcriber.seconds)) }
+                for case .utterance(let utterance) in try transcriber.endUtterance() {
+                    heard.append((utterance, transcriber.seconds))
+                }
             }
         }
-        for case .utterance(let utterance) in try transcriber.finish() { heard.append((utterance, transcriber.seconds)) }
+        for case .utterance(let utterance) in try transcriber.finish() {
+            heard.append((utterance, transcriber.seconds))
+        }
         return heard
     }
 
@@ -104,18 +115,24 @@ import Testing
 
     @Test func aSpottedCommandCountsOnceTheSpeakerHasStayedQuiet() throws {
         let heard = try hear(try WAVCapturePCM.load(Checkout.sample(clip)) + quiet(4))
-        let command = try #require(heard.first { $0.utterance.commandIsSpottedOnly }, "heard: \(heard.map(\.utterance.text))")
+        let command = try #require(
+            heard.first { $0.utterance.commandIsSpottedOnly }, "heard: \(heard.map(\.utterance.text))")
         let accepted = command.utterance.spots.first(where: \.accepted)
         let hit = try #require(accepted)
         #expect(command.utterance.text.hasSuffix(hit.phrase))
         #expect(command.givenAt >= hit.end + CommandHold.Rule.measured.seconds, "given before the hold was over")
-        #expect(command.givenAt <= hit.end + CommandHold.Rule.measured.seconds + 0.2, "given at the first chunk after the hold")
+        #expect(
+            command.givenAt <= hit.end + CommandHold.Rule.measured.seconds + 0.2,
+            "given at the first chunk after the hold")
     }
 
     @Test func speechGoingOnRightAfterASpottedCommandMakesItText() throws {
-        let audio = try WAVCapturePCM.load(Checkout.sample(clip)) + quiet(0.4) + (try WAVCapturePCM.load(Checkout.sample("none-budget.wav")))
+        let audio =
+            try WAVCapturePCM.load(Checkout.sample(clip)) + quiet(0.4)
+            + (try WAVCapturePCM.load(Checkout.sample("none-budget.wav")))
         let heard = try hear(audio).map(\.utterance)
-        let refused = try #require(heard.first { $0.spots.contains { $0.phrase == "over and out" } }, "heard: \(heard.map(\.text))")
+        let refused = try #require(
+            heard.first { $0.spots.contains { $0.phrase == "over and out" } }, "heard: \(heard.map(\.text))")
         #expect(refused.speechWentOn)
         #expect(!refused.text.contains("over and out"))
         let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
@@ -126,9 +143,12 @@ import Testing
         let samples = try WAVCapturePCM.load(Checkout.sample(clip))
         let clipEnd = Double(samples.count) / 48_000
         let heard = try hear(samples + quiet(4), enterAt: clipEnd + 0.8)
-        let command = try #require(heard.first { $0.utterance.commandIsSpottedOnly }, "heard: \(heard.map(\.utterance.text))")
+        let command = try #require(
+            heard.first { $0.utterance.commandIsSpottedOnly }, "heard: \(heard.map(\.utterance.text))")
         let accepted = command.utterance.spots.first(where: \.accepted)
         let hit = try #require(accepted)
-        #expect(command.givenAt < hit.end + CommandHold.Rule.measured.seconds, "Enter did not give it before the hold ran out")
+        #expect(
+            command.givenAt < hit.end + CommandHold.Rule.measured.seconds,
+            "Enter did not give it before the hold ran out")
     }
 }

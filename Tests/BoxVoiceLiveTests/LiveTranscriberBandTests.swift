@@ -15,13 +15,17 @@ import Testing
         return try up.process(try down.process(clean) + down.flush()) + up.flush()
     }
 
-    func hear(_ samples: [Float], followingTheBand: Bool, phrases: String = Self.phrases) throws -> (utterances: [LiveUtterance], narrow: Bool) {
+    func hear(_ samples: [Float], followingTheBand: Bool, phrases: String = Self.phrases) throws -> (
+        utterances: [LiveUtterance], narrow: Bool
+    ) {
         var options = LiveTranscriber.Options(spotterPhrases: phrases)
         options.followsInputBand = followingTheBand
         let transcriber = try LiveTranscriber(options: options)
         var found: [LiveUtterance] = []
         for start in stride(from: 0, to: samples.count, by: 4_800) {
-            for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 4_800, samples.count)])) {
+            for case .utterance(let utterance) in try transcriber.feed(
+                Array(samples[start..<min(start + 4_800, samples.count)]))
+            {
                 found.append(utterance)
             }
         }
@@ -33,7 +37,8 @@ import Testing
     @Test func aHeadsetsBandIsHeardAndAWidebandMicrophonesIsNot() throws {
         let headset = try hear(try Self.throughA8kHzHeadset("cancel-kal-wrong.wav"), followingTheBand: true)
         #expect(headset.narrow)
-        #expect(headset.utterances.allSatisfy { $0.narrowband }, "the opening audio is judged before anything is decoded")
+        #expect(
+            headset.utterances.allSatisfy { $0.narrowband }, "the opening audio is judged before anything is decoded")
         let laptop = try hear(try WAVCapturePCM.load(Checkout.sample("cancel-kal-wrong.wav")), followingTheBand: true)
         #expect(!laptop.narrow)
         #expect(!laptop.utterances.contains { $0.narrowband })
@@ -50,7 +55,9 @@ import Testing
         func spots(_ audio: [Float], followingTheBand: Bool) throws -> [String] {
             try hear(audio, followingTheBand: followingTheBand, phrases: list).utterances.flatMap(\.spotted)
         }
-        #expect(try spots(headset, followingTheBand: false) == ["cancel message"], "the wideband threshold hears it through the headset")
+        #expect(
+            try spots(headset, followingTheBand: false) == ["cancel message"],
+            "the wideband threshold hears it through the headset")
         #expect(try spots(headset, followingTheBand: true) == [])
         #expect(try spots(laptop, followingTheBand: true) == ["cancel message"])
     }
@@ -69,7 +76,9 @@ import Testing
         var hits: [SpottedPhrase] = []
         func feed(_ audio: [Float]) throws {
             for start in stride(from: 0, to: audio.count, by: 4_800) {
-                for case .utterance(let utterance) in try transcriber.feed(Array(audio[start..<min(start + 4_800, audio.count)])) {
+                for case .utterance(let utterance) in try transcriber.feed(
+                    Array(audio[start..<min(start + 4_800, audio.count)]))
+                {
                     hits += utterance.spots
                 }
             }
@@ -82,14 +91,17 @@ import Testing
         for case .utterance(let utterance) in try transcriber.finish() { hits += utterance.spots }
         #expect(hits.map(\.phrase) == ["cancel message", "cancel message"])
         let secondStarts = Double(laptop.count + talk.count) / 48_000
-        #expect(hits.count == 2 && hits[0].end < Double(laptop.count) / 48_000 && hits[1].end > secondStarts
-            && hits[1].end <= secondStarts + Double(headset.count) / 48_000)
+        #expect(
+            hits.count == 2 && hits[0].end < Double(laptop.count) / 48_000 && hits[1].end > secondStarts
+                && hits[1].end <= secondStarts + Double(headset.count) / 48_000)
     }
 
     @Test func theListCarriesNarrowbandThresholdsAndACalibratedOneNeedsNone() throws {
         let listed = try SpotterCalibration(phrasesFile: Self.phrases).phrases
         #expect(listed.contains { $0.narrowbandThreshold != nil })
-        #expect(listed.contains { $0.phrase == "send now" && $0.narrowbandThreshold == nil }, "the short send phrase keeps its threshold")
+        #expect(
+            listed.contains { $0.phrase == "send now" && $0.narrowbandThreshold == nil },
+            "the short send phrase keeps its threshold")
         let folder = TemporaryDirectory("spotter-list")
         let plain = folder.path + "/plain.txt", wrong = folder.path + "/wrong.txt"
         try "send message /1e-20/\n".write(toFile: plain, atomically: true, encoding: .utf8)
@@ -104,16 +116,25 @@ import Testing
         let list = folder.path + "/phrases.txt"
         try "cancel message /1e-20/ narrowband /1e-30/\n".write(toFile: list, atomically: true, encoding: .utf8)
         let calibration = try SpotterCalibration(phrasesFile: list)
-        func heard(_ audio: [Float]) throws -> [Int16] { try SpeechConversion.recognizerSamples(from: audio, rate: 48_000) }
-        let headset = (take: try heard(try Self.throughA8kHzHeadset("cancel-forget-it.wav")), talk: try heard(try Self.throughA8kHzHeadset("none-budget.wav")))
-        let laptop = (take: try heard(try WAVCapturePCM.load(Checkout.sample("cancel-forget-it.wav"))),
-                      talk: try heard(try WAVCapturePCM.load(Checkout.sample("none-budget.wav"))))
+        func heard(_ audio: [Float]) throws -> [Int16] {
+            try SpeechConversion.recognizerSamples(from: audio, rate: 48_000)
+        }
+        let headset = (
+            take: try heard(try Self.throughA8kHzHeadset("cancel-forget-it.wav")),
+            talk: try heard(try Self.throughA8kHzHeadset("none-budget.wav"))
+        )
+        let laptop = (
+            take: try heard(try WAVCapturePCM.load(Checkout.sample("cancel-forget-it.wav"))),
+            talk: try heard(try WAVCapturePCM.load(Checkout.sample("none-budget.wav")))
+        )
         #expect(SpotterCalibration.isBandLimited([headset.talk, headset.take]))
         #expect(!SpotterCalibration.isBandLimited([laptop.talk, laptop.take]))
         let throughHeadset = try calibration.calibrate(takes: ["cancel message": [headset.take]], talk: [headset.talk])
         #expect(throughHeadset.bandLimited)
         #expect(throughHeadset.outcomes.map(\.defaultThreshold) == ["1e-30"])
-        #expect(throughHeadset.phrases.allSatisfy { $0.narrowbandThreshold == nil }, "the tuned list has one threshold per phrase")
+        #expect(
+            throughHeadset.phrases.allSatisfy { $0.narrowbandThreshold == nil },
+            "the tuned list has one threshold per phrase")
         let throughLaptop = try calibration.calibrate(takes: ["cancel message": [laptop.take]], talk: [laptop.talk])
         #expect(!throughLaptop.bandLimited)
         #expect(throughLaptop.outcomes.map(\.defaultThreshold) == ["1e-20"])

@@ -6,14 +6,18 @@ import Foundation
 import Testing
 
 @Suite struct LiveTranscriberTests {
-    private func utterances(_ clip: String, spotter: Bool = true, languageModel: Bool = true) throws -> [LiveUtterance] {
-        var options = LiveTranscriber.Options(spotterPhrases: spotter ? Checkout.root + "/Models/command-spotter.en.txt" : nil)
+    private func utterances(_ clip: String, spotter: Bool = true, languageModel: Bool = true) throws -> [LiveUtterance]
+    {
+        var options = LiveTranscriber.Options(
+            spotterPhrases: spotter ? Checkout.root + "/Models/command-spotter.en.txt" : nil)
         options.useLanguageModel = languageModel
         let transcriber = try LiveTranscriber(options: options)
         let samples = try WAVCapturePCM.load(Checkout.sample(clip))
         var found: [LiveUtterance] = []
         for start in stride(from: 0, to: samples.count, by: 960) {
-            for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 960, samples.count)])) {
+            for case .utterance(let utterance) in try transcriber.feed(
+                Array(samples[start..<min(start + 960, samples.count)]))
+            {
                 found.append(utterance)
             }
         }
@@ -33,7 +37,9 @@ import Testing
             let transcriber = try LiveTranscriber(options: options)
             var texts: [String] = []
             for start in stride(from: 0, to: samples.count, by: 960) {
-                for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 960, samples.count)])) {
+                for case .utterance(let utterance) in try transcriber.feed(
+                    Array(samples[start..<min(start + 960, samples.count)]))
+                {
                     texts.append(utterance.text)
                 }
             }
@@ -59,13 +65,17 @@ import Testing
     /// `clip` with four other voices' keyword-free clips overlapped 20 dB under its speech, going on 4 s after it.
     private func inBabble(_ clip: String) throws -> [Float] {
         let speech = try WAVCapturePCM.load(Checkout.sample(clip))
-        let voices = try ["none-awb-meeting.wav", "none-kal-car.wav", "none-rms-coffee.wav", "none-slt-books.wav"].map { try WAVCapturePCM.load(Checkout.sample($0)) }
+        let voices = try ["none-awb-meeting.wav", "none-kal-car.wav", "none-rms-coffee.wav", "none-slt-books.wav"].map {
+            try WAVCapturePCM.load(Checkout.sample($0))
+        }
         let length = speech.count + 4 * 48_000
         var babble = [Float](repeating: 0, count: length)
         for (index, voice) in voices.enumerated() {
             for sample in 0..<length { babble[sample] += voice[(sample + index * 37_117) % voice.count] }
         }
-        func rms(_ samples: [Float]) -> Double { (samples.map { Double($0 * $0) }.reduce(0, +) / Double(samples.count)).squareRoot() }
+        func rms(_ samples: [Float]) -> Double {
+            (samples.map { Double($0 * $0) }.reduce(0, +) / Double(samples.count)).squareRoot()
+        }
         let gain = Float(rms(speech) / rms(babble) / 10)
         return (0..<length).map { (($0 < speech.count) ? speech[$0] : 0) + babble[$0] * gain }
     }
@@ -76,7 +86,9 @@ import Testing
         let transcriber = try LiveTranscriber(options: options)
         var heard: [LiveUtterance] = []
         for start in stride(from: 0, to: audio.count, by: 4_800) {
-            for case .utterance(let utterance) in try transcriber.feed(Array(audio[start..<min(start + 4_800, audio.count)])) { heard.append(utterance) }
+            for case .utterance(let utterance) in try transcriber.feed(
+                Array(audio[start..<min(start + 4_800, audio.count)]))
+            { heard.append(utterance) }
         }
         for case .utterance(let utterance) in try transcriber.finish() { heard.append(utterance) }
         return heard
@@ -97,7 +109,9 @@ import Testing
         #expect(command.end - hit.end <= 0.5 + 0.5 + 0.1, "ended by the pause after the hit")
         let detectorAlone = try hear(endingAtPause: nil)
         let later = detectorAlone.first { detector.detect($0.text) != nil }
-        #expect(later.map { $0.end > command.end } ?? true, "the speech detector alone ends it later, if at all: \(detectorAlone.map { ($0.text, $0.end) })")
+        #expect(
+            later.map { $0.end > command.end } ?? true,
+            "the speech detector alone ends it later, if at all: \(detectorAlone.map { ($0.text, $0.end) })")
     }
 
     /// The pause ends only an utterance holding a spotter hit: talk in the same café, with no hit, is heard exactly
@@ -123,13 +137,17 @@ import Testing
         let transcriber = try LiveTranscriber(options: LiveTranscriber.Options(spotterPhrases: nil))
         var ends: [Double] = []
         for start in stride(from: 0, to: samples.count, by: 960) {
-            for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 960, samples.count)])) {
+            for case .utterance(let utterance) in try transcriber.feed(
+                Array(samples[start..<min(start + 960, samples.count)]))
+            {
                 ends.append(utterance.end)
             }
         }
         #expect(ends.count >= 5)
         for end in ends {
-            let near = silences.contains { end >= $0.lowerBound - 0.1 && end <= max($0.upperBound, $0.lowerBound + 0.5) }
+            let near = silences.contains {
+                end >= $0.lowerBound - 0.1 && end <= max($0.upperBound, $0.lowerBound + 0.5)
+            }
             #expect(near, "utterance end at \(end) s is not within 0.5 s of a silence: \(silences)")
         }
     }
@@ -140,7 +158,9 @@ import Testing
             let combined = try utterances(clip)
             let spotted = combined.flatMap(\.spotted)
             #expect(!spotted.isEmpty, "\(clip): nothing spotted")
-            for phrase in spotted { #expect(!languageOnly.contains(phrase), "\(clip): the language model already had '\(phrase)'") }
+            for phrase in spotted {
+                #expect(!languageOnly.contains(phrase), "\(clip): the language model already had '\(phrase)'")
+            }
             let text = combined.map(\.text).joined(separator: " ")
             let accepted = combined.flatMap(\.spots).filter(\.accepted)
             #expect(!accepted.isEmpty, "\(clip): no spotted command was taken")
@@ -154,7 +174,8 @@ import Testing
     func aHitInsideRunningSpeechIsNotTakenAndTheLongerCommandWins(_ clip: String) throws {
         let combined = try utterances(clip)
         let spots = combined.flatMap(\.spots)
-        let early = try #require(spots.first { $0.phrase == "send now" }, "\(clip): the early hit this test is about did not happen")
+        let early = try #require(
+            spots.first { $0.phrase == "send now" }, "\(clip): the early hit this test is about did not happen")
         #expect(!early.accepted)
         #expect(try #require(combined.last).end - early.end > SpotTails.measured.command)
         let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
@@ -177,7 +198,9 @@ import Testing
         for entry in listed {
             #expect(Double(entry.threshold) != nil, "\(entry.phrase): threshold is not a number")
             if let narrowband = entry.narrowbandThreshold {
-                #expect(Double(narrowband).map { $0 <= Double(entry.threshold)! } == true, "\(entry.phrase): the narrowband threshold is a number no stricter")
+                #expect(
+                    Double(narrowband).map { $0 <= Double(entry.threshold)! } == true,
+                    "\(entry.phrase): the narrowband threshold is a number no stricter")
             }
             let found = detector.detect(entry.phrase)
             #expect(found?.matchedPhrase == entry.phrase, "\(entry.phrase) is not a whole vocabulary phrase")

@@ -24,7 +24,8 @@ import Testing
         #expect {
             _ = try PocketSphinxDecoder(model: model)
         } throws: { error in
-            String(describing: error).contains("/nonexistent/cmudict.dict") && String(describing: error).contains("pocketsphinx-en-us")
+            String(describing: error).contains("/nonexistent/cmudict.dict")
+                && String(describing: error).contains("pocketsphinx-en-us")
         }
     }
 

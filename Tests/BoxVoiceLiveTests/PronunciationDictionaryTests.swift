@@ -30,8 +30,11 @@ import Testing
     @Test func everyClipDecodesToTheSameTextWithTheCutDictionary() throws {
         let folder = TemporaryDirectory("dictionary")
         let full = try PocketSphinxDecoder()
-        let cut = try PocketSphinxDecoder(model: PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: folder.path))
-        let clips = try FileManager.default.contentsOfDirectory(atPath: Checkout.root + "/Samples").filter { $0.hasSuffix(".wav") && !$0.hasPrefix("long-") }.sorted()
+        let cut = try PocketSphinxDecoder(
+            model: PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: folder.path))
+        let clips = try FileManager.default.contentsOfDirectory(atPath: Checkout.root + "/Samples").filter {
+            $0.hasSuffix(".wav") && !$0.hasPrefix("long-")
+        }.sorted()
         #expect(clips.count >= 20)
         for clip in clips {
             let samples = try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(clip))
@@ -50,7 +53,8 @@ import Testing
 
         // Another dictionary (a package upgrade, a user's own) gets a cut of its own.
         let own = folder.file("own.dict")
-        try "send S EH N D\nmessage M EH S IH JH\nzzyzx Z AY Z IH K S\n".write(toFile: own, atomically: true, encoding: .utf8)
+        try "send S EH N D\nmessage M EH S IH JH\nzzyzx Z AY Z IH K S\n".write(
+            toFile: own, atomically: true, encoding: .utf8)
         var model = PocketSphinxModel.debianEnglish
         model.dictionary = own
         let third = model.limitedToLanguageModelWords(keptIn: folder.path)

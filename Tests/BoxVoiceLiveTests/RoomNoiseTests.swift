@@ -8,7 +8,8 @@ import Testing
         (0..<50).map { frame in (frame / 5) % 2 == 0 ? speech : floor }
     }
 
-    private func judged(_ seconds: Int, speech: Double, floor: Double, from start: RoomNoise = RoomNoise()) -> RoomNoise {
+    private func judged(_ seconds: Int, speech: Double, floor: Double, from start: RoomNoise = RoomNoise()) -> RoomNoise
+    {
         var room = start
         for _ in 0..<seconds { second(speech: speech, floor: floor).forEach { room.add(frameLevel: $0) } }
         return room

@@ -17,7 +17,10 @@ import Testing
         return texts.joined(separator: " ")
     }
 
-    private let clips = ["none-weather.wav", "send-buy-milk.wav", "sendclose-flight.wav", "cancel-kal-wrong.wav", "checkpoint-report.wav"]
+    private let clips = [
+        "none-weather.wav", "send-buy-milk.wav", "sendclose-flight.wav", "cancel-kal-wrong.wav",
+        "checkpoint-report.wav",
+    ]
 
     @Test func theLiveSearchLimitKeepsTheTextOfClearSpeech() throws {
         let limit = try #require(LiveTranscriber.Options(spotterPhrases: nil).activeHMMLimit)

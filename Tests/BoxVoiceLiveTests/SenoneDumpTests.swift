@@ -8,7 +8,9 @@ import Testing
     static let model = PocketSphinxModel.debianEnglish.acousticModel
 
     /// A dump in pocketsphinx's layout: title, header strings, a zero, rows and columns, then the bytes.
-    static func dump(streams: Int, densities: Int, senones: Int, bigEndian: Bool, values: (Int, Int, Int) -> UInt8) -> Data {
+    static func dump(streams: Int, densities: Int, senones: Int, bigEndian: Bool, values: (Int, Int, Int) -> UInt8)
+        -> Data
+    {
         var data = Data()
         func int(_ value: Int) {
             let word = UInt32(truncatingIfNeeded: value)
@@ -41,7 +43,9 @@ import Testing
     }
 
     @Test func aSmallerQuantizedValueIsALargerWeight() throws {
-        let data = Self.dump(streams: 1, densities: 2, senones: 1, bigEndian: false) { _, density, _ in density == 0 ? 0 : 10 }
+        let data = Self.dump(streams: 1, densities: 2, senones: 1, bigEndian: false) { _, density, _ in
+            density == 0 ? 0 : 10
+        }
         let weights = try SenoneDump(data).weights(senone: 0, stream: 0)
         #expect(weights[0] > weights[1])
         // Ten steps of 1024 × ln(1.0001) apart: a ratio of about e^1.024.
@@ -49,7 +53,9 @@ import Testing
     }
 
     @Test func aBigEndianDumpReadsTheSameAsALittleEndianOne() throws {
-        let values: (Int, Int, Int) -> UInt8 = { stream, density, senone in UInt8((stream * 31 + density * 7 + senone * 3) % 200) }
+        let values: (Int, Int, Int) -> UInt8 = { stream, density, senone in
+            UInt8((stream * 31 + density * 7 + senone * 3) % 200)
+        }
         let little = try SenoneDump(Self.dump(streams: 2, densities: 4, senones: 5, bigEndian: false, values: values))
         let big = try SenoneDump(Self.dump(streams: 2, densities: 4, senones: 5, bigEndian: true, values: values))
         #expect(little == big)
@@ -85,7 +91,8 @@ import Testing
         let copy = work.file("en-us")
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
         for file in try FileManager.default.contentsOfDirectory(atPath: Self.model) where file != "sendump" {
-            try FileManager.default.createSymbolicLink(atPath: copy + "/" + file, withDestinationPath: Self.model + "/" + file)
+            try FileManager.default.createSymbolicLink(
+                atPath: copy + "/" + file, withDestinationPath: Self.model + "/" + file)
         }
         let dump = try SenoneDump(try Data(contentsOf: URL(fileURLWithPath: Self.model + "/sendump")))
         try dump.mixtureWeightsFile().write(to: URL(fileURLWithPath: copy + "/mixture_weights"))

@@ -11,7 +11,8 @@ import Testing
         "the": ["DH", "AH"], "massage": ["M", "AH", "S", "AA", "ZH"], "ten": ["T", "EH", "N"], "of": ["AH", "V"],
         "clubs": ["K", "L", "AH", "B", "Z"], "sent": ["S", "EH", "N", "T"], "a": ["AH"], "now": ["N", "AW"],
     ]
-    let matcher = SoundsLikeCommand(phrases: ["send message", "send and close", "over and out", "send now"], pronunciations: phones)
+    let matcher = SoundsLikeCommand(
+        phrases: ["send message", "send and close", "over and out", "send now"], pronunciations: phones)
 
     @Test func nearWordsAtTheEndAreHeardAsTheCommand() {
         #expect(matcher.match("buy milk sun message") == "send message")
@@ -30,7 +31,9 @@ import Testing
     /// Debian's dictionary (134,723 lines, not quite in order, with alternates): every word is found by its first
     /// pronunciation.
     @Test func theRealDictionaryIsSearched() throws {
-        let real = try SoundsLikeCommand(phrases: ["send message", "over and out", "send and close"], dictionary: PocketSphinxModel.debianEnglish.dictionary)
+        let real = try SoundsLikeCommand(
+            phrases: ["send message", "over and out", "send and close"],
+            dictionary: PocketSphinxModel.debianEnglish.dictionary)
         #expect(real.match("please buy milk sun message") == "send message")
         #expect(real.match("i'll see you later over an out") == "over and out")
         #expect(real.match("one's") == nil && real.match("the weather today is sunny") == nil)
@@ -53,7 +56,9 @@ import Testing
         #expect(editDistance([String](), ["S", "D"], cost: half) == 1.5)
         #expect(editDistance(["S", "D"], [String](), cost: half) == 1.5)
         for (a, b) in [("kitten", "sitting"), ("", "abc"), ("flaw", "lawn"), ("same", "same")] {
-            #expect(editDistance(Array(a), Array(b), cost: { _ in 1 }) == Double(editDistance(Array(a), Array(b))), "with unit costs: Levenshtein")
+            #expect(
+                editDistance(Array(a), Array(b), cost: { _ in 1 }) == Double(editDistance(Array(a), Array(b))),
+                "with unit costs: Levenshtein")
         }
     }
 }

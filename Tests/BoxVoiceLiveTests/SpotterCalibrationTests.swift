@@ -16,7 +16,8 @@ import Testing
         let spotter = try CommandSpotter(phrases: phrasesFile)
         var heard: [String] = []
         for start in stride(from: 0, to: samples.count, by: 1_600) {
-            for case .final(let text, _) in try spotter.feed(Array(samples[start..<min(start + 1_600, samples.count)])) { heard.append(text) }
+            for case .final(let text, _) in try spotter.feed(Array(samples[start..<min(start + 1_600, samples.count)]))
+            { heard.append(text) }
         }
         for case .final(let text, _) in try spotter.finish() { heard.append(text) }
         return heard
@@ -29,23 +30,30 @@ import Testing
         let work = TemporaryDirectory("calibrated")
         let defaults = work.file("strict-spotter.txt")
         let models = try String(contentsOfFile: Checkout.root + "/Models/command-spotter.en.txt", encoding: .utf8)
-        try models.replacingOccurrences(of: #"/[^/\n]+/"#, with: "/1e-5/", options: .regularExpression).write(toFile: defaults, atomically: true, encoding: .utf8)
+        try models.replacingOccurrences(of: #"/[^/\n]+/"#, with: "/1e-5/", options: .regularExpression).write(
+            toFile: defaults, atomically: true, encoding: .utf8)
         let calibration = try SpotterCalibration(phrasesFile: defaults)
         let takes: CalibrationTakes = [
             "over and out": [try Self.noisy("sendclose-over-and-out.wav", snr: snr, seed: 1)],
             "send message": [try Self.noisy("send-buy-milk.wav", snr: snr, seed: 2)],
             "stop listening": [try Self.noisy("micoff-stop-listening.wav", snr: snr, seed: 3)],
         ]
-        let talk = try ["none-weather.wav", "none-budget.wav", "none-garden.wav"].enumerated().map { try Self.noisy($1, snr: snr, seed: 10 + UInt64($0)) }
+        let talk = try ["none-weather.wav", "none-budget.wav", "none-garden.wav"].enumerated().map {
+            try Self.noisy($1, snr: snr, seed: 10 + UInt64($0))
+        }
         let (tuned, outcomes) = try calibration.tune(takes: takes, talk: talk, exponents: [5, 15, 25, 35])
         #expect(outcomes.count == 3)
         let file = work.file("command-spotter.txt")
         try SpotterCalibration.render(tuned, header: "test").write(toFile: file, atomically: true, encoding: .utf8)
         // The calibrated file keeps every phrase and group of the default.
-        #expect(try SpotterCalibration(phrasesFile: file).phrases.map { [$0.phrase, String($0.group)] } == calibration.phrases.map { [$0.phrase, String($0.group)] })
+        #expect(
+            try SpotterCalibration(phrasesFile: file).phrases.map { [$0.phrase, String($0.group)] }
+                == calibration.phrases.map { [$0.phrase, String($0.group)] })
 
-        let heldOut: [(clip: String, phrase: String)] = [("sendclose-kal-done.wav", "over and out"), ("send-kal-dinner.wav", "send message"),
-                                                          ("micoff-awb-phone.wav", "stop listening")]
+        let heldOut: [(clip: String, phrase: String)] = [
+            ("sendclose-kal-done.wav", "over and out"), ("send-kal-dinner.wav", "send message"),
+            ("micoff-awb-phone.wav", "stop listening"),
+        ]
         var before = 0, after = 0
         for (index, clip) in heldOut.enumerated() {
             let audio = try Self.noisy(clip.clip, snr: snr, seed: 20 + UInt64(index))
@@ -65,14 +73,21 @@ import Testing
     /// at a stricter threshold is no reason to tighten the default, which would miss the user's next, weaker take.
     @Test func takesTheDefaultFindsAsWellAsAStricterThresholdKeepTheDefault() throws {
         let calibration = try SpotterCalibration(phrasesFile: Checkout.root + "/Models/command-spotter.en.txt")
-        func clip(_ name: String) throws -> [Int16] { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(name)) }
-        let takes: CalibrationTakes = ["send message": [try clip("send-buy-milk.wav"), try clip("send-kal-dinner.wav")]]
-        let (tuned, outcomes) = try calibration.tune(takes: takes, talk: [try clip("none-weather.wav"), try clip("none-budget.wav")],
-                                                     exponents: [5, 10, 15, 20, 25])
+        func clip(_ name: String) throws -> [Int16] {
+            try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(name))
+        }
+        let takes: CalibrationTakes = [
+            "send message": [try clip("send-buy-milk.wav"), try clip("send-kal-dinner.wav")]
+        ]
+        let (tuned, outcomes) = try calibration.tune(
+            takes: takes, talk: [try clip("none-weather.wav"), try clip("none-budget.wav")],
+            exponents: [5, 10, 15, 20, 25])
         let outcome = try #require(outcomes.first)
         #expect(outcome.foundByDefault == 2 && outcome.found == 2, "\(outcome)")
         #expect(outcome.threshold == outcome.defaultThreshold, "\(outcome)")
-        #expect(tuned.first { $0.phrase == "send message" }?.threshold == calibration.phrases.first { $0.phrase == "send message" }?.threshold)
+        #expect(
+            tuned.first { $0.phrase == "send message" }?.threshold
+                == calibration.phrases.first { $0.phrase == "send message" }?.threshold)
     }
 
     /// Scores per exponent as a phrase's takes and talk would give them: found takes, false hits.
@@ -83,7 +98,9 @@ import Testing
     @Test func aDefaultSilentOnTheRecordingsIsKeptThoughAThresholdAMarginMoreLenientFires() {
         // Silent up to 1e-25, firing from 1e-30 on: the default 1e-20 finds every take and stays.
         let score = Self.table([5: (1, 0), 10: (2, 0), 15: (3, 0), 20: (3, 0), 25: (3, 0), 30: (3, 1)])
-        #expect(SpotterCalibration.choice(exponents: [5, 10, 15, 20, 25, 30], start: 20, margin: 10, score: score)?.exponent == 20)
+        #expect(
+            SpotterCalibration.choice(exponents: [5, 10, 15, 20, 25, 30], start: 20, margin: 10, score: score)?.exponent
+                == 20)
     }
 
     @Test func aLoosenedThresholdMustStaySilentAMarginMoreLenient() {
@@ -102,12 +119,14 @@ import Testing
         let chosen = SpotterCalibration.choice(exponents: [5, 10, 15, 20], start: 20, margin: 10, score: score)
         #expect(chosen?.exponent == 5 && chosen?.found == 2)
         // Firing at every threshold: nothing qualifies.
-        #expect(SpotterCalibration.choice(exponents: [5, 10], start: 20, margin: 10, score: Self.table([5: (1, 1)])) == nil)
+        #expect(
+            SpotterCalibration.choice(exponents: [5, 10], start: 20, margin: 10, score: Self.table([5: (1, 1)])) == nil)
     }
 
     @Test func ofThresholdsFindingTheMostTakesTheOneNearestTheDefaultWinsAndTheStricterOnATie() {
         let score = Self.table([5: (3, 0), 30: (3, 1)])
-        #expect(SpotterCalibration.choice(exponents: [5, 10, 15, 25], start: 20, margin: 0, score: score)?.exponent == 15)
+        #expect(
+            SpotterCalibration.choice(exponents: [5, 10, 15, 25], start: 20, margin: 0, score: score)?.exponent == 15)
         #expect(SpotterCalibration.choice(exponents: [5, 10, 25], start: 20, margin: 0, score: score)?.exponent == 25)
     }
 
@@ -124,7 +143,10 @@ import Testing
         let quiet = try clips.map { try SpeechConversion.recognizerSamples(fromFile: Checkout.sample($0)) }
         let twenty = try clips.enumerated().map { try Self.noisy($1, snr: 20, seed: 50 + UInt64($0)) }
         let ten = try clips.enumerated().map { try Self.noisy($1, snr: 10, seed: 60 + UInt64($0)) }
-        let (a, b, c) = (SpotterCalibration.signalToNoise(quiet), SpotterCalibration.signalToNoise(twenty), SpotterCalibration.signalToNoise(ten))
+        let (a, b, c) = (
+            SpotterCalibration.signalToNoise(quiet), SpotterCalibration.signalToNoise(twenty),
+            SpotterCalibration.signalToNoise(ten)
+        )
         #expect(a >= SpotterCalibration.noiseSuppressionBelowSNR, "clean clips: \(a) dB")
         #expect(b < SpotterCalibration.noiseSuppressionBelowSNR, "20 dB of white noise: \(b) dB")
         #expect(c < b - 5, "10 dB is noisier than 20 dB: \(c) vs \(b)")

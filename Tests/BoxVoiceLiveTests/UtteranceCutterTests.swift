@@ -6,7 +6,9 @@ import Testing
     /// 32 ms windows at 16 kHz; each window's samples hold its index so a cut's audio can be checked.
     private static let window = 512
 
-    private func run(_ probabilities: [Float], rule: UtteranceCutter.Rule = .measured, finishing: Bool = true) -> [UtteranceCutter.Cut] {
+    private func run(_ probabilities: [Float], rule: UtteranceCutter.Rule = .measured, finishing: Bool = true)
+        -> [UtteranceCutter.Cut]
+    {
         var cutter = UtteranceCutter(rule: rule)
         var cuts: [UtteranceCutter.Cut] = []
         for (index, probability) in probabilities.enumerated() {
@@ -26,7 +28,8 @@ import Testing
     /// Speech, then quiet as long as `endSilence`: one cut, its speech ending where the speech did, the utterance
     /// where the quiet decided it, with the lead before it.
     @Test func speechThenQuietIsOneUtteranceEndingWhereTheQuietDecidedIt() throws {
-        let probabilities = [Float](repeating: 0, count: 40) + [Float](repeating: 0.9, count: 50) + [Float](repeating: 0, count: 40)
+        let probabilities =
+            [Float](repeating: 0, count: 40) + [Float](repeating: 0.9, count: 50) + [Float](repeating: 0, count: 40)
         let cuts = run(probabilities, finishing: false)
         let cut = try #require(cuts.first)
         #expect(cuts.count == 1)
@@ -43,7 +46,9 @@ import Testing
     /// A dip under `offset` shorter than `endSilence` does not end it; between the thresholds counts as speech.
     @Test func aShortDipOrAMiddlingProbabilityDoesNotEndIt() {
         let shorterThanTheEnd = Int(UtteranceCutter.Rule.measured.endSilence * 16_000 / Double(Self.window)) - 1
-        let dip = [Float](repeating: 0.9, count: 20) + [Float](repeating: 0.1, count: shorterThanTheEnd) + [Float](repeating: 0.4, count: 30)
+        let dip =
+            [Float](repeating: 0.9, count: 20) + [Float](repeating: 0.1, count: shorterThanTheEnd)
+            + [Float](repeating: 0.4, count: 30)
             + [Float](repeating: 0.9, count: 20) + [Float](repeating: 0, count: 20)
         #expect(run(dip, finishing: false).count == 1)
     }
@@ -56,7 +61,8 @@ import Testing
     /// Two sentences with a pause longer than `endSilence`: two cuts, in order.
     @Test func twoSentencesApartAreTwoUtterances() {
         let sentence = [Float](repeating: 0.95, count: 40)
-        let cuts = run(sentence + [Float](repeating: 0, count: 30) + sentence + [Float](repeating: 0, count: 30), finishing: false)
+        let cuts = run(
+            sentence + [Float](repeating: 0, count: 30) + sentence + [Float](repeating: 0, count: 30), finishing: false)
         #expect(cuts.count == 2)
         #expect(cuts.count == 2 && cuts[0].end < cuts[1].start)
     }

@@ -7,7 +7,8 @@ import Testing
 
 /// The utterance-end road: Whisper, Silero VAD and DeepFilterNet3 as `make setup` builds them.
 @Suite struct WhisperHearingTests {
-    private static let detector: KeywordDetector? = try? KeywordDetector(contentsOf: Checkout.root + "/Models/speech-keywords.en.txt")
+    private static let detector: KeywordDetector? = try? KeywordDetector(
+        contentsOf: Checkout.root + "/Models/speech-keywords.en.txt")
 
     private static func to16k(_ samples: [Float]) throws -> [Float] {
         let resampler = try Resampler(from: 48_000, to: 16_000)
@@ -16,8 +17,9 @@ import Testing
 
     private func options(deadline: Double = 30) throws -> LiveTranscriber.Options {
         var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
-        var whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: HearingParts.folder),
-                                                     prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8))
+        var whisper = LiveTranscriber.WhisperHearing(
+            models: HearingModels(folder: HearingParts.folder),
+            prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8))
         whisper.deadline = deadline
         options.whisper = whisper
         return options
@@ -26,7 +28,9 @@ import Testing
     private func hear(_ samples: [Float], with transcriber: LiveTranscriber) throws -> [LiveUtterance] {
         var found: [LiveUtterance] = []
         for start in stride(from: 0, to: samples.count, by: 4_800) {
-            for case .utterance(let utterance) in try transcriber.feed(Array(samples[start..<min(start + 4_800, samples.count)])) {
+            for case .utterance(let utterance) in try transcriber.feed(
+                Array(samples[start..<min(start + 4_800, samples.count)]))
+            {
                 found.append(utterance)
             }
         }
@@ -35,8 +39,9 @@ import Testing
     }
 
     /// Whisper's text of a clip carries the clip's command as the box's detector reads it, and its words.
-    @Test(arguments: ["send-buy-milk.wav", "sendclose-over-and-out.wav", "cancel-forget-it.wav"],
-          [WhisperModel.Search.greedy])
+    @Test(
+        arguments: ["send-buy-milk.wav", "sendclose-over-and-out.wav", "cancel-forget-it.wav"],
+        [WhisperModel.Search.greedy])
     func whisperHearsTheClipsWordsAndCommand(_ file: String, search: WhisperModel.Search) throws {
         let clip = try #require(try HearingParts.clips().first { $0.file == file })
         let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
@@ -70,11 +75,15 @@ import Testing
         var transcriber = try options()
         transcriber.commandEnds = { Self.detector?.commandEnds(in: $0) ?? [] }
         let utterances = try hear(lead + first + gap + second + lead, with: try LiveTranscriber(options: transcriber))
-        #expect(utterances.map { Self.detector?.detect($0.text)?.action } == [.send, .sendCheckpoint], "\(utterances.map { "\($0.end): \($0.text)" })")
+        #expect(
+            utterances.map { Self.detector?.detect($0.text)?.action } == [.send, .sendCheckpoint],
+            "\(utterances.map { "\($0.end): \($0.text)" })")
         let firstEnds = Double(lead.count + first.count) / 48_000
         let secondStarts = firstEnds + Double(gap.count) / 48_000
         let boundary = try #require(utterances.first?.end)
-        #expect(boundary > firstEnds - 0.25 && boundary < secondStarts + 0.25, "first piece ends at \(boundary), speech at \(firstEnds)")
+        #expect(
+            boundary > firstEnds - 0.25 && boundary < secondStarts + 0.25,
+            "first piece ends at \(boundary), speech at \(firstEnds)")
         #expect(utterances.last?.end ?? 0 > secondStarts + Double(second.count) / 48_000 - 0.1)
     }
 
@@ -102,18 +111,25 @@ import Testing
         #expect(UtteranceEnds.plain("Call Anna. Call Anna. call anna! Then leave.") == "Call Anna. Then leave.")
         #expect(UtteranceEnds.plain("Go. Stay. Go.") == "Go. Stay. Go.")
         // A loop of two sentences, cut off by the token ceiling mid-sentence.
-        #expect(UtteranceEnds.plain("Look it up first. Stop listening. Look it up first. Stop listening. Look it up") ==
-                "Look it up first. Stop listening.")
+        #expect(
+            UtteranceEnds.plain("Look it up first. Stop listening. Look it up first. Stop listening. Look it up")
+                == "Look it up first. Stop listening.")
         #expect(UtteranceEnds.plain("Yes. No. Maybe") == "Yes. No. Maybe")
-        #expect(UtteranceEnds.plain("Buy milk. Send message. The report is done. Send checkpoint. Send message. The report is done. Send checkpoint.")
+        #expect(
+            UtteranceEnds.plain(
+                "Buy milk. Send message. The report is done. Send checkpoint. Send message. The report is done. Send "
+                    + "checkpoint."
+            )
                 == "Buy milk. Send message. The report is done. Send checkpoint.")
     }
 
     /// A short utterance after speech is decoded with the seconds before it; Whisper's words for that context (the
     /// last utterance, already given) are dropped, and the rest keep the utterance's own times.
     @Test func aShortUtterancesContextWordsAreDroppedAndItsOwnKeepTheirTimes() {
-        let times = [("first", 0.2, 0.5), ("words.", 1.4, 1.9), ("quiet", 2.1, 2.1), ("then", 2.3, 2.6),
-                     ("more.", 2.7, 3.1)]
+        let times = [
+            ("first", 0.2, 0.5), ("words.", 1.4, 1.9), ("quiet", 2.1, 2.1), ("then", 2.3, 2.6),
+            ("more.", 2.7, 3.1),
+        ]
         let words = times.map { WhisperModel.TimedWord(text: $0.0, start: $0.1, end: $0.2) }
         let own = UtteranceEnds.ownWords(words, after: 2.0, lead: 0.3)
         #expect(own.map(\.text) == ["then", "more."])
@@ -126,8 +142,9 @@ import Testing
     @Test func theContextIsTheSecondsBeforeAShortUtteranceRightAfterSpeech() {
         let rule = LiveTranscriber.Context()
         // A 1 s cut whose audio runs from 10 s to 11 s of the stream, its speech from 10.3 s.
-        let cut = UtteranceCutter.Cut(samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11,
-                                      speechEnd: 10.7, forced: false)
+        let cut = UtteranceCutter.Cut(
+            samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11,
+            speechEnd: 10.7, forced: false)
         let kept = 0..<176_000
         #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: rule, kept: kept) == 128_000..<160_000)
         let partlyKept = UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: rule, kept: 150_000..<176_000)
@@ -154,9 +171,11 @@ import Testing
         // word times are estimates; the pause between them is in the audio).
         let first = try #require(words.lastIndex { $0.text.lowercased().hasPrefix("send") })
         let from = Int(max(0, words[max(0, first - 1)].end - 0.3) * 48_000), to = Int(words[first].start * 48_000)
-        let cut = try #require(stride(from: from, to: max(from + 1, to - 960), by: 240).min { a, b in
-            clip[a..<a + 960].reduce(0) { $0 + $1 * $1 } < clip[b..<b + 960].reduce(0) { $0 + $1 * $1 }
-        }) + 480
+        let cut =
+            try #require(
+                stride(from: from, to: max(from + 1, to - 960), by: 240).min { a, b in
+                    clip[a..<a + 960].reduce(0) { $0 + $1 * $1 } < clip[b..<b + 960].reduce(0) { $0 + $1 * $1 }
+                }) + 480
         let gap = [Float](repeating: 0, count: 33_600)  // 0.7 s: the VAD ends the sentence's utterance
         let lead = [Float](repeating: 0, count: 24_000)
         let audio = lead + Array(clip[..<cut]) + gap + Array(clip[cut...]) + lead
@@ -174,9 +193,11 @@ import Testing
         func words(_ text: String) -> [WhisperModel.TimedWord] {
             text.split(separator: " ").map { WhisperModel.TimedWord(text: String($0), start: 0, end: 0) }
         }
-        #expect(UtteranceEnds.withoutOverlap(words("home. Then go."), of: ["on", "the", "way", "home."]).map(\.text)
+        #expect(
+            UtteranceEnds.withoutOverlap(words("home. Then go."), of: ["on", "the", "way", "home."]).map(\.text)
                 == ["Then", "go."])
-        #expect(UtteranceEnds.withoutOverlap(words("way home, then go."), of: ["the", "way", "Home"]).map(\.text)
+        #expect(
+            UtteranceEnds.withoutOverlap(words("way home, then go."), of: ["the", "way", "Home"]).map(\.text)
                 == ["then", "go."])
         #expect(UtteranceEnds.withoutOverlap(words("Then go."), of: ["home."]).map(\.text) == ["Then", "go."])
         #expect(UtteranceEnds.withoutOverlap(words("Then go."), of: []).map(\.text) == ["Then", "go."])

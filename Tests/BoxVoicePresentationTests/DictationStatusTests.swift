@@ -55,10 +55,17 @@ import Testing
         #expect(view.apply(.keyword(action: .send, phrase: "x", at: 3.2)) == ["[00:03] send (\"x\")"])
         #expect(view.apply(.committed(messageId: Self.m)).isEmpty)
         #expect(view.heard.isEmpty && view.segments == 0)
-        #expect(view.apply(.queued(messageId: Self.m, message: "<speech>hello</speech>", text: "hello")) == ["sending: hello"])
+        #expect(
+            view.apply(.queued(messageId: Self.m, message: "<speech>hello</speech>", text: "hello")) == [
+                "sending: hello"
+            ])
         #expect(view.apply(.delivered(messageId: Self.m)) == ["delivered \(Self.m)"])
-        #expect(!view.render(width: 80, color: false).contains("delivered \(Self.m)"), "printed once, above the area, not again in it")
-        #expect(view.apply(.keyword(action: .sendClose, phrase: "x", at: 4)) == ["[00:04] send, end of turn (\"x\")"], "no code names on screen")
+        #expect(
+            !view.render(width: 80, color: false).contains("delivered \(Self.m)"),
+            "printed once, above the area, not again in it")
+        #expect(
+            view.apply(.keyword(action: .sendClose, phrase: "x", at: 4)) == ["[00:04] send, end of turn (\"x\")"],
+            "no code names on screen")
     }
 
     @Test func keysAreAcknowledgedAtOnceAndTheBoxIsShown() throws {
@@ -91,7 +98,10 @@ import Testing
         #expect(lines[0].contains("\u{1B}[31m●\u{1B}[0m"))
     }
 
-    @Test(arguments: [(-120.0, "[----------]"), (-60.0, "[----------]"), (-30.0, "[#####-----]"), (0.0, "[##########]"), (6.0, "[##########]")])
+    @Test(arguments: [
+        (-120.0, "[----------]"), (-60.0, "[----------]"), (-30.0, "[#####-----]"), (0.0, "[##########]"),
+        (6.0, "[##########]"),
+    ])
     func theMeterSpansSixtyDecibels(_ level: Double, _ drawn: String) {
         #expect(DictationStatus.meter(level) == drawn)
     }
@@ -100,7 +110,9 @@ import Testing
         var view = try status()
         let down = BoxFailure.uncertain(operation: "transcribe audio", reason: "connection refused")
         #expect(view.words(for: down) == down.description)
-        #expect(view.words(for: .uncertain(operation: "send message", reason: "connection refused")) == "the box is still unreachable")
+        #expect(
+            view.words(for: .uncertain(operation: "send message", reason: "connection refused"))
+                == "the box is still unreachable")
         let other = BoxFailure.uncertain(operation: "send message", reason: "timed out")
         #expect(view.words(for: other) == other.description, "a new cause is told whole")
         let refused = BoxFailure.unauthorized(operation: "send message")

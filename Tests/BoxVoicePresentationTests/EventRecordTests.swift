@@ -15,9 +15,10 @@ import Testing
         report.adoptedDrafts = [id]
         report.repairedFiles = 2
         return [
-            .partial("buy"), .final("buy milk"), .keyword(action: .send, phrase: "send message", at: 3.25),
+            .partial("buy"), .final("buy milk"), .keyword(action: .send, phrase: "x", at: 3.25),
             .segment(index: 1, seconds: 60), .hq(messageId: id, index: 1, state: .uploading),
-            .hq(messageId: id, index: 2, state: .retrying(attempt: 3)), .hq(messageId: id, index: 3, state: .failed(nil)),
+            .hq(messageId: id, index: 2, state: .retrying(attempt: 3)),
+            .hq(messageId: id, index: 3, state: .failed(nil)),
             .fallback(reason: "box down", failure: nil), .committed(messageId: id),
             .queued(messageId: id, message: "<speech>buy milk</speech>", text: "buy milk"), .delivered(messageId: id),
             .postponed(messageId: id, failure: .uncertain(operation: "send", reason: "connection refused")),
@@ -25,7 +26,7 @@ import Testing
             .failed(messageId: id, reason: "x"), .failed(messageId: nil, reason: "the store is unreadable"),
             .refused(messageId: id, reason: "401", needsRePair: true), .draft(messageId: id), .discarded,
             .recovered(report), .commandChecked(action: .cancel, outcome: .rejected, seconds: 1.5),
-            .awaitingPause(action: .send, phrase: "send message"), .speechWentOn(action: .send),
+            .awaitingPause(action: .send, phrase: "x"), .speechWentOn(action: .send),
             .hearingBehind(seconds: 1.25), .notHeardLive(seconds: 8, at: 30), .whisperMissed(reason: .abandoned, at: 2),
             .captureLost(frames: 4_800, overruns: 1),
         ]
@@ -45,7 +46,8 @@ import Testing
     }
 
     @Test func aPostponedMessageIsNotSpelledAsOneBeingSent() throws {
-        let postponed = try #require(EventRecord(.postponed(messageId: Self.id, failure: .uncertain(operation: "send", reason: "down"))))
+        let postponed = try #require(
+            EventRecord(.postponed(messageId: Self.id, failure: .uncertain(operation: "send", reason: "down"))))
         let queued = try #require(EventRecord(.queued(messageId: Self.id, message: "m", text: "t")))
         #expect(postponed.event == .postponed && queued.event == .queued)
     }

@@ -9,13 +9,26 @@ import Testing
     @Test(arguments: [
         (#"{"event":"listening"}"#, "listening"),
         (#"{"event":"final","text":"buy milk"}"#, "… buy milk"),
-        (#"{"event":"keyword","action":"sendClose","phrase":"over and out","at":3.2}"#, "heard \"over and out\" (send, then end the turn)"),
+        (
+            #"{"event":"keyword","action":"sendClose","phrase":"over and out","at":3.2}"#,
+            "heard \"over and out\" (send, then end the turn)"
+        ),
         (#"{"event":"delivered","messageId":"\#(id)"}"#, "delivered \(id)"),
         (#"{"event":"queued","messageId":"\#(id)"}"#, "sending \(id)"),
-        (#"{"event":"postponed","messageId":"\#(id)","reason":"box down"}"#, "kept in the outbox, will retry \(id): box down"),
-        (#"{"event":"held","messageId":"\#(id)","reason":"x"}"#, "kept in the outbox until the box names this turn's new conversation: \(id)"),
+        (
+            #"{"event":"postponed","messageId":"\#(id)","reason":"box down"}"#,
+            "kept in the outbox \(id): box down; the daemon (or the next boxvoice command) sends it when the box "
+                + "answers"
+        ),
+        (
+            #"{"event":"held","messageId":"\#(id)","reason":"x"}"#,
+            "kept in the outbox until the box names this turn's new conversation: \(id)"
+        ),
         (#"{"event":"codec","codec":"opus","reason":"link 2.0 Mbit/s"}"#, "HQ uploads go as Opus: link 2.0 Mbit/s"),
-        (#"{"event":"failed","reason":"the store is unreadable"}"#, "not delivered (kept in the outbox): the store is unreadable"),
+        (
+            #"{"event":"failed","reason":"the store is unreadable"}"#,
+            "not delivered (kept in the outbox): the store is unreadable"
+        ),
         (#"{"event":"idle"}"#, "idle"),
     ])
     func eventsReadAsWords(_ json: String, _ expected: String) throws {
@@ -27,7 +40,9 @@ import Testing
         for json in [#"{"event":"partial","text":"bu"}"#, #"{"event":"segment","index":1}"#] {
             #expect(FollowView.line(try #require(EventRecord(line: json))) == nil, "\(json)")
         }
-        for json in [#"{"event":"level","elapsed":1}"#, #"{"event":"queued","messageId":"not-an-id"}"#, "[]", "nonsense"] {
+        for json in [
+            #"{"event":"level","elapsed":1}"#, #"{"event":"queued","messageId":"not-an-id"}"#, "[]", "nonsense",
+        ] {
             #expect(EventRecord(line: json) == nil, "\(json)")
         }
     }
@@ -51,7 +66,8 @@ import Testing
         state = try next(state, #"{"event":"failed","messageId":"\#(Self.id)","reason":"401"}"#)
         state = try next(state, #"{"event":"idle"}"#)
         #expect(state == .failed)
-        let line = try #require(try JSONSerialization.jsonObject(with: Data(FollowView.bar(.recording).utf8)) as? [String: String])
+        let line = try #require(
+            try JSONSerialization.jsonObject(with: Data(FollowView.bar(.recording).utf8)) as? [String: String])
         #expect(line["class"] == "recording" && line["text"] == "● dictating" && line["tooltip"] != nil)
     }
 }

@@ -12,7 +12,9 @@ import Testing
     private func pending(_ store: MessageStore, _ clips: [String]) throws -> MessageID {
         let recording = try store.beginRecording(box: "home", session: "s1")
         for (index, clip) in clips.enumerated() {
-            try WAV.write(try WAV.samples(Checkout.sample(clip)), to: recording.folder + String(format: "/seg-%04d.wav", index + 1))
+            try WAV.write(
+                try WAV.samples(Checkout.sample(clip)),
+                to: recording.folder + String(format: "/seg-%04d.wav", index + 1))
         }
         try store.commitSend(recording.id, fixture.ending("hello"), liveBody: nil)
         try store.frame(recording.id, body: "<speech stt=\"live\">hello</speech>", text: "hello")
@@ -32,7 +34,8 @@ import Testing
         let file = try SoundFile.open(path: after.segments[0])
         #expect(file.container == .oggOpus)
         #expect(abs(try file.readAll().count - expected) <= 960)
-        let names = try FileManager.default.contentsOfDirectory(atPath: (after.segments[0] as NSString).deletingLastPathComponent)
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: (after.segments[0] as NSString).deletingLastPathComponent)
         #expect(names == ["audio.ogg"], "\(names)")
         let mode = try FileManager.default.attributesOfItem(atPath: after.segments[0])[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -46,7 +49,9 @@ import Testing
         let recording = try store.beginRecording(box: "home", session: "s1")
         let clips = ["none-weather.wav", "none-budget.wav"]
         for (index, clip) in clips.enumerated() {
-            try WAV.write(try WAV.samples(Checkout.sample(clip)), to: recording.folder + String(format: "/seg-%04d.wav", index + 1))
+            try WAV.write(
+                try WAV.samples(Checkout.sample(clip)),
+                to: recording.folder + String(format: "/seg-%04d.wav", index + 1))
         }
         try store.commitSend(recording.id, fixture.ending("hello"), liveBody: nil)
         try store.frame(recording.id, body: "<speech stt=\"live\">hello</speech>", text: "hello")
@@ -54,7 +59,10 @@ import Testing
         // The run that recorded it still holds its lease: another pass leaves it alone.
         #expect(store.compressRetained(box: "home").isEmpty)
         #expect(try store.compressRecording(recording.id) == nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: recording.folder).sorted() == ["seg-0001.wav", "seg-0002.wav"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: recording.folder).sorted() == [
+                "seg-0001.wav", "seg-0002.wav",
+            ])
         // Its holder compresses it, whole.
         #expect(try store.compressRecording(recording.id, holding: recording.lease) != nil)
         let kept = try #require(try store.retainedRecording(box: "home", messageId: recording.id.rawValue))
@@ -69,12 +77,16 @@ import Testing
         try store.compressRecording(flac)
         let kept = try #require(try store.retainedRecording(box: "home", messageId: flac.rawValue))
         #expect(kept.segments.first?.hasSuffix("/audio.flac") == true)
-        #expect(try SoundFile.open(path: kept.segments[0]).readAll() .count == (try WAV.samples(Checkout.sample("none-weather.wav"))).count)
+        #expect(
+            try SoundFile.open(path: kept.segments[0]).readAll().count
+                == (try WAV.samples(Checkout.sample("none-weather.wav"))).count)
 
         try store.setRetentionFormat(.wav)
         let wav = try pending(store, ["none-weather.wav"])
         #expect(try store.compressRecording(wav) == nil)
-        #expect(try store.retainedRecording(box: "home", messageId: wav.rawValue)?.segments.first?.hasSuffix("/seg-0001.wav") == true)
+        #expect(
+            try store.retainedRecording(box: "home", messageId: wav.rawValue)?.segments.first?.hasSuffix(
+                "/seg-0001.wav") == true)
     }
 
     @Test func aRecordingStillNeededForHQIsNotCompressed() throws {
@@ -89,7 +101,8 @@ import Testing
     @Test func segmentsACrashLeftBesideAWholeCompressedFileAreRemovedNextTime() throws {
         let store = try fixture.open()
         let id = try pending(store, ["none-weather.wav"])
-        let folder = try #require(try store.retainedRecording(box: "home", messageId: id.rawValue)?.segments.first).replacingOccurrences(of: "/seg-0001.wav", with: "")
+        let folder = try #require(try store.retainedRecording(box: "home", messageId: id.rawValue)?.segments.first)
+            .replacingOccurrences(of: "/seg-0001.wav", with: "")
         // The crash: the compressed file is whole, the segments were not removed yet.
         try AudioEncoding.encode([folder + "/seg-0001.wav"], to: folder + "/audio.ogg", as: .speechOpus)
         #expect(try store.retainedRecording(box: "home", messageId: id.rawValue)?.segments == [folder + "/audio.ogg"])
@@ -100,7 +113,9 @@ import Testing
     @Test func fiveTenMinuteRecordingsFitInTwentyFiveMegabytes() throws {
         let store = try fixture.open()
         // Ten minutes of real speech, looped from the samples (the same words cost the same bytes).
-        let speech = try ["long-meeting-notes.wav", "none-weather.wav", "none-budget.wav"].flatMap { try WAV.samples(Checkout.sample($0)) }
+        let speech = try ["long-meeting-notes.wav", "none-weather.wav", "none-budget.wav"].flatMap {
+            try WAV.samples(Checkout.sample($0))
+        }
         var total: Int64 = 0
         for _ in 0..<5 {
             let recording = try store.beginRecording(box: "home", session: "s1")

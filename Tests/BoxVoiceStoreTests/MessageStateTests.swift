@@ -5,10 +5,14 @@ import Testing
     /// The whole table, written out independently of `MessageState.after`: every (state, transition) pair not listed
     /// here must be refused.
     static let allowed: [MessageState: [MessageTransition: MessageState]] = [
-        .recording: [.commandAwaitingHQ: .awaitingHQ, .commandLiveOnly: .pending, .keptAsDraft: .draft, .discard: .discarded],
+        .recording: [
+            .commandAwaitingHQ: .awaitingHQ, .commandLiveOnly: .pending, .keptAsDraft: .draft, .discard: .discarded,
+        ],
         .awaitingHQ: [.framed: .pending, .nothingHeard: .draft],
-        .pending: [.accepted: .delivered, .uncertain: .pending, .refused: .failed, .refusedAfterUncertain: .possiblyDelivered,
-                   .retry: .pending, .discard: .discarded],
+        .pending: [
+            .accepted: .delivered, .uncertain: .pending, .refused: .failed, .refusedAfterUncertain: .possiblyDelivered,
+            .retry: .pending, .discard: .discarded,
+        ],
         .delivered: [:],
         .failed: [.retry: .pending, .discard: .discarded],
         .possiblyDelivered: [.retry: .pending, .discard: .discarded],
@@ -33,12 +37,17 @@ import Testing
     @Test func nothingLeavesAwaitingHQButItsFramingOrAnEmptyOnesReturnToDraft() {
         // A committed send can never be dropped: it reaches the box, unless not a word was heard in it (an empty
         // message is never sent; it goes back to the drafts, where it came from).
-        #expect(MessageTransition.allCases.filter { MessageState.awaitingHQ.after($0) != nil } == [.framed, .nothingHeard])
+        #expect(
+            MessageTransition.allCases.filter { MessageState.awaitingHQ.after($0) != nil } == [.framed, .nothingHeard])
         #expect(MessageState.awaitingHQ.after(.discard) == nil)
     }
 
     @Test func stateSpellingsAreTheSchemas() {
-        #expect(MessageState.allCases.map(\.rawValue) == ["recording", "awaiting-hq", "pending", "delivered", "failed", "possibly-delivered", "draft", "discarded"])
+        #expect(
+            MessageState.allCases.map(\.rawValue) == [
+                "recording", "awaiting-hq", "pending", "delivered", "failed", "possibly-delivered", "draft",
+                "discarded",
+            ])
     }
 
     @Test func messageIdsHaveOneCanonicalSpelling() throws {

@@ -14,15 +14,20 @@ struct StoreFixture {
 
     /// A message recorded with one second of tone, committed by a spoken send and framed: pending.
     @discardableResult
-    func pending(_ store: MessageStore, box: BoxReference = "home", at seconds: Double = 0, text: String = "hello") throws -> MessageID {
-        let recording = try store.beginRecording(box: box, session: "s1", at: Date(timeIntervalSince1970: 1_000 + seconds))
+    func pending(_ store: MessageStore, box: BoxReference = "home", at seconds: Double = 0, text: String = "hello")
+        throws -> MessageID
+    {
+        let recording = try store.beginRecording(
+            box: box, session: "s1", at: Date(timeIntervalSince1970: 1_000 + seconds))
         try WAV.write(Signal.toneWithGaps(frames: 48_000, gaps: []), to: recording.folder + "/seg-0001.wav")
         try store.commitSend(recording.id, ending(text), liveBody: nil)
         try store.frame(recording.id, body: "<speech stt=\"live\">\(text)</speech>", text: text)
         return recording.id
     }
 
-    func ending(_ text: String, command: HeardCommand? = HeardCommand(action: .send, matchedPhrase: "send message")) -> MessageStore.Ending {
+    func ending(_ text: String, command: HeardCommand? = HeardCommand(action: .send, matchedPhrase: "send message"))
+        -> MessageStore.Ending
+    {
         MessageStore.Ending(heardText: text + " send message", command: command, liveText: text)
     }
 }
@@ -89,7 +94,9 @@ struct StoreFixture {
         let first = try fixture.pending(store, at: 1)
         let second = try fixture.pending(store, at: 2)
         try store.recordUncertain(first, reason: "timeout")
-        #expect(try store.recordRefused(first, kind: .refused, reason: "410", afterUncertainAttempt: true) == .possiblyDelivered)
+        #expect(
+            try store.recordRefused(first, kind: .refused, reason: "410", afterUncertainAttempt: true)
+                == .possiblyDelivered)
         #expect(try store.recordRefused(second, kind: .refused, reason: "410", afterUncertainAttempt: false) == .failed)
         #expect(try store.requestSend(second) == .pending)
         #expect(try store.due().map(\.id) == [second])
@@ -109,9 +116,12 @@ struct StoreFixture {
         let store = try fixture.open()
         let recording = try store.beginRecording(box: "home", session: "s1")
         try WAV.write(Signal.toneWithGaps(frames: 4_800, gaps: []), to: recording.folder + "/seg-0001.wav")
-        try store.keepDraft(recording.id, MessageStore.Ending(heardText: "note to self stop listening",
-                                                              command: HeardCommand(action: .micOff, matchedPhrase: "stop listening"),
-                                                              liveText: "note to self"))
+        try store.keepDraft(
+            recording.id,
+            MessageStore.Ending(
+                heardText: "note to self stop listening",
+                command: HeardCommand(action: .micOff, matchedPhrase: "stop listening"),
+                liveText: "note to self"))
         let draft = try #require(try store.message(recording.id))
         #expect(draft.state == .draft)
         #expect(draft.text == "note to self")
@@ -145,9 +155,13 @@ struct StoreFixture {
                         try store.commitSend(recording.id, fixture.ending("t\(step)"), liveBody: nil)
                         try store.frame(recording.id, body: "b", text: "t")
                     case 1:
-                        if let due = try store.due(box: .paired("box\(thread)")).first { try store.recordUncertain(due.id, reason: "x") }
+                        if let due = try store.due(box: .paired("box\(thread)")).first {
+                            try store.recordUncertain(due.id, reason: "x")
+                        }
                     case 2:
-                        if let due = try store.due(box: .paired("box\(thread)"), ignoringBackoff: true).first { try store.recordAccepted(due.id, outcome: "queued") }
+                        if let due = try store.due(box: .paired("box\(thread)"), ignoringBackoff: true).first {
+                            try store.recordAccepted(due.id, outcome: "queued")
+                        }
                     case 3:
                         let recording = try store.beginRecording(box: .paired("box\(thread)"), session: nil)
                         try store.keepDraft(recording.id, fixture.ending("d", command: nil))

@@ -103,7 +103,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try WAV.write(Signal.toneWithGaps(frames: 4_800, gaps: []), to: folder + "/seg-0001.wav")
         // A folder that is not a message's (`boxvoice record` keeps its own) is not touched.
-        try FileManager.default.createDirectory(atPath: fixture.data + "/recordings/local/2026-12-01T10-00-00", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: fixture.data + "/recordings/local/2026-12-01T10-00-00", withIntermediateDirectories: true)
         #expect(try store.recover().adoptedDrafts == [orphan])
         #expect(try store.message(orphan)?.state == .draft)
         #expect(try store.retainedRecordings(box: "home").map(\.messageId) == [orphan])
@@ -118,7 +119,9 @@ import Testing
         let id = try fixture.pending(first)
         try #require(try first.compressRecording(id) != nil)
         let folder = fixture.data + "/recordings/home/" + id.rawValue
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.data + "/boxvoice.sqlite" + suffix) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: fixture.data + "/boxvoice.sqlite" + suffix)
+        }
         let emptied = try fixture.open()
         #expect(try emptied.recover().adoptedDrafts == [id])
         #expect(FileManager.default.fileExists(atPath: folder + "/audio.ogg"))

@@ -11,31 +11,46 @@ import Testing
     private func writeVersion1Database() throws -> (pending: String, delivered: String, failed: String, draft: String) {
         try FileManager.default.createDirectory(atPath: fixture.data, withIntermediateDirectories: true)
         let db = try SQLiteDatabase(path: fixture.data + "/boxvoice.sqlite")
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS outbox (
                 message_id TEXT PRIMARY KEY, box TEXT NOT NULL, session TEXT, body TEXT NOT NULL, state TEXT NOT NULL,
-                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL, last_error TEXT, created_at REAL NOT NULL, outcome TEXT)
+                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL, last_error TEXT, created_at REAL NOT NULL, \
+            outcome TEXT)
             """)
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS recordings (
-                box TEXT NOT NULL, message_id TEXT NOT NULL, recorded_at REAL NOT NULL, text TEXT NOT NULL, session TEXT,
+                box TEXT NOT NULL, message_id TEXT NOT NULL, recorded_at REAL NOT NULL, text TEXT NOT NULL, session \
+            TEXT,
                 directory TEXT NOT NULL, PRIMARY KEY (box, message_id))
             """)
         let ids = (0..<4).map { _ in UUID().uuidString.uppercased() }
         let rows: [(String, String, String, Double?)] = [
-            (ids[0], "<speech stt=\"live\" message-id=\"\(ids[0])\" local-time=\"09:00\">pending one</speech>", "pending", 100),
+            (
+                ids[0], "<speech stt=\"live\" message-id=\"\(ids[0])\" local-time=\"09:00\">pending one</speech>",
+                "pending", 100
+            ),
             (ids[1], "<speech message-id=\"\(ids[1])\" local-time=\"09:01\">delivered one</speech>", "delivered", nil),
             (ids[2], "<speech message-id=\"\(ids[2])\" local-time=\"09:02\">failed one</speech>", "failed", nil),
-            (ids[3], "<speech stt=\"live\" message-id=\"\(ids[3])\" local-time=\"09:03\">a draft stop listening</speech>", "draft", nil),
+            (
+                ids[3],
+                "<speech stt=\"live\" message-id=\"\(ids[3])\" local-time=\"09:03\">a draft stop listening</speech>",
+                "draft", nil
+            ),
         ]
         for (index, row) in rows.enumerated() {
-            try db.execute("INSERT INTO outbox (message_id, box, session, body, state, attempts, next_attempt_at, created_at) VALUES (?, 'home', 's1', ?, ?, 1, ?, ?)",
-                           [.text(row.0), .text(row.1), .text(row.2), row.3.map { .real($0) } ?? .null, .real(Double(index))])
+            try db.execute(
+                "INSERT INTO outbox (message_id, box, session, body, state, attempts, next_attempt_at, created_at) "
+                    + "VALUES (?, 'home', 's1', ?, ?, 1, ?, ?)",
+                [.text(row.0), .text(row.1), .text(row.2), row.3.map { .real($0) } ?? .null, .real(Double(index))])
         }
         let folder = fixture.data + "/recordings/home/" + ids[1]
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try WAV.write([0.25, 0.5], to: folder + "/seg-0001.wav")
-        try db.execute("INSERT INTO recordings VALUES ('home', ?, 1.0, 'delivered one (HQ)', 's1', ?)", [.text(ids[1]), .text(folder)])
+        try db.execute(
+            "INSERT INTO recordings VALUES ('home', ?, 1.0, 'delivered one (HQ)', 's1', ?)",
+            [.text(ids[1]), .text(folder)])
         // The draft's audio was left on disk unretained by that version.
         let draftFolder = fixture.data + "/recordings/home/" + ids[3]
         try FileManager.default.createDirectory(atPath: draftFolder, withIntermediateDirectories: true)
@@ -107,8 +122,9 @@ import Testing
     }
 
     @Test func anEarlierVersionsOpenFoldersAreMadePrivate() throws {
-        try FileManager.default.createDirectory(atPath: fixture.data + "/recordings", withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: fixture.data + "/recordings", withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         chmod(fixture.data, 0o755)
         _ = try fixture.open()
         #expect(try mode(fixture.data) == 0o700)
@@ -126,7 +142,8 @@ import Testing
 
     @Test func scratchFoldersAreUnpredictablePrivateAndRemoved() throws {
         let runtime = fixture.dir.file("runtime")
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         setenv("XDG_RUNTIME_DIR", runtime, 1)
         defer { unsetenv("XDG_RUNTIME_DIR") }
         let first = try ScratchDirectory(purpose: "answer", fallback: fixture.dir.file("cache"))
@@ -175,7 +192,9 @@ import Testing
         let store = try MessageStore(directory: disk + "/data")
         let recording = try store.beginRecording(box: "home", session: nil)
         // Fill the disk with audio, as a long recording would.
-        let filler = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: recording.folder + "/seg-0001.wav", contents: nil); return recording.folder + "/seg-0001.wav" }())!
+        let fillerPath = recording.folder + "/seg-0001.wav"
+        #expect(FileManager.default.createFile(atPath: fillerPath, contents: nil))
+        let filler = try #require(FileHandle(forWritingAtPath: fillerPath))
         var full = false
         while !full {
             do { try filler.write(contentsOf: Data(count: 64 * 1024)) } catch { full = true }
@@ -184,7 +203,8 @@ import Testing
         let big = String(repeating: "words ", count: 50_000)
         #expect { try store.noteHeard(recording.id, text: big) } throws: { ($0 as? StoreError)?.isDiskFull == true }
         store.releaseReserve()
-        try store.keepDraft(recording.id, MessageStore.Ending(heardText: "what was said", command: nil, liveText: "what was said"))
+        try store.keepDraft(
+            recording.id, MessageStore.Ending(heardText: "what was said", command: nil, liveText: "what was said"))
         #expect(try store.message(recording.id)?.state == .draft)
         #expect(try store.message(recording.id)?.text == "what was said")
     }

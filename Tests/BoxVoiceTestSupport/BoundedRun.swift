@@ -13,8 +13,10 @@ public enum BoundedRun {
     }
 
     /// - Parameter directory: the child's working directory (a program that writes beside itself writes there).
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String], seconds: TimeInterval,
-                           directory: String? = nil) -> Result {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String], seconds: TimeInterval,
+        directory: String? = nil
+    ) -> Result {
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { return failed("pipe: \(errno)") }
         var actions = posix_spawn_file_actions_t()
@@ -65,7 +67,11 @@ public enum BoundedRun {
             guard poll(&fds, nfds_t(fds.count), Int32(min(left, 1) * 1000)) >= 0 || errno == EINTR else { break }
             for (index, entry) in fds.enumerated() where entry.fd >= 0 && entry.revents != 0 {
                 let count = read(entry.fd, &buffer, buffer.count)
-                if count > 0 { output[index].append(contentsOf: buffer[..<count]) } else { close(entry.fd); open[index] = -1 }
+                if count > 0 {
+                    output[index].append(contentsOf: buffer[..<count])
+                } else {
+                    close(entry.fd); open[index] = -1
+                }
             }
         }
         for fd in open where fd >= 0 { close(fd) }
@@ -74,8 +80,10 @@ public enum BoundedRun {
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS are macros Swift does not import.
         let signal = status & 0x7F
         let signaled = signal != 0 && signal != 0x7F
-        return Result(status: signaled ? -1 : (status >> 8) & 0xFF, signal: signaled && !timedOut ? signal : nil, timedOut: timedOut,
-                      stdout: String(decoding: output[0], as: UTF8.self), stderr: String(decoding: output[1], as: UTF8.self))
+        return Result(
+            status: signaled ? -1 : (status >> 8) & 0xFF, signal: signaled && !timedOut ? signal : nil,
+            timedOut: timedOut,
+            stdout: String(decoding: output[0], as: UTF8.self), stderr: String(decoding: output[1], as: UTF8.self))
     }
 
     private static func failed(_ reason: String) -> Result {

@@ -17,7 +17,10 @@ public final class GarbageServer: @unchecked Sendable {
         let (fd, port) = try LoopbackListener.open()
         self.port = port
         listener = fd
-        let reply = custom ?? "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let reply =
+            custom
+            ?? "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(body.utf8.count)\r\nConnection: "
+                + "close\r\n\r\n\(body)"
         let log = self.log
         let closed = self.closed
         thread = Thread {
@@ -66,12 +69,16 @@ enum LoopbackListener {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

@@ -34,7 +34,9 @@ public final class HostileServer: @unchecked Sendable {
                         guard Date() < deadline else { return false }
                         var offset = 0
                         while offset < bytes.count {
-                            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                            let sent = bytes[offset...].withUnsafeBytes {
+                                Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                            }
                             if sent <= 0 { return false }
                             offset += sent
                         }
@@ -55,17 +57,27 @@ public final class HostileServer: @unchecked Sendable {
 
     /// An HTTP answer whose body never ends (no length: it would end with the connection, which the server keeps).
     public static func endlessHTTPAnswer(_ request: String, _ send: ([UInt8]) -> Bool) {
-        guard send(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"text\":\"".utf8)) else { return }
+        guard
+            send(
+                Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"text\":\"".utf8)
+            )
+        else { return }
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 65_536)
         while send(chunk) {}
     }
 
     /// Accepts a WebSocket upgrade, then sends one text message that never ends: a frame that announces 2^40 bytes.
     public static func endlessWebSocketMessage(_ request: String, _ send: ([UInt8]) -> Bool) {
-        guard let keyLine = request.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") }) else { return }
+        guard
+            let keyLine = request.split(separator: "\r\n").first(where: {
+                $0.lowercased().hasPrefix("sec-websocket-key:")
+            })
+        else { return }
         let key = keyLine.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
         let accept = Data(SHA1.digest(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
-        let upgrade = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+        let upgrade =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
+                + "\(accept)\r\n\r\n"
         guard send(Array(upgrade.utf8)) else { return }
         // FIN, text; unmasked; 64-bit length 2^40.
         guard send([0x81, 127, 0, 0, 0x01, 0, 0, 0, 0, 0]) else { return }
@@ -81,7 +93,9 @@ enum SHA1 {
         var data = message + [0x80]
         while data.count % 64 != 56 { data.append(0) }
         let bits = UInt64(message.count) * 8
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            data.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
         for block in stride(from: 0, to: data.count, by: 64) {
             var w = [UInt32](repeating: 0, count: 80)
             for i in 0..<16 {
@@ -93,12 +107,13 @@ enum SHA1 {
             }
             var (a, b, c, d, e) = (h[0], h[1], h[2], h[3], h[4])
             for i in 0..<80 {
-                let (f, k): (UInt32, UInt32) = switch i {
-                case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (b ^ c ^ d, 0xCA62_C1D6)
-                }
+                let (f, k): (UInt32, UInt32) =
+                    switch i {
+                    case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
+                    case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
+                    case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
+                    default: (b ^ c ^ d, 0xCA62_C1D6)
+                    }
                 let t = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
                 (e, d, c, b, a) = (d, c, b << 30 | b >> 2, a, t)
             }

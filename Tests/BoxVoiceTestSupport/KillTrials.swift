@@ -42,9 +42,12 @@ public enum KillTrials {
     public static let hqText = "Please buy milk and eggs. Send message."
 
     /// Runs one trial under `environment` (a user paired with the box); `delay` is added after the trigger.
-    public static func run(_ phase: Phase, delay: TimeInterval, boxvoice: String, environment: [String: String]) throws -> Outcome {
-        let dictation = try Spawned(boxvoice, ["dictate", "--json", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")],
-                                    environment: environment)
+    public static func run(_ phase: Phase, delay: TimeInterval, boxvoice: String, environment: [String: String]) throws
+        -> Outcome
+    {
+        let dictation = try Spawned(
+            boxvoice, ["dictate", "--json", "--once", "--no-keys", "--input", Checkout.sample("send-buy-milk.wav")],
+            environment: environment)
         let reached = dictation.waitFor(phase.trigger, timeout: 60)
         if reached, delay > 0 { Thread.sleep(forTimeInterval: delay) }
         dictation.signal(SIGKILL)
@@ -53,7 +56,9 @@ public enum KillTrials {
         let heard = lines.contains { $0.contains("\"event\":\"keyword\"") }
         let committed = lines.first { $0.contains("\"event\":\"committed\"") }
         let id = committed.flatMap { line -> String? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
             return object["messageId"] as? String
         }
         return Outcome(phase: phase, commandHeard: heard, messageId: id)
@@ -71,7 +76,8 @@ public enum KillTrials {
                 guard let id = MessageID(exactly: name) else { continue }
                 let folder = root + "/" + box + "/" + name
                 if try store.message(id)?.hasAudio != true { orphans.append(folder) }
-                for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where file.hasSuffix(".wav") {
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                where file.hasSuffix(".wav") {
                     if !isPlayable(folder + "/" + file) { unplayable.append(folder + "/" + file) }
                 }
             }
@@ -82,12 +88,19 @@ public enum KillTrials {
     /// A WAV whose header describes exactly the samples that follow it, and that libsndfile opens.
     public static func isPlayable(_ path: String) -> Bool {
         guard let bytes = FileManager.default.contents(atPath: path), bytes.count >= 44,
-              let file = try? SoundFile.open(path: path) else { return false }
+            let file = try? SoundFile.open(path: path)
+        else { return false }
         let head = [UInt8](bytes.prefix(4_096))
-        guard let marker = (0..<(head.count - 8)).first(where: { head[$0] == 0x64 && head[$0 + 1] == 0x61 && head[$0 + 2] == 0x74 && head[$0 + 3] == 0x61 }) else {
+        guard
+            let marker = (0..<(head.count - 8)).first(where: {
+                head[$0] == 0x64 && head[$0 + 1] == 0x61 && head[$0 + 2] == 0x74 && head[$0 + 3] == 0x61
+            })
+        else {
             return false
         }
-        let declared = Int(head[marker + 4]) | Int(head[marker + 5]) << 8 | Int(head[marker + 6]) << 16 | Int(head[marker + 7]) << 24
+        let declared =
+            Int(head[marker + 4]) | Int(head[marker + 5]) << 8 | Int(head[marker + 6]) << 16 | Int(head[marker + 7])
+            << 24
         let present = bytes.count - (marker + 8)
         return declared == present && Int(file.frames) * file.channels * (file.isFloat32 ? 4 : 2) == declared
     }

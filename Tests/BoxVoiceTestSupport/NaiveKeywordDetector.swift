@@ -12,7 +12,9 @@ public struct NaiveKeywordDetector: Sendable {
     private let sections: [(action: KeywordAction, phrases: [[String]])]
 
     public init(vocabulary: Vocabulary) {
-        sections = vocabulary.sections.map { ($0.action, $0.patterns.flatMap { $0.expansions() }.filter { !$0.isEmpty }) }
+        sections = vocabulary.sections.map {
+            ($0.action, $0.patterns.flatMap { $0.expansions() }.filter { !$0.isEmpty })
+        }
     }
 
     public func detect(_ transcript: String, atStart: Bool = false) -> Found? {
@@ -33,7 +35,9 @@ public struct NaiveKeywordDetector: Sendable {
                     if matches { best = phrase.count }
                 }
                 if best > 0 {
-                    return Found(action: section.action, range: words[start].range.lowerBound..<words[start + best - 1].range.upperBound)
+                    return Found(
+                        action: section.action,
+                        range: words[start].range.lowerBound..<words[start + best - 1].range.upperBound)
                 }
             }
         }

@@ -33,12 +33,20 @@ public final class PipeWireSession: @unchecked Sendable {
         environment["WIREPLUMBER_DEBUG"] = "1"
         self.environment = environment
         chmod(runtime.path, 0o700)
-        for tool in ["/usr/bin/dbus-daemon", "/usr/bin/pipewire", "/usr/bin/wireplumber", "/usr/bin/pw-loopback", "/usr/bin/pw-cat"]
+        for tool in [
+            "/usr/bin/dbus-daemon", "/usr/bin/pipewire", "/usr/bin/wireplumber", "/usr/bin/pw-loopback",
+            "/usr/bin/pw-cat",
+        ]
         where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw Unavailable(description: "\(tool) is missing: `make test` installs pipewire, pipewire-bin, wireplumber and pipewire-alsa")
+            throw Unavailable(
+                description:
+                    "\(tool) is missing: `make test` installs pipewire, pipewire-bin, wireplumber and pipewire-alsa")
         }
-        daemons.append(try Spawned("/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(runtime.path)/bus"],
-                                   environment: environment))
+        daemons.append(
+            try Spawned(
+                "/usr/bin/dbus-daemon",
+                ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(runtime.path)/bus"],
+                environment: environment))
         try Self.wait(for: runtime.path + "/bus", what: "the D-Bus session")
         daemons.append(try Spawned("/usr/bin/pipewire", [], environment: environment))
         try Self.wait(for: socket, what: "pipewire")
@@ -47,7 +55,11 @@ public final class PipeWireSession: @unchecked Sendable {
         // wireplumber is ready once it has published the default-nodes metadata.
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if let listed = try? Run.process("/usr/bin/pw-cli", ["ls", "Metadata"], environment: environment), listed.stdout.contains("default") { return }
+            if let listed = try? Run.process("/usr/bin/pw-cli", ["ls", "Metadata"], environment: environment),
+                listed.stdout.contains("default")
+            {
+                return
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw Unavailable(description: "wireplumber did not start: \(daemons.last!.stderr.suffix(500))")
@@ -58,15 +70,20 @@ public final class PipeWireSession: @unchecked Sendable {
 
     /// Adds a virtual microphone `name`: a source whose audio is what is played into `name-feed`.
     public func addSource(_ name: String) throws {
-        let loop = try Spawned("/usr/bin/pw-loopback", [
-            "--capture-props=media.class=Audio/Sink node.name=\(name)-feed audio.position=[MONO]",
-            "--playback-props=media.class=Audio/Source node.name=\(name) audio.position=[MONO]",
-        ], environment: environment)
+        let loop = try Spawned(
+            "/usr/bin/pw-loopback",
+            [
+                "--capture-props=media.class=Audio/Sink node.name=\(name)-feed audio.position=[MONO]",
+                "--playback-props=media.class=Audio/Source node.name=\(name) audio.position=[MONO]",
+            ], environment: environment)
         lock.withLock { sources[name] = loop }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let listed = try? Run.process("/usr/bin/pw-cli", ["ls", "Node"], environment: environment),
-               listed.stdout.contains("\"\(name)\""), listed.stdout.contains("\"\(name)-feed\"") { return }
+                listed.stdout.contains("\"\(name)\""), listed.stdout.contains("\"\(name)-feed\"")
+            {
+                return
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw Unavailable(description: "the virtual source \(name) did not appear: \(loop.stderr.suffix(500))")
@@ -74,13 +91,16 @@ public final class PipeWireSession: @unchecked Sendable {
 
     /// Plays `wav` into the source `name` (at the pace of the server's clock), as a person speaking into it.
     public func play(_ wav: String, into name: String) throws {
-        let player = try Spawned("/usr/bin/pw-cat", ["--playback", "--target", "\(name)-feed", wav], environment: environment)
+        let player = try Spawned(
+            "/usr/bin/pw-cat", ["--playback", "--target", "\(name)-feed", wav], environment: environment)
         lock.withLock { players[name, default: []].append(player) }
     }
 
     /// Removes the source `name`, as unplugging a microphone does: a stream reading it stops getting audio.
     public func removeSource(_ name: String) {
-        let (loop, playing) = lock.withLock { (sources.removeValue(forKey: name), players.removeValue(forKey: name) ?? []) }
+        let (loop, playing) = lock.withLock {
+            (sources.removeValue(forKey: name), players.removeValue(forKey: name) ?? [])
+        }
         loop?.signal(SIGTERM)
         loop?.wait(timeout: 2)
         for player in playing {
@@ -94,21 +114,21 @@ public final class PipeWireSession: @unchecked Sendable {
         var text = "pcm_type.pipewire { lib \"\(Self.pluginPath)\" }\n"
         for name in names {
             text += """
-            pcm.\(name) {
-                type pipewire
-                server "\(socket)"
-                capture_node "\(name)"
-                playback_node "-1"
-                exclusive false
-                role ""
-                rate 0
-                format ""
-                channels 0
-                period_bytes 0
-                buffer_bytes 0
-            }
+                pcm.\(name) {
+                    type pipewire
+                    server "\(socket)"
+                    capture_node "\(name)"
+                    playback_node "-1"
+                    exclusive false
+                    role ""
+                    rate 0
+                    format ""
+                    channels 0
+                    period_bytes 0
+                    buffer_bytes 0
+                }
 
-            """
+                """
         }
         let path = folder.file("pipewire-alsa.conf")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -116,7 +136,9 @@ public final class PipeWireSession: @unchecked Sendable {
     }
 
     static var pluginPath: String {
-        let candidates = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].map { $0 + "/alsa-lib/libasound_module_pcm_pipewire.so" }
+        let candidates = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].map {
+            $0 + "/alsa-lib/libasound_module_pcm_pipewire.so"
+        }
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
     }
 
@@ -155,7 +177,8 @@ public enum UnpluggedRecording {
         let pcm = try ALSACapturePCM(name: "mic", configFile: config)
         defer { pcm.close() }
         let capture = AudioCapture(pcm: pcm)
-        let recorder = Recorder(capture: capture, writer: SegmentWriter(directory: folder.file("out")), maxFrames: 60 * 48_000)
+        let recorder = Recorder(
+            capture: capture, writer: SegmentWriter(directory: folder.file("out")), maxFrames: 60 * 48_000)
         let removed = Moment()
         Thread {
             let deadline = Date().addingTimeInterval(20)

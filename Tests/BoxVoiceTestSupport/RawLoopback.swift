@@ -14,7 +14,9 @@ public final class RawConnection {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             close(fd)
@@ -27,7 +29,9 @@ public final class RawConnection {
     public func write(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return }
             offset += sent
         }
@@ -75,7 +79,8 @@ public final class RawConnection {
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) { return start }
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<start + needle.count].elementsEqual(needle) { return start }
         return nil
     }
 }
@@ -99,8 +104,10 @@ public struct RawHTTP {
     }
 
     /// - Parameter headers: sent as given, in order (no Content-Type is added); `Content-Length` is added for a body.
-    public static func exchange(port: Int, method: String, path: String, headers: [(String, String)] = [], body: [UInt8] = [],
-                                timeout: TimeInterval = 30) throws -> Response {
+    public static func exchange(
+        port: Int, method: String, path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        timeout: TimeInterval = 30
+    ) throws -> Response {
         let connection = try RawConnection(port: port)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -120,7 +127,9 @@ public struct RawHTTP {
         let length = Int(parsed["content-length"] ?? "0") ?? 0
         var content: [UInt8] = []
         if length > 0 {
-            guard case .bytes(let bytes) = connection.read(length, before: deadline) else { throw Failed(description: "short body from \(path)") }
+            guard case .bytes(let bytes) = connection.read(length, before: deadline) else {
+                throw Failed(description: "short body from \(path)")
+            }
             content = bytes
         }
         return Response(status: status, headers: parsed, body: content)
@@ -155,7 +164,10 @@ public final class RawWebSocket {
         request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         connection.write(request + "\r\n")
-        guard case .bytes(let head) = connection.read(through: Array("\r\n\r\n".utf8), before: Date().addingTimeInterval(10)) else {
+        guard
+            case .bytes(let head) = connection.read(
+                through: Array("\r\n\r\n".utf8), before: Date().addingTimeInterval(10))
+        else {
             throw RawHTTP.Failed(description: "no upgrade answer")
         }
         handshake = String(decoding: head, as: UTF8.self)
@@ -230,6 +242,8 @@ public final class RawWebSocket {
 
     /// The next text frame as a JSON object.
     public func nextJSON(timeout: TimeInterval = 10) -> [String: Any]? {
-        nextText(timeout: timeout).flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        nextText(timeout: timeout).flatMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
     }
 }

@@ -9,9 +9,10 @@ public final class RetranscribeAgent: @unchecked Sendable {
 
     public init(port: Int, messageId: String, timeoutMs: Int) {
         let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":\#(timeoutMs)}"#.utf8)
-        let request = HTTPRequest(method: .post, url: "http://127.0.0.1:\(port)/boxsim/retranscribe",
-                                  body: .bytes(body, contentType: "application/json"), timeout: 60,
-                                  maxResponseBytes: HTTPRequest.recordingAnswerBytes)
+        let request = HTTPRequest(
+            method: .post, url: "http://127.0.0.1:\(port)/boxsim/retranscribe",
+            body: .bytes(body, contentType: "application/json"), timeout: 60,
+            maxResponseBytes: HTTPRequest.recordingAnswerBytes)
         Thread { [self] in
             response = try? HTTPTransfer.perform(request)
             done.signal()

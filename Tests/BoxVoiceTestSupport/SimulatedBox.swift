@@ -82,7 +82,9 @@ public struct PairingFailed: Error, CustomStringConvertible {
 extension Run {
     /// A user under `home` (the `isolatedEnvironment`) paired with `server` through `boxvoice pair`, as most CLI tests
     /// start; returns that environment.
-    public static func pairedEnvironment(_ home: TemporaryDirectory, with server: BoxSimServer, label: String = "Bee Box") throws -> [String: String] {
+    public static func pairedEnvironment(
+        _ home: TemporaryDirectory, with server: BoxSimServer, label: String = "Bee Box"
+    ) throws -> [String: String] {
         let environment = isolatedEnvironment(home)
         let paired = try process(boxvoice, ["pair", server.mintPairingLink(label: label)], environment: environment)
         guard paired.status == 0 else { throw PairingFailed(output: paired.stdout + paired.stderr) }
@@ -96,8 +98,11 @@ extension Run {
     @discardableResult
     public static func revokeStoredToken(_ home: TemporaryDirectory) throws -> String {
         let path = home.file("config/boxvoice/credentials.json")
-        guard var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any],
-              var tokens = object["tokens"] as? [String: String], let name = tokens.keys.sorted().first else {
+        guard
+            var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+                as? [String: Any],
+            var tokens = object["tokens"] as? [String: String], let name = tokens.keys.sorted().first
+        else {
             throw PairingFailed(output: "no stored token in \(path)")
         }
         tokens.values.forEach(Secrets.register)

@@ -1,7 +1,7 @@
 import BoxVoiceAudio
 import Foundation
 #if canImport(Testing)
-import Testing
+    import Testing
 #endif
 
 /// Where the checkout is, found from this file's own path (tests run from any directory).
@@ -14,7 +14,8 @@ public enum Checkout {
 
     public static func sample(_ name: String) -> String { root + "/Samples/" + name }
 
-    /// The company's shared folder beside the checkout (CI has it; a user's clone does not): only the drift check reads it.
+    /// The company's shared folder beside the checkout (CI has it; a user's clone does not): only the drift check reads
+    /// it.
     public static var shared: String { (root as NSString).deletingLastPathComponent + "/shared" }
     /// The box's golden vectors, vendored (Vectors/README.md).
     public static var vectors: String { root + "/Vectors" }
@@ -38,7 +39,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
 public enum WAV {
     /// Every sample of a mono WAV, with its format facts.
-    public static func read(_ path: String) throws -> (samples: [Float], sampleRate: Int, channels: Int, isFloat32: Bool) {
+    public static func read(_ path: String) throws -> (
+        samples: [Float], sampleRate: Int, channels: Int, isFloat32: Bool
+    ) {
         let file = try SoundFile.open(path: path)
         return (try file.readAll(), file.sampleRate, file.channels, file.isFloat32)
     }
@@ -49,7 +52,8 @@ public enum WAV {
     /// whose last word is the last audio, as when the input ends at the command.
     public static func speechOnly(_ samples: [Float], threshold: Float = 0.001) -> [Float] {
         guard let first = samples.firstIndex(where: { abs($0) > threshold }),
-              let last = samples.lastIndex(where: { abs($0) > threshold }) else { return [] }
+            let last = samples.lastIndex(where: { abs($0) > threshold })
+        else { return [] }
         return Array(samples[first...last])
     }
 
@@ -78,8 +82,10 @@ public enum WAV {
     ///   the input at that word, as a file or a stopped turn ending at its command does.
     /// - Parameter tight: every clip cut to its speech, so `gap` is all the pause there is between them (clips said
     ///   in one breath).
-    public static func concatenate(_ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false,
-                                   to path: String) throws -> (starts: [Int], frames: Int) {
+    public static func concatenate(
+        _ clips: [String], gap: Double = 0.5, trailing: Double = 0, tight: Bool = false,
+        to path: String
+    ) throws -> (starts: [Int], frames: Int) {
         var joined: [Float] = []
         var starts: [Int] = []
         for (index, clip) in clips.enumerated() {
@@ -142,7 +148,9 @@ public final class Spawned: @unchecked Sendable {
         private var out = Data()
         private var err = Data()
 
-        func append(_ chunk: Data, toOut: Bool) { lock.withLock { if toOut { out.append(chunk) } else { err.append(chunk) } } }
+        func append(_ chunk: Data, toOut: Bool) {
+            lock.withLock { if toOut { out.append(chunk) } else { err.append(chunk) } }
+        }
         func text(out wanted: Bool) -> String { lock.withLock { String(decoding: wanted ? out : err, as: UTF8.self) } }
     }
 
@@ -207,14 +215,17 @@ public enum Secrets {
 public enum Run {
     /// The `boxvoice` binary built beside the test bundle.
     public static var boxvoice: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return ((exe as NSString).deletingLastPathComponent as NSString).appendingPathComponent("boxvoice")
     }
 
     /// - Parameter input: what the child reads on stdin (then end of file); nil gives it /dev/null, so a child that
     ///   reads keys from stdin never inherits the test runner's.
-    public static func process(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                               input: Data? = nil) throws -> ProcessResult {
+    public static func process(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        input: Data? = nil
+    ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -238,13 +249,14 @@ public enum Run {
         DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         group.wait()
         process.waitUntilExit()
-        let result = ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                                   stderr: String(decoding: errData, as: UTF8.self))
+        let result = ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
         let leaks = Secrets.leaked(in: result.stdout + result.stderr)
         #if canImport(Testing)
-        if !leaks.isEmpty {
-            Issue.record("\(executable) \(arguments.joined(separator: " ")) printed a device token")
-        }
+            if !leaks.isEmpty {
+                Issue.record("\(executable) \(arguments.joined(separator: " ")) printed a device token")
+            }
         #endif
         return result
     }
@@ -268,7 +280,9 @@ public enum Run {
 /// Deterministic test signals.
 public enum Signal {
     /// A tone burst pattern: loud `tone` everywhere except silent gaps at the given frame ranges.
-    public static func toneWithGaps(frames: Int, gaps: [Range<Int>], amplitude: Float = 0.5, frequency: Double = 440, sampleRate: Double = 48_000) -> [Float] {
+    public static func toneWithGaps(
+        frames: Int, gaps: [Range<Int>], amplitude: Float = 0.5, frequency: Double = 440, sampleRate: Double = 48_000
+    ) -> [Float] {
         var samples = (0..<frames).map { Float(sin(2 * .pi * frequency * Double($0) / sampleRate)) * amplitude }
         for gap in gaps { for i in gap.clamped(to: 0..<frames) { samples[i] = 0 } }
         return samples
@@ -308,7 +322,9 @@ public enum Signal {
 /// Where two sample arrays first differ (nil: identical), for expectations whose failure message must not print
 /// millions of samples.
 public func firstDifference(_ a: [Float], _ b: [Float]) -> String? {
-    if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return "sample \(index): \(a[index]) vs \(b[index])" }
+    if let index = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) {
+        return "sample \(index): \(a[index]) vs \(b[index])"
+    }
     return a.count == b.count ? nil : "lengths \(a.count) vs \(b.count)"
 }
 
@@ -320,14 +336,20 @@ public struct DaemonUnderTest {
     public let follow: Spawned
 
     /// - Parameter prepare: runs after the PCM is made and before the daemon starts (to add to its ALSA configuration).
-    public init(sample: String, home: TemporaryDirectory, environment: [String: String], micName: String = "mic",
-                prepare: (FileCapturePCM.Made) throws -> Void = { _ in }) throws {
-        mic = try FileCapturePCM.make(samples: WAV.samples(Checkout.sample(sample)), name: micName, directory: home.file("alsa"))
+    public init(
+        sample: String, home: TemporaryDirectory, environment: [String: String], micName: String = "mic",
+        prepare: (FileCapturePCM.Made) throws -> Void = { _ in }
+    ) throws {
+        mic = try FileCapturePCM.make(
+            samples: WAV.samples(Checkout.sample(sample)), name: micName, directory: home.file("alsa"))
         try prepare(mic)
-        daemon = try Spawned(Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: environment)
+        daemon = try Spawned(
+            Run.boxvoice, ["daemon", "--alsa-config", mic.configPath, "--device", mic.name], environment: environment)
         guard daemon.waitFor("control socket") else { throw NotStarted(what: "the daemon", log: daemon.stderr) }
         follow = try Spawned(Run.boxvoice, ["status", "--follow", "--json"], environment: environment)
-        guard follow.waitFor("\"state\":\"idle\"") else { throw NotStarted(what: "status --follow", log: daemon.stderr) }
+        guard follow.waitFor("\"state\":\"idle\"") else {
+            throw NotStarted(what: "status --follow", log: daemon.stderr)
+        }
     }
 
     /// A test cannot go on: what did not start, with the daemon's log.
@@ -352,6 +374,7 @@ public enum HearingParts {
     }
 
     public static func clips() throws -> [Clip] {
-        try JSONDecoder().decode([Clip].self, from: Data(contentsOf: URL(fileURLWithPath: Checkout.root + "/Samples/transcripts.json")))
+        try JSONDecoder().decode(
+            [Clip].self, from: Data(contentsOf: URL(fileURLWithPath: Checkout.root + "/Samples/transcripts.json")))
     }
 }

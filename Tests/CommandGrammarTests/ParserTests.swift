@@ -3,34 +3,52 @@ import CommandGrammar
 import Testing
 
 /// A small program with every kind of option, verb and rule the real ones use.
-private let program = ProgramSpec("tool", summary: "a test program", commands: [
-    CommandSpec("record", summary: "record", options: [
-        OptionSpec("--device", .text, placeholder: "PCM", help: "the device"),
-        OptionSpec("--input", .path, help: "a file"),
-        OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after"),
-        OptionSpec("--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "segment"),
-        OptionSpec("--cut-search-seconds", .number(0.02...3_600, unit: "seconds"), help: "search"),
-        OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "takes"),
-        OptionSpec("--format", .choice(["FLOAT_LE", "S16_LE"]), help: "format"),
-        OptionSpec("--rejects", .list(allowed: ["wav", "ogg"]), help: "formats"),
-        OptionSpec("--json", help: "json"),
-    ], exclusive: [["--device", "--input"]], check: { invocation in
-        guard let search = invocation.number("--cut-search-seconds"), let segment = invocation.number("--segment-seconds"), search >= segment else { return nil }
-        return "--cut-search-seconds must be shorter than the segment"
-    }),
-    CommandSpec("outbox", summary: "outbox", options: [OptionSpec("--json", help: "json")], verbs: [
-        CommandSpec("list", summary: "list"),
-        CommandSpec("send", summary: "send", options: [OptionSpec("--force", help: "force")], arguments: [ArgumentSpec("ID", help: "a message id")]),
-    ], defaultVerb: "list"),
-    CommandSpec("repair", summary: "repair", arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "files")]),
-    CommandSpec("keywords", summary: "keywords", verbs: [
-        CommandSpec("detect", summary: "detect", options: [OptionSpec("--at-start", help: "start")], arguments: [ArgumentSpec("TEXT", help: "text")]),
-        CommandSpec("validate", summary: "validate", arguments: [ArgumentSpec("DIR", .path, help: "folder")]),
-    ]),
-])
+private let program = ProgramSpec(
+    "tool", summary: "a test program",
+    commands: [
+        CommandSpec(
+            "record", summary: "record",
+            options: [
+                OptionSpec("--device", .text, placeholder: "PCM", help: "the device"),
+                OptionSpec("--input", .path, help: "a file"),
+                OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after"),
+                OptionSpec("--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "segment"),
+                OptionSpec("--cut-search-seconds", .number(0.02...3_600, unit: "seconds"), help: "search"),
+                OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "takes"),
+                OptionSpec("--format", .choice(["FLOAT_LE", "S16_LE"]), help: "format"),
+                OptionSpec("--rejects", .list(allowed: ["wav", "ogg"]), help: "formats"),
+                OptionSpec("--json", help: "json"),
+            ], exclusive: [["--device", "--input"]],
+            check: { invocation in
+                guard let search = invocation.number("--cut-search-seconds"),
+                    let segment = invocation.number("--segment-seconds"), search >= segment
+                else { return nil }
+                return "--cut-search-seconds must be shorter than the segment"
+            }),
+        CommandSpec(
+            "outbox", summary: "outbox", options: [OptionSpec("--json", help: "json")],
+            verbs: [
+                CommandSpec("list", summary: "list"),
+                CommandSpec(
+                    "send", summary: "send", options: [OptionSpec("--force", help: "force")],
+                    arguments: [ArgumentSpec("ID", help: "a message id")]),
+            ], defaultVerb: "list"),
+        CommandSpec(
+            "repair", summary: "repair", arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "files")]),
+        CommandSpec(
+            "keywords", summary: "keywords",
+            verbs: [
+                CommandSpec(
+                    "detect", summary: "detect", options: [OptionSpec("--at-start", help: "start")],
+                    arguments: [ArgumentSpec("TEXT", help: "text")]),
+                CommandSpec("validate", summary: "validate", arguments: [ArgumentSpec("DIR", .path, help: "folder")]),
+            ]),
+    ])
 
 private func run(_ argv: String...) throws -> Invocation {
-    guard case .run(let invocation) = try CommandLineParser(program).parse(argv) else { throw UsageError(.inconsistent, "not a run") }
+    guard case .run(let invocation) = try CommandLineParser(program).parse(argv) else {
+        throw UsageError(.inconsistent, "not a run")
+    }
     return invocation
 }
 
@@ -63,12 +81,16 @@ private func problem(_ argv: String...) -> UsageError? {
     }
 
     @Test func wholeNumbersRefuseFractions() {
-        #expect(problem("record", "--takes", "2.5")?.message == "--takes takes a whole number of takes from 1 to 10, not '2.5'")
+        #expect(
+            problem("record", "--takes", "2.5")?.message
+                == "--takes takes a whole number of takes from 1 to 10, not '2.5'")
         #expect(problem("record", "--takes", "11")?.code == .badValue)
     }
 
     @Test func anUnknownOptionIsNamedWithTheNearestKnownOne() {
-        #expect(problem("record", "--max-secnds", "3")?.message == "unknown option '--max-secnds'; did you mean '--max-seconds'?")
+        #expect(
+            problem("record", "--max-secnds", "3")?.message
+                == "unknown option '--max-secnds'; did you mean '--max-seconds'?")
         #expect(problem("record", "--zzzzzzzz")?.message == "unknown option '--zzzzzzzz'")
         #expect(problem("record", "-x")?.code == .unknownOption)
     }
@@ -99,7 +121,9 @@ private func problem(_ argv: String...) -> UsageError? {
         #expect(try run("outbox").verb == "list")
         let send = try run("outbox", "--json", "send", "ABC", "--force")
         #expect(send.verb == "send" && send.argument("ID") == "ABC" && send.flag("--force") && send.flag("--json"))
-        #expect(problem("outbox", "sned", "X")?.message == "'sned' is not something outbox does; did you mean 'send'? (list or send)")
+        #expect(
+            problem("outbox", "sned", "X")?.message
+                == "'sned' is not something outbox does; did you mean 'send'? (list or send)")
         #expect(problem("outbox", "send")?.message == "outbox send needs ID: a message id")
         #expect(problem("outbox", "list", "--force")?.message == "--force is not an option of outbox list")
         #expect(problem("outbox", "list", "extra")?.code == .unexpectedArgument)
@@ -114,22 +138,30 @@ private func problem(_ argv: String...) -> UsageError? {
     }
 
     @Test func helpVersionAndUnknownCommands() throws {
-        guard case .help(let command?, let verb?) = try CommandLineParser(program).parse(["outbox", "send", "--help"]) else {
+        guard case .help(let command?, let verb?) = try CommandLineParser(program).parse(["outbox", "send", "--help"])
+        else {
             Issue.record("no help")
             return
         }
         #expect(command.name == "outbox" && verb.name == "send")
-        guard case .version = try CommandLineParser(program).parse(["--version"]) else { Issue.record("no version"); return }
-        #expect(problem("recrod")?.message == "unknown command 'recrod'; did you mean 'record'? (`tool --help` lists them)")
+        for spelling in ["--version", "-V"] {
+            guard case .version = try CommandLineParser(program).parse([spelling]) else {
+                Issue.record("no version for \(spelling)"); return
+            }
+        }
+        #expect(
+            problem("recrod")?.message == "unknown command 'recrod'; did you mean 'record'? (`tool --help` lists them)")
         #expect(problem("--bogus")?.code == .unknownOption)
     }
 
     /// Every string a user can type, in any order: the parser answers (a run, help or one usage error), never traps.
     @Test func randomCommandLinesNeverTrap() {
-        let pieces = ["record", "outbox", "send", "list", "repair", "keywords", "detect", "--device", "--input", "--max-seconds",
-                      "--segment-seconds", "--cut-search-seconds", "--takes", "--format", "--rejects", "--json", "--force",
-                      "--at-start", "--", "-", "-h", "--help", "=", "--=", "--json=", "1e309", "-1", "nan", "", "é", "\u{0}",
-                      "FLOAT_LE", "wav,ogg", ",", "3", "0.5", "--max-seconds=", "--device=x", "日本語"]
+        let pieces = [
+            "record", "outbox", "send", "list", "repair", "keywords", "detect", "--device", "--input", "--max-seconds",
+            "--segment-seconds", "--cut-search-seconds", "--takes", "--format", "--rejects", "--json", "--force",
+            "--at-start", "--", "-", "-h", "--help", "=", "--=", "--json=", "1e309", "-1", "nan", "", "é", "\u{0}",
+            "FLOAT_LE", "wav,ogg", ",", "3", "0.5", "--max-seconds=", "--device=x", "日本語",
+        ]
         var generator = SeededRandom(seed: 7)
         var outcomes = [0, 0, 0]
         for _ in 0..<20_000 {

@@ -20,7 +20,11 @@ int bv_notify(sd_bus *bus, const char *app, uint32_t replaces, const char *icon,
 /// For tests: owns org.freedesktop.Notifications on `bus` and answers Notify, GetCapabilities and
 /// GetServerInformation; each Notify's app, summary and body are passed to `record` (with `context`).
 typedef void (*bv_notify_record)(void *context, const char *app, const char *summary, const char *body, uint8_t urgency);
-int bv_serve_notifications(sd_bus *bus, bv_notify_record record, void *context, char *error, size_t error_size);
+/// Serves org.freedesktop.Notifications on `bus`, calling `record` with `context` for each one; `*server_out` is
+/// what `bv_serve_notifications_end` takes once nothing processes the bus any more.
+int bv_serve_notifications(sd_bus *bus, bv_notify_record record, void *context, void **server_out, char *error,
+                           size_t error_size);
+void bv_serve_notifications_end(void *server);
 /// Processes what is waiting on `bus`, then waits up to `timeout_us` for more; 0 or a negative errno.
 int bv_bus_process(sd_bus *bus, uint64_t timeout_us);
 
