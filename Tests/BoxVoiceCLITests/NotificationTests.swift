@@ -21,17 +21,23 @@ import Testing
         return nil
     }
 
+    /// A session bus of the test's own (Debian's dbus-daemon): the process, kept for the test's length, and its
+    /// address.
+    static func privateBus(_ home: TemporaryDirectory) throws -> (Spawned, String) {
+        let bus = try Spawned(
+            "/usr/bin/dbus-daemon",
+            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(home.file("bus"))", "--print-address"])
+        #expect(bus.waitFor("unix:path="), "\(bus.stderr)")
+        return (bus, bus.stdout.split(separator: "\n").first.map(String.init) ?? "")
+    }
+
     @Test func aDaemonTurnIsToldStartDeliveredAndHeldWhenTheBoxStops() throws {
         let box = try SimulatedBox {
             $0.hq = .fixed("The weather today is sunny."); $0.defaultSession = "s1"
         }
         let home = TemporaryDirectory("notifications")
         var env = try Run.pairedEnvironment(home, with: box.server)
-        let bus = try Spawned(
-            "/usr/bin/dbus-daemon",
-            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(home.file("bus"))", "--print-address"])
-        #expect(bus.waitFor("unix:path="), "\(bus.stderr)")
-        let address = bus.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let (bus, address) = try Self.privateBus(home)
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         let recorder = try NotificationRecorder(address: address)
         defer { recorder.stop() }
@@ -92,11 +98,8 @@ import Testing
     @Test func aControlCommandWithNoDaemonTellsTheDesktopHowToStartIt() throws {
         let home = TemporaryDirectory("no-daemon")
         var env = Run.isolatedEnvironment(home)
-        let bus = try Spawned(
-            "/usr/bin/dbus-daemon",
-            ["--session", "--nofork", "--nopidfile", "--address=unix:path=\(home.file("bus"))", "--print-address"])
-        #expect(bus.waitFor("unix:path="), "\(bus.stderr)")
-        let address = bus.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let (bus, address) = try Self.privateBus(home)
+        defer { bus.signal(SIGTERM) }
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         let recorder = try NotificationRecorder(address: address)
         defer { recorder.stop() }
