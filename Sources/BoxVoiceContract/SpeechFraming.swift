@@ -37,7 +37,7 @@ public enum SpeechFraming {
     }
 
     /// A message as the user said it, for people to read: the `<speech …>` frame taken off and each command tag
-    /// (`<send-message phrase="Send message" />`) given back as its phrase. The box gets the framing; a screen, a
+    /// (`<send-message phrase="…" />`) given back as its phrase. The box gets the framing; a screen, a
     /// notification or a listing shows the words (`--raw` and `--json` keep the framing).
     public static func asSaid(_ message: String) -> String {
         var text = message

@@ -70,7 +70,7 @@ enum DictateCommand: Command {
         let detector = try ModelsDirectory.keywordDetector(override: keywordsOption)
         let output = DictationOutput(json: json, raw: raw, vocabulary: detector.vocabulary)
         // Loading the recognizers takes a moment: the screen says so instead of staying blank.
-        if output.mode != .json { Console.err("Starting: loading the recognizers and opening the microphone …") }
+        if output.mode != .json { Console.err("Starting (loading the recognizers) …") }
 
         // The box: a paired one, or the embedded local box.
         var embedded: BoxSimServer?

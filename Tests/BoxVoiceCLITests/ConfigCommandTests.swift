@@ -26,7 +26,8 @@ import Testing
                     == "boxvoice config: 'sounds' must be true or false, not 'yes' (`boxvoice config --help`)\n"
         )
         let unknown = try Run.process(Run.boxvoice, ["config", "set", "devise", "x"], environment: env)
-        #expect(unknown.status == 2 && unknown.stderr.contains("KEY must be device, alsa-config, box,"), "\(unknown.stderr)")
+        #expect(unknown.status == 2, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("KEY must be device, alsa-config, box,"), "\(unknown.stderr)")
     }
 
     @Test(arguments: [
