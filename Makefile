@@ -8,8 +8,9 @@ DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev 
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
 SAMPLE_TOOLS := flite sox
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
-# the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new sentences.
-BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k espeak-ng
+# the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new
+# sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh).
+BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts espeak-ng
 # Only `make deb` needs these.
 DEB_TOOLS := dpkg-dev lintian binutils
 
