@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: the main job on the embedded default. `boxvoice dictate` plays a committed sample through the capture
 # path (a fresh machine has no microphone), recognizes it live, hears "send message", uploads the recording for HQ to
-# the embedded local box (boxsim in-process, pocketsphinx HQ) and prints the delivered message (as said; `--raw` shows
+# the embedded local box (boxsim in-process, Whisper HQ) and prints the delivered message (as said; `--raw` shows
 # its <speech …> framing as the box receives it).
 # Its data goes to a throwaway folder, removed afterwards, so the demo never touches your own boxes or outbox.
 set -euo pipefail
