@@ -7,18 +7,8 @@ import Foundation
 /// Reads and writes `config.json`; a file that cannot be used stops the command with the key at fault.
 enum UserSettingsFile {
     static func load(path: String = Paths.settingsFile) throws -> UserSettings {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) {
-                throw CLIError.failed(
-                    "cannot read the settings file \(path): \(FileProblem.describe(path)). Fix its permissions or "
-                        + "remove it."
-                )
-            }
-            return UserSettings()
-        }
-        do {
-            return try UserSettings.decode(data)
-        } catch {
+        let (settings, dropped) = try loadForRepair(path: path)
+        if let error = dropped.first {
             let known = error.key.map { key in UserSettings.keys.contains { $0.key == key } } ?? false
             let fix =
                 known
@@ -29,6 +19,7 @@ enum UserSettingsFile {
                     + "was done: \(fix)."
             )
         }
+        return settings
     }
 
     /// What can be used of the file, for `config set`, `unset` and `reset`, which must work on a damaged file (they
@@ -99,7 +90,7 @@ enum ConfigCommand: Command {
                 case "set":
                     let value = invocation.argument("VALUE")!
                     try settings.set(key!, value)
-                    try checkExists(key!, value)
+                    try checkExists(key!, value, in: settings)
                 case "unset": try settings.unset(key!)
                 default: settings = UserSettings()
                 }
@@ -139,7 +130,7 @@ enum ConfigCommand: Command {
 
     /// A value must name something that exists now: a paired box, a readable vocabulary or ALSA file, a capture
     /// device ALSA can find. A setting that names nothing would only fail later, at a hotkey, with no terminal.
-    private static func checkExists(_ key: String, _ value: String) throws {
+    private static func checkExists(_ key: String, _ value: String, in settings: UserSettings) throws {
         switch key {
         case "box":
             let boxes = (try? BoxRegistry(directory: Paths.configDirectory).boxes().map(\.name)) ?? []
@@ -157,9 +148,8 @@ enum ConfigCommand: Command {
                 throw CLIError.usage("cannot read '\(value)': \(FileProblem.describe(value)); nothing was changed")
             }
         case "device":
-            let configFile = (try? UserSettingsFile.loadForRepair().0.alsaConfig) ?? nil
             do {
-                try ALSACapturePCM(name: value, configFile: configFile).close()
+                try ALSACapturePCM(name: value, configFile: settings.alsaConfig).close()
             } catch let error as ALSAError where error.kind == .deviceNotFound {
                 let listed = ALSADevices.capture().map(\.name)
                 throw CLIError.usage(

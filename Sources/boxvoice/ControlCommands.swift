@@ -38,20 +38,15 @@ extension ControlCommand {
     }
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let waybar = request == .status && invocation.flag("--waybar")
-        let follow = request == .status && (invocation.flag("--follow") || waybar)
+        if request == .status && invocation.flag("--waybar") { followForTheBar() }
+        let follow = request == .status && invocation.flag("--follow")
         let json = invocation.flag("--json")
-        if waybar { followForTheBar() }
         var reply: ControlReply?
-        var bar = FollowView.BarState.idle
         do {
             try ControlClient.send(ControlRequest(request, follow: follow), path: Paths.controlSocket) { line in
                 if reply == nil {
                     reply = ControlReply.decode(line)
-                    if waybar {
-                        bar = reply?.state == .dictating ? .recording : .idle
-                        Console.out(FollowView.bar(bar))
-                    } else if json || reply == nil {
+                    if json || reply == nil {
                         Console.out(line)
                     } else if let reply {
                         Console.out(reply.message)
@@ -62,14 +57,7 @@ extension ControlCommand {
                     Console.out(line)
                     return true
                 }
-                guard let event = EventRecord(line: line) else { return true }
-                if waybar {
-                    let next = FollowView.state(after: event, from: bar)
-                    if next != bar { Console.out(FollowView.bar(next)) }
-                    bar = next
-                } else if let text = FollowView.line(event) {
-                    Console.out(text)
-                }
+                if let text = EventRecord(line: line).flatMap(FollowView.line) { Console.out(text) }
                 return true
             }
         } catch let error as ControlSocketError {
