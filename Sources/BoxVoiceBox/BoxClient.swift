@@ -191,6 +191,9 @@ public struct BoxClient: Sendable {
             if error.kind == .localFile {
                 throw .definitive(operation: operation, status: 0, message: error.message, code: nil)
             }
+            if error.kind == .connect {
+                throw .unreachable(operation: operation, reason: "\(error.message) (\(baseURL))")
+            }
             throw .uncertain(operation: operation, reason: "\(error.message) (\(baseURL))")
         }
     }

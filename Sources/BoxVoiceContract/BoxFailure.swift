@@ -10,12 +10,24 @@ public enum BoxFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case definitive(operation: String, status: Int, message: String, code: String?)
     /// No answer, a timeout, a 5xx or an unreadable answer: the outcome is unknown. Safe to retry with the same ids.
     case uncertain(operation: String, reason: String)
+    /// No connection could be made (refused, no route, a name that does not resolve): the request never left this
+    /// machine, so the box cannot have acted on it. Retried like `uncertain`; what was owed to the box (a message's
+    /// HQ text) is still owed.
+    case unreachable(operation: String, reason: String)
     /// The box's HQ service is misconfigured (`permanent: true`): every later segment fails the same way.
     case permanentHQ(message: String, code: String?)
 
     public var isRetryable: Bool {
-        if case .uncertain = self { return true }
-        return false
+        switch self {
+        case .uncertain, .unreachable: true
+        default: false
+        }
+    }
+
+    /// The request may have reached the box (anything but a connection that was never made).
+    public var mayHaveReachedBox: Bool {
+        if case .unreachable = self { return false }
+        return true
     }
 
     public var description: String {
@@ -27,6 +39,8 @@ public enum BoxFailure: Error, Sendable, Equatable, CustomStringConvertible {
             "\(operation): the box refused the request (HTTP \(status)\(code.map { ", \($0)" } ?? ""): \(message))."
         case .uncertain(let operation, let reason):
             "\(operation): no usable answer from the box (\(reason)); it is safe to try again."
+        case .unreachable(let operation, let reason):
+            "\(operation): the box could not be reached (\(reason)); nothing reached it, and it is safe to try again."
         case .permanentHQ(let message, let code):
             "HQ transcription is unavailable on this box (\(code ?? "permanent"): \(message)); the live transcript is "
                 + "used instead."

@@ -116,13 +116,17 @@ extension DictationSession {
         case segment(index: Int, seconds: Double)
         /// HQ progress of one segment of the message being dictated (or finished).
         case hq(messageId: MessageID, index: Int, state: HQState)
-        /// HQ failed for this message: it goes out with its live text.
-        case fallback(reason: String, failure: BoxFailure?)
+        /// HQ failed for this message: it goes out with its live text — unless `redoneLater`: the box could not be
+        /// reached (or refused the device) and HQ is redone from the kept recording before the message is sent.
+        case fallback(reason: String, failure: BoxFailure?, redoneLater: Bool = false)
         /// A command ended the message and it is durable (before HQ and before any POST): it will reach the box.
         case committed(messageId: MessageID)
         /// Its final text is framed and waiting for the POST: `message` as the box receives it (speech framing and
         /// keyword tag), `text` as the user said it.
         case queued(messageId: MessageID, message: String, text: String)
+        /// A message that went out of its dictation with its live text because the box could not be reached (or
+        /// refused the device) got its HQ text from its kept recording once the box was back, just before its send.
+        case hqRedone(messageId: MessageID, message: String, text: String)
         case delivered(messageId: MessageID)
         case postponed(messageId: MessageID, failure: BoxFailure)
         /// Committed, waiting for the box to name the conversation the run's first message opened (contract §5).

@@ -119,7 +119,8 @@ public final class DictationSession: Sendable {
         hearing.spottedCommandHold = configuration.spottedCommandHold
         let transcriber = try LiveTranscriber(options: hearing)
         let worker = DeliveryWorker(
-            delivery: OutboxDelivery(store: store, box: configuration.box, client: configuration.client)
+            delivery: OutboxDelivery(
+                store: store, box: configuration.box, client: configuration.client, finisher: finisher)
         ) {
             if let event = Self.event(for: $0) { onEvent(event) }
         }

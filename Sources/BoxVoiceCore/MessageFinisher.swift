@@ -131,42 +131,19 @@ public final class MessageFinisher: Sendable {
             return
         }
         guard let message = found, message.state == .awaitingHQ else { return }
-        var hq: (text: String, service: String?, diarized: Bool)?
+        var hq: HQText?
+        var owed = false
         var uploader = uploads
-        if uploader == nil, !hqIsUnavailable {
-            let fresh = self.uploader(for: id, session: message.session)
-            for (index, path) in store.segmentFiles(of: message).enumerated() {
-                guard let frames = try? SoundFile.open(path: path).frames else { continue }
-                fresh.submit(
-                    ClosedSegment(
-                        index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: 48_000,
-                        levels: AudioLevels()))
-            }
-            uploader = fresh
-        }
+        if uploader == nil, !hqIsUnavailable { uploader = uploaderOfKeptRecording(message) }
         if let uploader {
-            let (results, stoppedBy) = uploader.finish()
-            let reported: BoxFailure? = unavailable.withLock { current in
-                if case .permanentHQ? = stoppedBy, current == nil {
-                    current = stoppedBy
-                    return nil  // this message reports it; later ones skip HQ silently
-                }
-                return current
-            }
-            if reported == nil, stoppedBy == nil, !results.isEmpty, results.allSatisfy({ $0.transcription != nil }) {
-                let texts = results.compactMap {
-                    $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines)
-                }.filter { !$0.isEmpty }
-                hq = (
-                    texts.joined(separator: " "), results.first?.transcription?.service,
-                    results.contains { $0.transcription?.diarized == true }
-                )
-            } else if reported == nil {
-                onEvent(
-                    .fallback(
-                        reason: stoppedBy.map(String.init(describing:))
-                            ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text"),
-                        failure: stoppedBy))
+            switch outcome(of: uploader) {
+            case .text(let text): hq = text
+            case .reported: break
+            case .failed(let reason, let failure):
+                // Only the box's absence (or its refusal of this device) kept HQ from it, and the recording is kept:
+                // HQ is redone before the message is sent, once the box is back.
+                owed = message.hasAudio && failure.map(Self.keepsHQOwed) == true
+                onEvent(.fallback(reason: reason, failure: failure, redoneLater: owed))
             }
         }
         let resolved = VoiceTextResolver(detector: detector).resolve(
@@ -192,7 +169,7 @@ public final class MessageFinisher: Sendable {
             resolved.source == .hq ? .hq(service: hq?.service, diarized: hq?.diarized ?? false) : .live
         let body = Self.frame(resolved.text, origin: origin, id: id, at: message.commandAt ?? Date())
         do {
-            try store.frame(id, body: body, text: resolved.text)
+            try store.frame(id, body: body, text: resolved.text, hqOwed: owed)
             onEvent(.queued(messageId: id, message: body, text: resolved.text))
         } catch {
             // The row stays `awaitingHQ` with its live text: the next run (or the daemon) finishes it.
@@ -204,6 +181,113 @@ public final class MessageFinisher: Sendable {
             )
         }
         withExtendedLifetime(lease) {}
+    }
+
+    /// HQ's text of a whole message, with who made it.
+    struct HQText {
+        var text: String
+        var service: String?
+        var diarized: Bool
+    }
+
+    /// What a message's uploads came to.
+    enum HQOutcome {
+        /// Every segment has its HQ text.
+        case text(HQText)
+        /// HQ is permanently unavailable and an earlier message already said so: the live text, without a word.
+        case reported
+        /// No HQ text: why, and the box's failure when it gave one.
+        case failed(reason: String, failure: BoxFailure?)
+    }
+
+    /// A failure that leaves a message's HQ owed: the box could not be reached, or it refused the device (a new
+    /// pairing's token is let in). Anything else (HQ broken on the box, a recording it cannot read) would fail again.
+    static func keepsHQOwed(_ failure: BoxFailure) -> Bool {
+        switch failure {
+        case .unreachable, .unauthorized: true
+        default: false
+        }
+    }
+
+    /// An uploader already given every segment of the message's kept recording.
+    private func uploaderOfKeptRecording(_ message: DictatedMessage) -> HQUploader {
+        let uploader = self.uploader(for: message.id, session: message.session)
+        for (index, path) in store.segmentFiles(of: message).enumerated() {
+            guard let frames = try? SoundFile.open(path: path).frames else { continue }
+            uploader.submit(
+                ClosedSegment(
+                    index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: 48_000,
+                    levels: AudioLevels()))
+        }
+        return uploader
+    }
+
+    /// Waits for the uploads and says what they came to; a permanent HQ failure is remembered (later messages skip
+    /// HQ) and reported by the first message that meets it.
+    private func outcome(of uploader: HQUploader) -> HQOutcome {
+        let (results, stoppedBy) = uploader.finish()
+        let reported: BoxFailure? = unavailable.withLock { current in
+            if case .permanentHQ? = stoppedBy, current == nil {
+                current = stoppedBy
+                return nil  // this message reports it; later ones skip HQ silently
+            }
+            return current
+        }
+        if reported != nil { return .reported }
+        if stoppedBy == nil, !results.isEmpty, results.allSatisfy({ $0.transcription != nil }) {
+            let texts = results.compactMap {
+                $0.transcription?.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            }.filter { !$0.isEmpty }
+            return .text(
+                HQText(
+                    text: texts.joined(separator: " "), service: results.first?.transcription?.service,
+                    diarized: results.contains { $0.transcription?.diarized == true }))
+        }
+        let failure = stoppedBy ?? results.lazy.compactMap(\.failure).first
+        return .failed(
+            reason: failure.map(String.init(describing:))
+                ?? (results.isEmpty ? "no audio to transcribe" : "no HQ text"),
+            failure: failure)
+    }
+
+    /// Redoes the HQ a pending message is owed (`DictatedMessage.hqOwed`), from its kept recording, just before it
+    /// is sent: its HQ text is framed in place of the live text. HQ that fails for another reason is given up and
+    /// the message goes out as framed. Returns the failure that keeps HQ owed (the box is unreachable, or refuses
+    /// the device), which its send would meet as well.
+    /// - Parameter lease: the message's recording lease, held by the caller while the recording is read (nil: it has
+    ///   no folder left).
+    public func redoOwedHQ(_ id: MessageID, holding lease: RecordingLease?) -> BoxFailure? {
+        guard let message = try? store.message(id), message.state == .pending, message.hqOwed else { return nil }
+        var hq: HQText?
+        if message.hasAudio, !hqIsUnavailable {
+            switch outcome(of: uploaderOfKeptRecording(message)) {
+            case .text(let text): hq = text
+            case .reported: break
+            case .failed(let reason, let failure):
+                if let failure, Self.keepsHQOwed(failure) { return failure }
+                onEvent(.fallback(reason: reason, failure: failure))
+            }
+        }
+        let resolved = VoiceTextResolver(detector: detector).resolve(
+            heard: message.heardText, command: message.command, typedPrefix: message.typedPrefix, hqText: hq?.text)
+        do {
+            guard let hq, resolved.source == .hq, !resolved.text.allSatisfy(\.isWhitespace) else {
+                try store.settleOwedHQ(id, body: nil, text: nil)
+                compress(id, holding: lease)
+                return nil
+            }
+            let body = Self.frame(
+                resolved.text, origin: .hq(service: hq.service, diarized: hq.diarized), id: id,
+                at: message.commandAt ?? Date())
+            try store.settleOwedHQ(id, body: body, text: resolved.text)
+            onEvent(.hqRedone(messageId: id, message: body, text: resolved.text))
+            compress(id, holding: lease)
+        } catch {
+            // Still owed: tried again at its next send, which meets the same store.
+            onEvent(.failed(messageId: id, reason: "could not store its HQ text (\(error)); it is sent as it was"))
+        }
+        withExtendedLifetime(lease) {}
+        return nil
     }
 
     /// The `<speech>` frame, stamped with the time of the command (not of the POST).

@@ -44,12 +44,18 @@ public struct OutboxDelivery: Sendable {
     /// How long a run waits for the box's `chat-session-assigned` before it asks the box's default instead (the event
     /// can be missed: no event connection, or a process killed between the send and the event).
     public let assignmentPatience: TimeInterval
+    /// Redoes the HQ a message is owed before it is sent (nil: messages go out as framed).
+    public let finisher: MessageFinisher?
 
-    public init(store: MessageStore, box: BoxReference, client: BoxClient, assignmentPatience: TimeInterval = 20) {
+    public init(
+        store: MessageStore, box: BoxReference, client: BoxClient, assignmentPatience: TimeInterval = 20,
+        finisher: MessageFinisher? = nil
+    ) {
         self.store = store
         self.box = box
         self.client = client
         self.assignmentPatience = assignmentPatience
+        self.finisher = finisher
     }
 
     /// Posts every due message of this box, oldest command first. After an uncertain failure the rest wait too: the
@@ -61,17 +67,31 @@ public struct OutboxDelivery: Sendable {
         var held: Set<SessionRun.ID> = []
         do {
             for due in try store.due(box: box, now: now, ignoringBackoff: everything) {
-                guard let body = due.body else { continue }
+                guard due.body != nil else { continue }
                 if let run = due.run, held.contains(run) {
                     reports.append(.held(due.id))
                     continue
                 }
                 var message = due
+                var lease: RecordingLease?
+                if message.hqOwed, finisher != nil {
+                    switch store.leaseRecording(of: message) {
+                    case .taken(let mine): lease = mine
+                    case .missing: break  // no recording left to hear again: it goes as framed
+                    case .busy: return reports  // another process redoes it (and sends it); those after it wait
+                    }
+                }
                 let sent = Result { () throws(BoxFailure) -> Wire.SendAcceptance? in
-                    guard case .session(let session) = try destination(of: message, now: now) else { return nil }
+                    if let finisher, message.hqOwed {
+                        if let failure = finisher.redoOwedHQ(message.id, holding: lease) { throw failure }
+                        message = (try? store.message(message.id)) ?? message
+                    }
+                    guard case .session(let session) = try destination(of: message, now: now), let body = message.body
+                    else { return nil }
                     message.session = session
                     return try client.send(message: body, messageId: message.id.rawValue, session: session)
                 }
+                lease = nil
                 do {
                     switch sent {
                     case .success(nil):
@@ -84,7 +104,8 @@ public struct OutboxDelivery: Sendable {
                         }
                         reports.append(.delivered(message.id, acceptance: acceptance))
                     case .failure(let failure) where failure.isRetryable:
-                        try store.recordUncertain(message.id, reason: failure.description, now: now)
+                        try store.recordUncertain(
+                            message.id, reason: failure.description, reachedBox: failure.mayHaveReachedBox, now: now)
                         reports.append(
                             .postponed(
                                 message.id, failure: failure, retryAt: try store.message(message.id)?.nextAttemptAt))
@@ -187,7 +208,7 @@ public struct BoxCourier: Sendable {
         onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }
     ) {
         finisher = MessageFinisher(store: store, box: box, client: client, detector: detector, onEvent: onEvent)
-        delivery = OutboxDelivery(store: store, box: box, client: client)
+        delivery = OutboxDelivery(store: store, box: box, client: client, finisher: finisher)
     }
 
     /// - Parameter everything: ignore the backoff of postponed messages.

@@ -347,6 +347,7 @@ public final class Daemon: Sendable {
                 if case .queued(let id, _, _) = event {
                     log("\(box.name): finished \(id), left awaiting HQ by an interrupted run")
                 }
+                if case .hqRedone(let id, _, _) = event { log("\(box.name): HQ redone for \(id) before its send") }
             }
             for report in courier.run(everything: false) { log("\(box.name): outbox: \(report.summary)") }
             for done in configuration.store.compressRetained(box: box.reference) {

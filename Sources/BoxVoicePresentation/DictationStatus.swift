@@ -44,15 +44,20 @@ public struct DictationStatus: Sendable {
         }
     }
 
+    /// What happens to a message whose HQ could not reach the box.
+    public static let redoneLater = "the recording is kept and HQ is redone before the message is sent"
+
     /// The cause of the box being unreachable, once told.
     private var toldUnreachable: String?
 
     /// A failure in words: whole the first time the box is found unreachable, in a few words while the cause stays the
     /// same (one run with the box down said the same network error four times).
     public mutating func words(for failure: BoxFailure) -> String {
-        if case .uncertain(_, let cause) = failure {
+        switch failure {
+        case .uncertain(_, let cause), .unreachable(_, let cause):
             if toldUnreachable == cause { return "the box is still unreachable" }
             toldUnreachable = cause
+        default: break
         }
         return failure.description
     }
@@ -95,8 +100,15 @@ public struct DictationStatus: Sendable {
                 hq = [:]
             }
             hq[index] = state
-        case .fallback(let reason, let failure):
-            return ["HQ unavailable, the live text is sent: \(failure.map { words(for: $0) } ?? reason)"]
+        case .fallback(let reason, let failure, let redoneLater):
+            let why = failure.map { words(for: $0) } ?? reason
+            return [
+                redoneLater
+                    ? "HQ waits for the box (\(why)); \(Self.redoneLater)"
+                    : "HQ unavailable, the live text is sent: \(why)"
+            ]
+        case .hqRedone(_, let message, let text):
+            return [raw ? message : "HQ text, sending: \(SpeechFraming.asSaid(text))"]
         case .uploadCodec(let format, let reason):
             let first = uploadFormat == nil
             uploadFormat = format

@@ -12,6 +12,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
         case listening, idle, partial, final, keyword, segment, hq, fallback, committed, checked, awaiting
         case notTaken = "not-taken"
         case queued
+        /// A message held while the box was away got its HQ text before its send (`message`, `text` as for `queued`).
+        case hqRedone = "hq-redone"
         /// The box could not be reached: the message waits in the outbox (`reason` says why).
         case postponed
         case recovered, delivered, failed, codec, held, draft, discarded
@@ -46,6 +48,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var outcome: DictationSession.CheckOutcome?
     public var codec: UploadChoice.Format?
     public var refused: Bool?
+    /// `fallback`: HQ is redone from the kept recording before the message is sent, once the box is back.
+    public var redoneLater: Bool?
     public var needsRePair: Bool?
     public var heardBy: String?
     public var adoptedDrafts: [MessageID]?
@@ -87,7 +91,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
             case .retrying(let attempt): self.state = .retrying; self.attempt = attempt
             case .failed(let failure): self.state = .failed; reason = failure.map(String.init(describing:)) ?? "no text"
             }
-        case .fallback(let reason, _): self.init(.fallback); self.reason = reason
+        case .fallback(let reason, _, let redoneLater):
+            self.init(.fallback); self.reason = reason; self.redoneLater = redoneLater ? true : nil
         case .committed(let id): self.init(.committed); messageId = id
         case .commandChecked(let action, let outcome, let seconds):
             self.init(.checked); self.action = action; self.outcome = outcome; self.seconds = seconds
@@ -95,6 +100,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
         case .speechWentOn(let action): self.init(.notTaken); self.action = action; reason = "speech went on after it"
         case .queued(let id, let message, let text):
             self.init(.queued); messageId = id; self.message = message; self.text = text
+        case .hqRedone(let id, let message, let text):
+            self.init(.hqRedone); messageId = id; self.message = message; self.text = text
         case .recovered(let report):
             self.init(.recovered); adoptedDrafts = report.adoptedDrafts; repairedFiles = report.repairedFiles
             removedFolders = report.removedFolders; message = report.summary
@@ -122,7 +129,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var withoutWords: EventRecord {
         var record = self
         record.text = nil
-        if event == .queued { record.message = nil }
+        if event == .queued || event == .hqRedone { record.message = nil }
         return record
     }
 

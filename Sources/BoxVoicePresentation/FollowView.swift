@@ -13,8 +13,12 @@ public enum FollowView {
         case .keyword: return "heard \"\(event.phrase ?? "")\" (\(words(event.action)))"
         case .committed: return "kept: the message is safe in the outbox"
         case .codec: return "HQ uploads go as \(event.codec == .opus ? "Opus" : "WAV"): \(event.reason ?? "")"
-        case .fallback: return "HQ unavailable, the live text is sent: \(event.reason ?? "")"
+        case .fallback:
+            return event.redoneLater == true
+                ? "HQ waits for the box (\(event.reason ?? "")); \(DictationStatus.redoneLater)"
+                : "HQ unavailable, the live text is sent: \(event.reason ?? "")"
         case .queued: return "sending \(id)"
+        case .hqRedone: return "HQ text made for \(id), sending it"
         case .postponed: return "kept in the outbox \(id): \(event.reason ?? ""); \(retrier)"
         case .held: return "kept in the outbox until the box names this turn's new conversation: \(id)"
         case .delivered: return "delivered \(id)"

@@ -86,4 +86,7 @@ public struct DictatedMessage: Sendable, Equatable {
     public var sessionUnresolved: Bool
     /// The run of messages it belongs to, which all go into one conversation (nil for messages stored before runs).
     public var run: SessionRun.ID? = nil
+    /// It was framed with its live text only because HQ could not reach the box (or the box refused the device), and
+    /// no attempt to send it can have reached the box since: HQ is redone from its kept recording before it is sent.
+    public var hqOwed: Bool = false
 }

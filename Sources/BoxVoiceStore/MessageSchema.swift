@@ -4,11 +4,10 @@ import Foundation
 ///
 /// Version 1 (no `user_version`) had two tables, `outbox` (framed messages by state) and `recordings` (the retention
 /// index, with each folder's path). Version 2 has one row per message in `messages`; version 3 adds
-/// `session_unresolved`; version 4 adds runs (`runs`, `messages.run`). The upgrade runs in one transaction: every
-/// pending, failed, draft or delivered message and
-/// every retained recording survives it.
+/// `session_unresolved`; version 4 adds runs (`runs`, `messages.run`); version 5 adds `hq_owed`. The upgrade runs
+/// in one transaction: every pending, failed, draft or delivered message and every retained recording survives it.
 enum MessageSchema {
-    static let version: Int64 = 4
+    static let version: Int64 = 5
 
     static func prepare(_ db: SQLiteDatabase, recordingsRoot: String) throws {
         let current = try db.query("PRAGMA user_version").first?.first?.integer ?? 0
@@ -38,7 +37,8 @@ enum MessageSchema {
                     failure TEXT,
                     outcome TEXT,
                     updated_at REAL NOT NULL,
-                    session_unresolved INTEGER NOT NULL DEFAULT 0
+                    session_unresolved INTEGER NOT NULL DEFAULT 0,
+                    hq_owed INTEGER NOT NULL DEFAULT 0
                 )
                 """)
             // Version 2 lacked the column saying a message's session is still the box's default to ask for.
@@ -49,6 +49,10 @@ enum MessageSchema {
             // Version 3 had no runs: its messages keep their own session (or ask the default, as before).
             if !columns.contains("run") {
                 try db.execute("ALTER TABLE messages ADD COLUMN run TEXT")
+            }
+            // Version 4 redid no HQ: its messages go out with the text they were framed with.
+            if !columns.contains("hq_owed") {
+                try db.execute("ALTER TABLE messages ADD COLUMN hq_owed INTEGER NOT NULL DEFAULT 0")
             }
             try db.execute(
                 """

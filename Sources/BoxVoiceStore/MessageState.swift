@@ -38,6 +38,8 @@ public enum MessageTransition: String, Sendable, CaseIterable {
     case nothingHeard
     /// The box accepted it.
     case accepted
+    /// HQ owed to a pending message was redone from its recording (or given up): its text is final now.
+    case owedHQSettled
     /// No usable answer: tried again later with the same id.
     case uncertain
     /// The box refused it for good.
@@ -64,6 +66,7 @@ extension MessageState {
         case (.draft, .sendDraft): .awaitingHQ
         case (.draft, .discard): .discarded
         case (.pending, .accepted): .delivered
+        case (.pending, .owedHQSettled): .pending
         case (.pending, .uncertain): .pending
         case (.pending, .refused): .failed
         case (.pending, .refusedAfterUncertain): .possiblyDelivered

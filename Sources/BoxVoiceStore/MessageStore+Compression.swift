@@ -54,8 +54,9 @@ extension MessageStore {
     /// here.
     @discardableResult
     public func compressRecording(_ id: MessageID, holding lease: RecordingLease? = nil) throws -> Compressed? {
+        // A recording HQ is still owed is read again as recorded, never compressed under the upload.
         guard let codec = try retentionFormat().codec, let candidate = try message(id), candidate.hasAudio,
-            Self.settled.contains(candidate.state)
+            Self.settled.contains(candidate.state), !candidate.hqOwed
         else { return nil }
         let folder = folder(of: candidate)
         var taken: RecordingLease?
@@ -65,7 +66,8 @@ extension MessageStore {
         }
         defer { withExtendedLifetime(taken) {} }
         // Read again under the lease: discarded or evicted meanwhile, there is nothing to keep.
-        guard let message = try message(id), message.hasAudio, Self.settled.contains(message.state) else { return nil }
+        guard let message = try message(id), message.hasAudio, Self.settled.contains(message.state), !message.hqOwed
+        else { return nil }
         let segments = segmentFiles(of: message)
         guard !segments.isEmpty,
             !segments.contains(where: { RetentionFormat.compressedNames.contains(($0 as NSString).lastPathComponent) })
@@ -82,7 +84,9 @@ extension MessageStore {
 
     /// Compresses every committed recording still kept as segments (what a killed run left before it got to them).
     public func compressRetained(box: BoxReference? = nil) -> [Compressed] {
-        let candidates = ((try? messages(box: box)) ?? []).filter { $0.hasAudio && Self.settled.contains($0.state) }
+        let candidates = ((try? messages(box: box)) ?? []).filter {
+            $0.hasAudio && Self.settled.contains($0.state) && !$0.hqOwed
+        }
         return candidates.compactMap { try? compressRecording($0.id) }
     }
 

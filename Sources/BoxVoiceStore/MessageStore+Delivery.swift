@@ -46,17 +46,29 @@ extension MessageStore {
     }
 
     /// The outcome is unknown: tried again after the backoff, with the same id.
-    public func recordUncertain(_ id: MessageID, reason: String, now: Date = Date()) throws {
+    /// - Parameter reachedBox: the attempt may have reached the box (false: no connection was made). A box that may
+    ///   hold the message as it was sent is owed no other text for it: HQ is no longer redone.
+    public func recordUncertain(_ id: MessageID, reason: String, reachedBox: Bool = true, now: Date = Date()) throws {
         try write { db in
             let attempts = try attempts(id, in: db) + 1
             let wait = Self.backoff[min(attempts - 1, Self.backoff.count - 1)]
-            try change(
-                id, .uncertain,
-                [
-                    ("attempts", .integer(Int64(attempts))), ("last_error", .text(reason)),
-                    ("failure", .text(DeliveryFailureKind.uncertain.rawValue)),
-                    ("next_attempt_at", .real(now.timeIntervalSince1970 + wait)),
-                ], in: db)
+            var values: [(String, SQLiteValue)] = [
+                ("attempts", .integer(Int64(attempts))), ("last_error", .text(reason)),
+                ("failure", .text(DeliveryFailureKind.uncertain.rawValue)),
+                ("next_attempt_at", .real(now.timeIntervalSince1970 + wait)),
+            ]
+            if reachedBox { values.append(("hq_owed", .integer(0))) }
+            try change(id, .uncertain, values, in: db)
+        }
+    }
+
+    /// The HQ a pending message was owed is settled: redone (`body` and `text` are its HQ framing), or given up
+    /// (both nil: it goes out as it was framed).
+    public func settleOwedHQ(_ id: MessageID, body: String?, text: String?) throws {
+        try write { db in
+            var values: [(String, SQLiteValue)] = [("hq_owed", .integer(0))]
+            if let body, let text { values += [("body", .text(body)), ("text", .text(text))] }
+            try change(id, .owedHQSettled, values, in: db)
         }
     }
 

@@ -68,12 +68,19 @@ extension MessageStore {
             text: message.text ?? message.heardText, session: message.session, segments: segmentFiles(of: message))
     }
 
+    /// The lease on a message's recording, for a caller about to read it (HQ redone before a send): `busy` while
+    /// another process holds it.
+    public func leaseRecording(of message: DictatedMessage) -> RecordingLease.Probe {
+        RecordingLease.take(id: message.id, folder: folder(of: message))
+    }
+
     /// Keeps the audio of the newest `retentionLimit` finished messages of `box`; returns the folders to remove once
-    /// the transaction is committed. Messages still recording or awaiting HQ are never evicted: their audio is needed.
+    /// the transaction is committed. Messages still recording, awaiting HQ or owed it are never evicted: their audio
+    /// is needed.
     func evictBeyondLimit(box: BoxReference, in db: SQLiteDatabase) throws -> [String] {
         let kept = try select(
-            "WHERE box = ? AND has_audio = 1 AND state NOT IN ('recording', 'awaiting-hq', 'discarded') ORDER BY "
-                + "recorded_at ASC, id ASC",
+            "WHERE box = ? AND has_audio = 1 AND hq_owed = 0 AND state NOT IN ('recording', 'awaiting-hq', "
+                + "'discarded') ORDER BY recorded_at ASC, id ASC",
             [.text(box.storeKey)], in: db)
         let excess = kept.dropLast(retentionLimit)
         for old in excess { try db.execute("UPDATE messages SET has_audio = 0 WHERE id = ?", [.text(old.id.rawValue)]) }

@@ -153,13 +153,15 @@ public final class MessageStore: Sendable {
     }
 
     /// The message's text is final: framed `body`, with `text` (HQ, or live when HQ failed) as its committed text.
-    public func frame(_ id: MessageID, body: String, text: String, now: Date = Date()) throws {
+    /// - Parameter hqOwed: the text is live only because HQ could not reach the box (or the box refused the
+    ///   device): HQ is redone before it is sent (`settleOwedHQ`).
+    public func frame(_ id: MessageID, body: String, text: String, hqOwed: Bool = false, now: Date = Date()) throws {
         let evicted = try write { db -> [String] in
             let message = try change(
                 id, .framed,
                 [
                     ("body", .text(body)), ("text", .text(text)),
-                    ("next_attempt_at", .real(now.timeIntervalSince1970)),
+                    ("next_attempt_at", .real(now.timeIntervalSince1970)), ("hq_owed", .integer(hqOwed ? 1 : 0)),
                 ], in: db)
             return try evictBeyondLimit(box: message.box, in: db)
         }
@@ -315,7 +317,8 @@ public final class MessageStore: Sendable {
 
     static let columns = """
         id, box, session, state, heard_text, typed_prefix, command_action, command_phrase, command_at, body, text,
-        recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, session_unresolved, run
+        recorded_at, has_audio, attempts, next_attempt_at, last_error, failure, outcome, session_unresolved, run,
+        hq_owed
         """
 
     func select(_ clause: String, _ values: [SQLiteValue], in db: SQLiteDatabase) throws -> [DictatedMessage] {
@@ -340,7 +343,8 @@ public final class MessageStore: Sendable {
             hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),
             nextAttemptAt: row[14].real.map(Date.init(timeIntervalSince1970:)), lastError: row[15].text,
             failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text,
-            sessionUnresolved: (row[18].integer ?? 0) != 0, run: row[19].text.map(SessionRun.ID.init(rawValue:)))
+            sessionUnresolved: (row[18].integer ?? 0) != 0, run: row[19].text.map(SessionRun.ID.init(rawValue:)),
+            hqOwed: (row[20].integer ?? 0) != 0)
     }
 
     func removeFolders(_ folders: [String]) {

@@ -9,7 +9,7 @@ public final class RecordingLease: Sendable {
     private let descriptor: Int32
 
     /// What trying to take a folder's lease found.
-    enum Probe {
+    public enum Probe {
         case taken(RecordingLease)
         /// A live process holds it.
         case busy

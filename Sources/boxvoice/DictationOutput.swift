@@ -146,8 +146,12 @@ extension DictationOutput.Screen {
             case .failed(let failure):
                 Console.err("HQ segment \(index): failed: \(failure.map { status.words(for: $0) } ?? "no text")")
             }
-        case .fallback(let reason, let failure):
-            Console.err("HQ unavailable, sending the live text: \(failure.map { status.words(for: $0) } ?? reason)")
+        case .fallback(let reason, let failure, let redoneLater):
+            let why = failure.map { status.words(for: $0) } ?? reason
+            Console.err(
+                redoneLater
+                    ? "HQ waits for the box (\(why)); \(DictationStatus.redoneLater)"
+                    : "HQ unavailable, sending the live text: \(why)")
         case .committed: break
         case .commandChecked(let action, let outcome, let seconds):
             Console.err(
@@ -159,6 +163,8 @@ extension DictationOutput.Screen {
         case .speechWentOn(let action):
             Console.err("\(DictationStatus.name(of: action)) not taken: you went on talking")
         case .queued(_, let message, let text): Console.out(status.raw ? message : SpeechFraming.asSaid(text))
+        case .hqRedone(let id, let message, let text):
+            Console.err("HQ text of \(id), sending: \(status.raw ? message : SpeechFraming.asSaid(text))")
         case .recovered(let report): Console.err(report.summary)
         case .delivered(let id): Console.out("delivered \(id)")
         case .postponed(let id, let failure):

@@ -113,7 +113,7 @@ enum OutboxCommand: Command {
                 let (client, embedded) = try clientFor(box: box)
                 defer { embedded?.stop() }
                 let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
-                    if case .fallback(let reason, _) = event {
+                    if case .fallback(let reason, _, _) = event {
                         Console.err("HQ unavailable, sending the live text: \(reason)")
                     }
                 }

@@ -226,6 +226,138 @@ import Testing
     }
 }
 
+/// A message whose HQ could not reach the box keeps its recording and gets its HQ text before it is sent.
+@Suite struct OwedHQTests {
+    let data = TemporaryDirectory("owed-hq")
+
+    private func token(for server: BoxSimServer) throws -> String {
+        let ticket = try #require(try PairingLink.parse(server.mintPairingLink()).pairingToken)
+        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(
+            pairingToken: ticket, deviceLabel: "owed-hq")
+        Secrets.register(token)
+        return token
+    }
+
+    /// A message committed with a second of recorded audio and its live text, awaiting HQ; the run is over.
+    private func committed(_ store: MessageStore) throws -> MessageID {
+        let recording = try store.beginRecording(box: "home", session: "s1")
+        try WAV.write((0..<48_000).map { Float(sin(Double($0) / 20)) * 0.2 }, to: recording.folder + "/seg-0001.wav")
+        try store.commitSend(
+            recording.id,
+            MessageStore.Ending(heardText: "buy milk", command: nil, liveText: "buy milk"),
+            liveBody: nil)
+        return recording.id
+    }
+
+    private func finisher(_ store: MessageStore, _ client: BoxClient, _ events: EventLog) throws -> MessageFinisher {
+        MessageFinisher(
+            store: store, box: "home", client: client,
+            detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary), hqRetryDelays: []
+        ) { events.add($0) }
+    }
+
+    @Test func aMessageWhoseHQFoundTheBoxDownGetsItsHQTextWhenTheBoxIsBack() throws {
+        let configuration = BoxSimConfiguration(
+            dataDirectory: data.file("box"), hq: .fixed("Buy oat milk."), defaultSession: "s1")
+        let first = try RestartableBox.start(configuration)
+        let client = BoxClient(baseURL: first.baseURL, token: try token(for: first))
+        let port = first.port
+        first.stop()
+
+        let store = try MessageStore(directory: data.file("store"))
+        let id = try committed(store)
+        let events = EventLog()
+        let finisher = try finisher(store, client, events)
+        finisher.resumeAbandoned()
+        let framed = try #require(try store.message(id))
+        #expect(framed.state == .pending && framed.hqOwed)
+        #expect(framed.text == "buy milk")
+        #expect(
+            events.all.contains {
+                if case .fallback(_, .unreachable?, redoneLater: true) = $0 { true } else { false }
+            })
+        // Its recording stays as recorded while HQ is owed.
+        #expect(store.compressRetained(box: "home").isEmpty)
+
+        let delivery = OutboxDelivery(store: store, box: "home", client: client, finisher: finisher)
+        let start = Date()
+        guard case .postponed(id, .unreachable, _)? = delivery.deliverDue(now: start).first else {
+            Issue.record("expected a postponed delivery while the box is down")
+            return
+        }
+        #expect(try store.message(id)?.hqOwed == true, "no request reached the box: HQ is still owed")
+
+        let second = try RestartableBox.restart(configuration, port: port)
+        defer { DispatchQueue.global().async { second.stop() } }
+        let reports = delivery.deliverDue(now: start.addingTimeInterval(10))
+        guard reports.count == 1, case .delivered(id, _)? = reports.first else {
+            Issue.record("expected one delivery once the box is back, got \(reports)")
+            return
+        }
+        let sent = try #require(second.messages.first)
+        #expect(second.transcriptions.count == 1)
+        #expect(sent.messageId == id.rawValue)
+        #expect(sent.message.contains("Buy oat milk."))
+        #expect(!sent.message.contains("stt=\"live\""))
+        let delivered = try #require(try store.message(id))
+        #expect(delivered.state == .delivered && !delivered.hqOwed)
+        #expect(delivered.text == "Buy oat milk.")
+        #expect(events.all.contains { if case .hqRedone(id, _, "Buy oat milk.") = $0 { true } else { false } })
+    }
+
+    @Test func aMessageWhoseHQTheBoxRefusedGetsItsHQTextAfterRePairing() throws {
+        let box = try SimulatedBox {
+            $0.hq = .fixed("Buy oat milk."); $0.defaultSession = "s1"
+        }
+        let store = try MessageStore(directory: data.file("store"))
+        let id = try committed(store)
+        let events = EventLog()
+        let revoked = BoxClient(baseURL: box.baseURL, token: "revoked-token")
+        let before = try finisher(store, revoked, events)
+        before.resumeAbandoned()
+        #expect(try store.message(id)?.hqOwed == true)
+        let refused = OutboxDelivery(store: store, box: "home", client: revoked, finisher: before).deliverDue()
+        guard case .refused(id, .unauthorized, .failed)? = refused.first else {
+            Issue.record("expected the send to be refused for the device, got \(refused)")
+            return
+        }
+        #expect(box.server.messages.isEmpty)
+
+        // Paired again: the refused message is pending again, and its HQ is redone with the new token.
+        let client = BoxClient(baseURL: box.baseURL, token: try token(for: box.server))
+        #expect(try store.requeueRefusedForAuthorization(box: "home") == [id])
+        let after = try finisher(store, client, events)
+        let reports = OutboxDelivery(store: store, box: "home", client: client, finisher: after).deliverDue()
+        guard reports.count == 1, case .delivered(id, _)? = reports.first else {
+            Issue.record("expected one delivery after re-pairing, got \(reports)")
+            return
+        }
+        #expect(box.server.messages.map(\.messageId) == [id.rawValue])
+        #expect(box.server.messages.first?.message.contains("Buy oat milk.") == true)
+        #expect(try store.message(id)?.text == "Buy oat milk.")
+    }
+
+    /// HQ that fails on a box that answers (its HQ broken) is not owed: the message goes out with its live text at
+    /// once, as before.
+    @Test func aMessageWhoseHQFailedOnAReachableBoxGoesOutWithItsLiveText() throws {
+        let box = try SimulatedBox {
+            $0.hq = .fail(code: "missing_api_key"); $0.defaultSession = "s1"
+        }
+        let store = try MessageStore(directory: data.file("store"))
+        let id = try committed(store)
+        let client = BoxClient(baseURL: box.baseURL, token: try token(for: box.server))
+        let finisher = try finisher(store, client, EventLog())
+        finisher.resumeAbandoned()
+        #expect(try store.message(id)?.hqOwed == false)
+        let reports = OutboxDelivery(store: store, box: "home", client: client, finisher: finisher).deliverDue()
+        guard case .delivered(id, _)? = reports.first else {
+            Issue.record("expected a delivery, got \(reports)")
+            return
+        }
+        #expect(box.server.messages.first?.message.contains("buy milk") == true)
+    }
+}
+
 /// Events a courier or session reported, from any thread.
 final class EventLog: @unchecked Sendable {
     // Guarded by `lock`: appended from the reporting threads, read by the test.

@@ -20,6 +20,8 @@ import Testing
             .hq(messageId: id, index: 2, state: .retrying(attempt: 3)),
             .hq(messageId: id, index: 3, state: .failed(nil)),
             .fallback(reason: "box down", failure: nil), .committed(messageId: id),
+            .fallback(reason: "box down", failure: .unreachable(operation: "hq", reason: "refused"), redoneLater: true),
+            .hqRedone(messageId: id, message: "<speech>buy milk.</speech>", text: "buy milk."),
             .queued(messageId: id, message: "<speech>buy milk</speech>", text: "buy milk"), .delivered(messageId: id),
             .postponed(messageId: id, failure: .uncertain(operation: "send", reason: "connection refused")),
             .heldForSession(messageId: id), .uploadCodec(format: .opus, reason: "slow link"),

@@ -15,6 +15,12 @@ import Testing
         ),
         (#"{"event":"delivered","messageId":"\#(id)"}"#, "delivered \(id)"),
         (#"{"event":"queued","messageId":"\#(id)"}"#, "sending \(id)"),
+        (#"{"event":"hq-redone","messageId":"\#(id)"}"#, "HQ text made for \(id), sending it"),
+        (
+            #"{"event":"fallback","reason":"box down","redoneLater":true}"#,
+            "HQ waits for the box (box down); the recording is kept and HQ is redone before the message is sent"
+        ),
+        (#"{"event":"fallback","reason":"no key"}"#, "HQ unavailable, the live text is sent: no key"),
         (
             #"{"event":"postponed","messageId":"\#(id)","reason":"box down"}"#,
             "kept in the outbox \(id): box down; the daemon (or the next boxvoice command) sends it when the box "

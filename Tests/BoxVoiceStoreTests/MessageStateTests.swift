@@ -10,7 +10,8 @@ import Testing
         ],
         .awaitingHQ: [.framed: .pending, .nothingHeard: .draft],
         .pending: [
-            .accepted: .delivered, .uncertain: .pending, .refused: .failed, .refusedAfterUncertain: .possiblyDelivered,
+            .accepted: .delivered, .uncertain: .pending, .owedHQSettled: .pending, .refused: .failed,
+            .refusedAfterUncertain: .possiblyDelivered,
             .retry: .pending, .discard: .discarded,
         ],
         .delivered: [:],

@@ -89,6 +89,58 @@ struct StoreFixture {
         #expect(try store.message(id)?.failure == .uncertain)
     }
 
+    /// A message framed with its live text because HQ could not reach the box: an attempt that never connected
+    /// leaves HQ owed; one that may have reached the box ends it (the box may hold the message as it was sent).
+    @Test func owedHQSurvivesOnlyAttemptsThatNeverReachedTheBox() throws {
+        let store = try fixture.open()
+        let recording = try store.beginRecording(box: "home", session: "s1")
+        try WAV.write(Signal.toneWithGaps(frames: 48_000, gaps: []), to: recording.folder + "/seg-0001.wav")
+        try store.commitSend(recording.id, fixture.ending("hello"), liveBody: nil)
+        try store.frame(recording.id, body: "<speech stt=\"live\">hello</speech>", text: "hello", hqOwed: true)
+        #expect(try store.message(recording.id)?.hqOwed == true)
+        try store.recordUncertain(recording.id, reason: "connection refused", reachedBox: false)
+        #expect(try store.message(recording.id)?.hqOwed == true)
+        try store.recordUncertain(recording.id, reason: "timed out", reachedBox: true)
+        #expect(try store.message(recording.id)?.hqOwed == false)
+    }
+
+    /// HQ redone replaces the text and framing in place; given up, the message keeps what it was framed with.
+    @Test func settlingOwedHQReplacesTheTextOrKeepsIt() throws {
+        let store = try fixture.open()
+        var ids: [MessageID] = []
+        for text in ["one", "two"] {
+            let recording = try store.beginRecording(box: "home", session: "s1")
+            try store.commitSend(recording.id, fixture.ending(text), liveBody: nil)
+            try store.frame(recording.id, body: "<speech stt=\"live\">\(text)</speech>", text: text, hqOwed: true)
+            ids.append(recording.id)
+        }
+        try store.settleOwedHQ(ids[0], body: "<speech>One.</speech>", text: "One.")
+        try store.settleOwedHQ(ids[1], body: nil, text: nil)
+        let first = try #require(try store.message(ids[0]))
+        let second = try #require(try store.message(ids[1]))
+        #expect(first.body == "<speech>One.</speech>" && first.text == "One." && !first.hqOwed)
+        #expect(second.body == "<speech stt=\"live\">two</speech>" && second.text == "two" && !second.hqOwed)
+        #expect(first.state == .pending && second.state == .pending)
+    }
+
+    /// The recording HQ is owed from is neither evicted by newer messages nor compressed before it is heard again.
+    @Test func anOwedRecordingIsKeptAsRecorded() throws {
+        let store = try fixture.open(limit: 1)
+        let recording = try store.beginRecording(box: "home", session: "s1", at: Date(timeIntervalSince1970: 500))
+        try WAV.write(Signal.toneWithGaps(frames: 48_000, gaps: []), to: recording.folder + "/seg-0001.wav")
+        try store.commitSend(recording.id, fixture.ending("owed"), liveBody: nil)
+        try store.frame(recording.id, body: "<speech stt=\"live\">owed</speech>", text: "owed", hqOwed: true)
+        let newer = try fixture.pending(store, at: 10)
+        let newest = try fixture.pending(store, at: 20)
+        #expect(try store.message(recording.id)?.hasAudio == true)
+        #expect(try store.message(newer)?.hasAudio == false, "the limit of one still holds for the others")
+        #expect(try store.message(newest)?.hasAudio == true)
+        #expect(try store.compressRecording(recording.id) == nil)
+        #expect(store.segmentFiles(of: try #require(try store.message(recording.id))).map {
+            ($0 as NSString).lastPathComponent
+        } == ["seg-0001.wav"])
+    }
+
     @Test func aRefusalAfterAnUncertainAttemptIsPossiblyDelivered() throws {
         let store = try fixture.open()
         let first = try fixture.pending(store, at: 1)

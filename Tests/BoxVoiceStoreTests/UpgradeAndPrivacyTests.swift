@@ -83,6 +83,23 @@ import Testing
     }
 }
 
+@Suite struct VersionFourUpgradeTests {
+    let fixture = StoreFixture()
+
+    /// A version-4 database (no `hq_owed`) opens with its messages whole, none of them owed HQ.
+    @Test func aVersion4DatabaseGainsTheOwedColumnAndKeepsItsMessages() throws {
+        let id = try fixture.pending(try fixture.open())
+        let db = try SQLiteDatabase(path: fixture.data + "/boxvoice.sqlite")
+        try db.execute("ALTER TABLE messages DROP COLUMN hq_owed")
+        try db.execute("PRAGMA user_version = 4")
+        let store = try fixture.open()
+        let message = try #require(try store.message(id))
+        #expect(message.state == .pending && message.text == "hello" && !message.hqOwed)
+        let columns = try SQLiteDatabase(path: fixture.data + "/boxvoice.sqlite").query("PRAGMA table_info(messages)")
+        #expect(columns.contains { $0[1].text == "hq_owed" })
+    }
+}
+
 @Suite struct PrivacyTests {
     let fixture = StoreFixture()
 
