@@ -108,6 +108,16 @@ public final class WhisperModel {
         }
     }
 
+    /// The audio as whisper.cpp can align it: silence is added so no 30 s window it decodes is shorter than a second.
+    /// Its word alignment (dynamic time warping) aborts the whole process on a window under 0.14 s (a median filter
+    /// seven audio frames wide asserts it has more): a 0.12 s utterance, or a recording 30.1 s long, once did.
+    static func paddedForAlignment(_ samples: [Float]) -> [Float] {
+        let window = 30 * sampleRate
+        let rest = samples.count % window
+        guard samples.isEmpty || (rest > 0 && rest < sampleRate) else { return samples }
+        return samples + [Float](repeating: 0, count: sampleRate - rest)
+    }
+
     /// The most tokens an utterance this long can be: six a second, and eight more.
     static func tokenCeiling(seconds: Double) -> Int { Int((seconds * 6).rounded(.up)) + 8 }
 
@@ -163,6 +173,7 @@ public final class WhisperModel {
         _ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
         oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil
     ) throws -> Transcript {
+        let samples = Self.paddedForAlignment(samples)
         let utteranceSearch = oneSegment ? search : .greedy
         var parameters: whisper_full_params
         switch utteranceSearch {

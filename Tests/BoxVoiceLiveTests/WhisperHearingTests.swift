@@ -216,6 +216,30 @@ import Testing
         #expect(UtteranceEnds.plain("Record mode. Record mode. Record mode.") == "Record mode.")
     }
 
+    /// No 30 s window whisper.cpp aligns is shorter than a second: under 0.14 s its alignment aborted the process.
+    @Test func noWindowWhisperAlignsIsShorterThanASecond() {
+        let second = WhisperModel.sampleRate, window = 30 * second
+        for (count, padded) in [
+            (0, second), (1_927, second), (second, second), (5 * second, 5 * second), (window, window),
+            (window + 1_927, window + second), (window + 2 * second, window + 2 * second),
+        ] {
+            let samples = WhisperModel.paddedForAlignment([Float](repeating: 0.5, count: count))
+            #expect(samples.count == padded, "\(count) samples")
+            #expect(samples.prefix(count).allSatisfy { $0 == 0.5 } && samples.dropFirst(count).allSatisfy { $0 == 0 })
+        }
+    }
+
+    /// A twelfth of a second (what a cut can leave) is decoded, greedily and by the beam search, where it once
+    /// killed the process inside whisper.cpp.
+    @Test func aTwelfthOfASecondIsDecodedWithoutKillingTheProcess() throws {
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let audio = Array(try Self.to16k(try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))).prefix(1_927))
+        for search in [WhisperModel.Search.greedy, .beam(5)] {
+            let transcript = try model.transcribe(audio, prompt: nil, search: search)
+            #expect(transcript.text.count < 40, "a twelfth of a second holds no sentence: \(transcript.text)")
+        }
+    }
+
     /// The encoder hears a second more than the utterance, in steps of 64 frames, never past Whisper's 30 s.
     @Test func theEncodersContextFollowsTheUtterancesLength() {
         #expect(WhisperModel.audioContext(seconds: 0.2) == 128)
