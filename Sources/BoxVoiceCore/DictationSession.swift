@@ -95,6 +95,7 @@ public final class DictationSession: Sendable {
     /// left is put right first (drafts adopted, messages awaiting HQ finished, pending ones delivered), and messages
     /// that come due while it runs go out too. Returns once every message it committed has been framed and tried.
     public func run(pcm: CapturePCM, stop: StopSignal, control: DictationControl = DictationControl()) throws {
+        control.onLiveTextNow { [finisher] in finisher.sendLiveTextNow() }
         try hearing.withLock { state in try hear(pcm: pcm, stop: stop, control: control, state: &state) }
     }
 

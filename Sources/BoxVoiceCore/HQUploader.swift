@@ -31,6 +31,8 @@ public final class HQUploader: Sendable {
     private let retryDelays: [Double]
     private let onEvent: @Sendable (Event) -> Void
     private let running = DispatchGroup()
+    /// Signalled when every upload is over, or when the user stops waiting for them (`abandon`).
+    private let settled = DispatchSemaphore(value: 0)
     private let queue = Mutex(Queue())
 
     /// What the upload threads share.
@@ -40,6 +42,7 @@ public final class HQUploader: Sendable {
         var submitted = 0
         var results: [Int: Result] = [:]
         var stopped: BoxFailure?
+        var abandoned = false
     }
 
     /// Chooses each segment's format; nil (or no `workDirectory` to encode into): WAV.
@@ -80,11 +83,25 @@ public final class HQUploader: Sendable {
         if let (index, segment) = start { launch(index, segment) }
     }
 
-    /// Waits for every submitted segment; results in submission order.
+    /// Waits for every submitted segment (or until `abandon`); results in submission order.
     public func finish() -> (results: [Result], stoppedBy: BoxFailure?) {
-        running.wait()
+        running.notify(queue: .global()) { [settled] in settled.signal() }
+        settled.wait()
         return queue.withLock { queue in ((0..<queue.submitted).compactMap { queue.results[$0] }, queue.stopped) }
     }
+
+    /// The user will not wait: `finish` returns at once with what has come so far, and nothing more is uploaded
+    /// (uploads under way end by themselves, unread).
+    public func abandon() {
+        queue.withLock { queue in
+            queue.abandoned = true
+            queue.waiting.removeAll()
+        }
+        settled.signal()
+    }
+
+    /// `abandon` was called.
+    public var wasAbandoned: Bool { queue.withLock { $0.abandoned } }
 
     private func launch(_ index: Int, _ segment: ClosedSegment) {
         running.enter()

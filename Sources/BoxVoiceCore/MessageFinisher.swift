@@ -23,6 +23,8 @@ public final class MessageFinisher: Sendable {
     private let queue = DispatchQueue(label: "boxvoice.finish")
     /// A permanent HQ failure is reported once; later messages skip HQ.
     private let unavailable = Mutex<BoxFailure?>(nil)
+    /// The uploads being waited for now, so the user can stop waiting (`sendLiveTextNow`).
+    private let awaited = Mutex<HQUploader?>(nil)
 
     public init(
         store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
@@ -118,6 +120,19 @@ public final class MessageFinisher: Sendable {
 
     /// Waits for every message handed over so far.
     public func waitUntilIdle() { queue.sync {} }
+
+    /// The message whose HQ text is being waited for goes out with its live text now (the user's key). Returns
+    /// whether one was waiting.
+    @discardableResult
+    public func sendLiveTextNow() -> Bool {
+        guard let uploader = awaited.withLock({ $0 }) else { return false }
+        uploader.abandon()
+        return true
+    }
+
+    /// Why a message went out with its live text when the user stopped waiting for HQ.
+    public static let notWaitedFor = "you sent the live text without waiting for HQ"
+
 
     private func finishNow(_ id: MessageID, uploads: HQUploader?, lease: RecordingLease?) {
         let found: DictatedMessage?
@@ -225,7 +240,10 @@ public final class MessageFinisher: Sendable {
     /// Waits for the uploads and says what they came to; a permanent HQ failure is remembered (later messages skip
     /// HQ) and reported by the first message that meets it.
     private func outcome(of uploader: HQUploader) -> HQOutcome {
+        awaited.withLock { $0 = uploader }
         let (results, stoppedBy) = uploader.finish()
+        awaited.withLock { $0 = nil }
+        if uploader.wasAbandoned { return .failed(reason: Self.notWaitedFor, failure: nil) }
         let reported: BoxFailure? = unavailable.withLock { current in
             if case .permanentHQ? = stoppedBy, current == nil {
                 current = stoppedBy

@@ -17,6 +17,11 @@ public struct DictationStatus: Sendable {
     /// HQ state per segment number of the latest message that has any.
     public private(set) var hq: [Int: DictationSession.HQState] = [:]
     private var hqMessage: MessageID?
+    /// Messages committed whose final text is still to come (HQ awaited), and since when.
+    private var awaitingHQ: [MessageID: Date] = [:]
+
+    /// HQ text is being waited for: the elapsed time shows, and Tab sends the live text now.
+    public var isAwaitingHQ: Bool { !awaitingHQ.isEmpty }
     /// What segments go to the box as (`wav`, `opus`), once the first was chosen.
     public private(set) var uploadFormat: UploadChoice.Format?
     /// Spoken commands to remind the user of, as the vocabulary spells them.
@@ -62,6 +67,11 @@ public struct DictationStatus: Sendable {
         return failure.description
     }
 
+    /// The line Tab gets: whether a message was waiting for its HQ text.
+    public static func liveTextNowAcknowledgement(sent: Bool) -> String {
+        sent ? "Tab: sending the live text now, without HQ…" : "Tab: no message is waiting for HQ"
+    }
+
     /// The line a key press gets at once, before anything it starts has finished (HQ can take seconds).
     public static func acknowledgement(of trigger: DictationTrigger) -> [String] {
         switch trigger {
@@ -80,7 +90,14 @@ public struct DictationStatus: Sendable {
     }
 
     /// Takes in an event; returns the lines that should stay on screen above the status area.
-    public mutating func apply(_ event: DictationSession.Event) -> [String] {
+    /// - Parameter now: when it came (an HQ wait is timed from its `committed`).
+    public mutating func apply(_ event: DictationSession.Event, at now: Date = Date()) -> [String] {
+        switch event {
+        case .committed(let id): awaitingHQ[id] = now
+        case .queued(let id, _, _), .draft(let id), .refused(let id, _, _), .failed(let id?, _):
+            awaitingHQ[id] = nil
+        default: break
+        }
         switch event {
         case .level(let elapsed, let dBFS):
             self.elapsed = elapsed
@@ -172,7 +189,8 @@ public struct DictationStatus: Sendable {
     }
 
     /// The status area, each line at most `width` columns. `color` adds ANSI colour (the recording dot, the meter).
-    public func render(width: Int, color: Bool) -> [String] {
+    /// - Parameter now: the time an HQ wait is measured to.
+    public func render(width: Int, color: Bool, now: Date = Date()) -> [String] {
         let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
         var first =
             "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
@@ -182,6 +200,9 @@ public struct DictationStatus: Sendable {
             first +=
                 "  HQ" + (uploadFormat.map { "(\($0.rawValue))" } ?? "") + " "
                 + hq.keys.sorted().map { "\($0)\(Self.symbol(hq[$0]!))" }.joined(separator: " ")
+        }
+        if let since = awaitingHQ.values.min() {
+            first += "  HQ wait \(Self.seconds(max(0, now.timeIntervalSince(since))))"
         }
         // Only the newest utterances can show: an hour of dictation is not joined ten times a second.
         var newest: [String] = partial.isEmpty ? [] : [partial]
@@ -195,7 +216,8 @@ public struct DictationStatus: Sendable {
         // the area once, not repeated in it.
         var lines = [first, "… " + Self.tail(transcript, width: width - 2)]
         var hintLine = ""
-        for hint in hints.map({ "\"\($0)\"" }) + ["Enter send", "Esc cancel"] {
+        let keys = ["Enter send", "Esc cancel"] + (awaitingHQ.isEmpty ? [] : ["Tab live text now"])
+        for hint in hints.map({ "\"\($0)\"" }) + keys {
             let joined = hintLine.isEmpty ? hint : hintLine + " · " + hint
             if joined.count > width && !hintLine.isEmpty {
                 lines.append(hintLine)

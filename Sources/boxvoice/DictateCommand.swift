@@ -127,7 +127,9 @@ enum DictateCommand: Command {
         defer { signals.forEach { $0.cancel() } }
         let control = DictationControl()
         output.show(box: box.description)
-        let keys = TerminalKeys(control: control) { output.acknowledge($0) }
+        let keys = TerminalKeys(control: control, onKey: { output.acknowledge($0) }) {
+            output.acknowledgeLiveTextNow(sent: $0)
+        }
         if !noKeys { keys.start() }
         defer { keys.restore() }
         if json {

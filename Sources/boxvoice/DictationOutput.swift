@@ -15,6 +15,9 @@ final class DictationOutput: Sendable {
     let mode: Mode
     private let screen: Mutex<Screen>
     private let resultsToStdout: Bool
+    /// Redraws the status area twice a second while HQ is awaited, so its wait counts up after the microphone closed
+    /// (no audio events come then). Set once in init, cancelled in `finish`; a DispatchSource is thread-safe.
+    nonisolated(unsafe) private let ticker: DispatchSourceTimer?
 
     /// What is on the terminal and what the status area shows: one owner, behind one lock.
     fileprivate struct Screen {
@@ -44,6 +47,16 @@ final class DictationOutput: Sendable {
             mode = .plain
         }
         resultsToStdout = isatty(STDOUT_FILENO) != 1
+        ticker = mode == .terminal ? DispatchSource.makeTimerSource(queue: .global()) : nil
+        ticker?.schedule(deadline: .now() + 0.5, repeating: 0.5)
+        ticker?.setEventHandler { [weak self] in self?.tick() }
+        ticker?.resume()
+    }
+
+    private func tick() {
+        screen.withLock { screen in
+            if screen.status.isAwaitingHQ { screen.draw(above: [], force: true) }
+        }
     }
 
     func notice(_ line: String, json event: EventRecord.Kind) {
@@ -89,8 +102,19 @@ final class DictationOutput: Sendable {
         }
     }
 
+    /// Tab was pressed: says at once whether a message was waiting for HQ.
+    func acknowledgeLiveTextNow(sent: Bool) {
+        let line = DictationStatus.liveTextNowAcknowledgement(sent: sent)
+        switch mode {
+        case .json: break
+        case .plain: Console.err(line)
+        case .terminal: screen.withLock { $0.draw(above: [line], force: true) }
+        }
+    }
+
     /// Clears the status area (what was printed above it stays): the terminal is left as a shell expects it.
     func finish() {
+        ticker?.cancel()
         guard mode == .terminal else { return }
         screen.withLock { screen in
             if screen.shown > 0 { FileHandle.standardError.write(Data("\r\u{1B}[\(screen.shown)A\u{1B}[J".utf8)) }

@@ -1,7 +1,7 @@
 import BoxVoiceCore
 import Foundation
 
-/// Enter and Esc from standard input, for a running dictation. On a terminal the line discipline is switched to
+/// Enter, Esc and Tab (send the live text now, without waiting for HQ) from standard input, for a running dictation. On a terminal the line discipline is switched to
 /// byte-at-a-time without echo (signals stay on, so Ctrl-C still stops) and put back by `restore()`; arrow keys and
 /// other escape sequences are swallowed rather than read as Esc. From a pipe, a newline is Enter and an ESC byte is
 /// Esc, so scripts and tests can press keys too.
@@ -10,12 +10,19 @@ final class TerminalKeys: @unchecked Sendable {
     // thread never touches it.
     private let control: DictationControl
     private let onKey: @Sendable (DictationTrigger) -> Void
+    private let onLiveTextNow: @Sendable (Bool) -> Void
     private var saved: termios?
 
-    /// - Parameter onKey: told of each key as it is pressed, so the screen can acknowledge it at once.
-    init(control: DictationControl, onKey: @escaping @Sendable (DictationTrigger) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - onKey: told of each key as it is pressed, so the screen can acknowledge it at once.
+    ///   - onLiveTextNow: told of Tab, and whether a message was waiting for HQ.
+    init(
+        control: DictationControl, onKey: @escaping @Sendable (DictationTrigger) -> Void = { _ in },
+        onLiveTextNow: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
         self.control = control
         self.onKey = onKey
+        self.onLiveTextNow = onLiveTextNow
     }
 
     func start() {
@@ -32,11 +39,16 @@ final class TerminalKeys: @unchecked Sendable {
                 tcsetattr(STDIN_FILENO, TCSANOW, &settings)
             }
         }
-        let control = self.control, onKey = self.onKey
+        let control = self.control, onKey = self.onKey, onLiveTextNow = self.onLiveTextNow
         let thread = Thread {
-            Self.read(terminal: terminal) { trigger in
-                control.press(trigger)
-                onKey(trigger)
+            Self.read(terminal: terminal) { key in
+                switch key {
+                case .trigger(let trigger):
+                    control.press(trigger)
+                    onKey(trigger)
+                case .liveTextNow:
+                    onLiveTextNow(control.sendLiveTextNow())
+                }
             }
         }
         thread.name = "boxvoice keys"
@@ -50,13 +62,21 @@ final class TerminalKeys: @unchecked Sendable {
         saved = nil
     }
 
-    private static func read(terminal: Bool, press: (DictationTrigger) -> Void) {
+    private enum Key {
+        case trigger(DictationTrigger)
+        case liveTextNow
+    }
+
+    private static func read(terminal: Bool, press: (Key) -> Void) {
         var afterEscape = false
         while let byte = readByte() {
             switch byte {
+            case 0x09:
+                press(.liveTextNow)
+                afterEscape = false
             case 0x0A, 0x0D:
                 // From a pipe, the newline that ends an ESC line is part of that key.
-                if !(afterEscape && !terminal) { press(.enter) }
+                if !(afterEscape && !terminal) { press(.trigger(.enter)) }
                 afterEscape = false
             case 0x1B:
                 if terminal, let next = readByte(within: 30), next == UInt8(ascii: "[") || next == UInt8(ascii: "O") {
@@ -64,7 +84,7 @@ final class TerminalKeys: @unchecked Sendable {
                     while let part = readByte(within: 30), !(0x40...0x7E).contains(part) {}
                     continue
                 }
-                press(.escape)
+                press(.trigger(.escape))
                 afterEscape = true
             default:
                 afterEscape = false

@@ -226,8 +226,9 @@ import Testing
     }
 }
 
-/// A message whose HQ could not reach the box keeps its recording and gets its HQ text before it is sent.
-@Suite struct OwedHQTests {
+/// What a message does while its HQ text is not there: owed until the box is back (its recording kept, HQ redone
+/// before its send), or given up when the user sends the live text now.
+@Suite struct WaitingForHQTests {
     let data = TemporaryDirectory("owed-hq")
 
     private func token(for server: BoxSimServer) throws -> String {
@@ -335,6 +336,39 @@ import Testing
         #expect(box.server.messages.map(\.messageId) == [id.rawValue])
         #expect(box.server.messages.first?.message.contains("Buy oat milk.") == true)
         #expect(try store.message(id)?.text == "Buy oat milk.")
+    }
+
+    /// Tab while HQ is slow: the message is framed with its live text at once, without waiting for the upload.
+    @Test func theUserCanSendTheLiveTextWithoutWaitingForHQ() throws {
+        let box = try SimulatedBox {
+            $0.hq = .slow(3); $0.defaultSession = "s1"
+        }
+        let store = try MessageStore(directory: data.file("store"))
+        let id = try committed(store)
+        let uploading = DispatchSemaphore(value: 0), framed = DispatchSemaphore(value: 0)
+        let events = EventLog()
+        let finisher = MessageFinisher(
+            store: store, box: "home", client: BoxClient(baseURL: box.baseURL, token: try token(for: box.server)),
+            detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary), hqRetryDelays: []
+        ) { event in
+            events.add(event)
+            if case .hq(_, _, .uploading) = event { uploading.signal() }
+            if case .queued = event { framed.signal() }
+        }
+        #expect(!finisher.sendLiveTextNow(), "nothing is waited for yet")
+        finisher.resumeAbandoned {}
+        try #require(uploading.wait(timeout: .now() + 10) == .success)
+        let pressed = Date()
+        #expect(finisher.sendLiveTextNow())
+        try #require(framed.wait(timeout: .now() + 10) == .success)
+        #expect(Date().timeIntervalSince(pressed) < 1.5, "framed at once, not after the 3 s HQ")
+        let message = try #require(try store.message(id))
+        #expect(message.state == .pending && message.text == "buy milk" && !message.hqOwed)
+        #expect(
+            events.all.contains {
+                if case .fallback(MessageFinisher.notWaitedFor, nil, false) = $0 { true } else { false }
+            })
+        finisher.waitUntilIdle()
     }
 
     /// HQ that fails on a box that answers (its HQ broken) is not owed: the message goes out with its live text at

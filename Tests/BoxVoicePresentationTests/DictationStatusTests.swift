@@ -68,6 +68,26 @@ import Testing
             "no code names on screen")
     }
 
+    /// After a send, the area counts the wait for HQ and offers Tab; the message's final text ends both.
+    @Test func anHQWaitIsTimedAndOffersTheLiveTextNow() throws {
+        var view = try status()
+        let sent = Date(timeIntervalSince1970: 1_000)
+        _ = view.apply(.committed(messageId: Self.m), at: sent)
+        _ = view.apply(.hq(messageId: Self.m, index: 1, state: .uploading), at: sent)
+        #expect(view.isAwaitingHQ)
+        let waiting = view.render(width: 120, color: false, now: sent.addingTimeInterval(3.25))
+        #expect(waiting[0].hasSuffix("HQ 1↑  HQ wait 3.2 s"), "\(waiting[0])")
+        #expect(waiting[2].hasSuffix("Enter send · Esc cancel · Tab live text now"))
+        let narrow = view.render(width: 50, color: false, now: sent.addingTimeInterval(12))
+        #expect(narrow.allSatisfy { $0.count <= 50 }, "\(narrow)")
+        #expect(narrow.joined(separator: " ").contains("Tab live text now"))
+        _ = view.apply(.queued(messageId: Self.m, message: "<speech>hi</speech>", text: "hi"))
+        #expect(!view.isAwaitingHQ)
+        let after = view.render(width: 120, color: false, now: sent.addingTimeInterval(4))
+        #expect(!after[0].contains("HQ wait") && !after[2].contains("Tab"))
+        #expect(DictationStatus.liveTextNowAcknowledgement(sent: false) == "Tab: no message is waiting for HQ")
+    }
+
     @Test func keysAreAcknowledgedAtOnceAndTheBoxIsShown() throws {
         var view = try status()
         view.box = "bee-box"
