@@ -1,10 +1,10 @@
 import BoxVoiceCore
 import Foundation
 
-/// Enter, Esc and Tab (send the live text now, without waiting for HQ) from standard input, for a running dictation. On a terminal the line discipline is switched to
-/// byte-at-a-time without echo (signals stay on, so Ctrl-C still stops) and put back by `restore()`; arrow keys and
-/// other escape sequences are swallowed rather than read as Esc. From a pipe, a newline is Enter and an ESC byte is
-/// Esc, so scripts and tests can press keys too.
+/// Enter, Esc and Tab (send the live text now, without waiting for HQ) from standard input, for a running dictation.
+/// On a terminal the line discipline is switched to byte-at-a-time without echo (signals stay on, so Ctrl-C still
+/// stops) and put back by `restore()`; arrow keys and other escape sequences are swallowed rather than read as Esc.
+/// From a pipe, a newline is Enter, an ESC byte is Esc and a tab is Tab, so scripts and tests can press keys too.
 final class TerminalKeys: @unchecked Sendable {
     // @unchecked: `saved` is set by `start` and cleared by `restore`, both on the command's thread; the reader
     // thread never touches it.
