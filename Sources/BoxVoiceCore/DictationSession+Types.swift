@@ -110,6 +110,8 @@ extension DictationSession {
     public enum Event: Sendable, Equatable {
         /// About ten times a second of audio: where the recording is and how loud it is, for a level meter.
         case level(elapsed: Double, dBFS: Double)
+        /// The microphone is closed: what was committed is still being finished (HQ, delivery) before the run ends.
+        case listeningEnded
         case partial(String)
         case final(String)
         case keyword(action: KeywordAction, phrase: String, at: Double)

@@ -154,6 +154,7 @@ public final class DictationSession: Sendable {
             // The microphone closes once hearing is over, not after HQ and delivery: what it would take meanwhile
             // belongs to no message.
             road.stop()
+            onEvent(.listeningEnded)
             finisher.waitUntilIdle()
             if let run = state.run { awaitSession(of: run, worker: worker) }
             worker.finish()

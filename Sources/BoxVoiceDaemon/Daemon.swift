@@ -190,6 +190,9 @@ public final class Daemon: Sendable {
                     configuration: dictation, detector: configuration.detector, store: configuration.store
                 ) { event in
                     if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) {
+                        // The turn's end is told once: when its microphone closes, or (a turn that failed before
+                        // it listened) when it is over.
+                        if case .ended = told { turnBox.withLock { $0 = nil } }
                         configuration.feedback(told)
                     }
                     guard let record = EventRecord(event) else { return }
@@ -209,7 +212,11 @@ public final class Daemon: Sendable {
             },
             onEnd: { [self] error in
                 log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
-                if let box = turnBox.withLock({ $0 }) { configuration.feedback(.ended(box: box)) }
+                let untold = turnBox.withLock { box in
+                    defer { box = nil }
+                    return box
+                }
+                if let box = untold { configuration.feedback(.ended(box: box)) }
                 broadcast(EventRecord(.idle))
             })
         // The control socket first: a second daemon must stop here, before it subscribes to any box.

@@ -17,6 +17,8 @@ public struct DictationStatus: Sendable {
     /// HQ state per segment number of the latest message that has any.
     public private(set) var hq: [Int: DictationSession.HQState] = [:]
     private var hqMessage: MessageID?
+    /// The microphone closed: the area's dot is hollow, nothing is being recorded.
+    public private(set) var microphoneClosed = false
     /// Messages committed whose final text is still to come (HQ awaited), and since when.
     private var awaitingHQ: [MessageID: Date] = [:]
 
@@ -102,6 +104,9 @@ public struct DictationStatus: Sendable {
         case .level(let elapsed, let dBFS):
             self.elapsed = elapsed
             self.dBFS = dBFS
+        case .listeningEnded:
+            microphoneClosed = true
+            return ["microphone closed: finishing what was said"]
         case .partial(let text):
             partial = text
         case .final(let text):
@@ -191,7 +196,10 @@ public struct DictationStatus: Sendable {
     /// The status area, each line at most `width` columns. `color` adds ANSI colour (the recording dot, the meter).
     /// - Parameter now: the time an HQ wait is measured to.
     public func render(width: Int, color: Bool, now: Date = Date()) -> [String] {
-        let dot = color ? "\u{1B}[31m●\u{1B}[0m" : "●"
+        // Both colour codes take nine characters and no columns (see the width cut below).
+        let dot =
+            microphoneClosed
+            ? (color ? "\u{1B}[90m○\u{1B}[0m" : "○") : (color ? "\u{1B}[31m●\u{1B}[0m" : "●")
         var first =
             "\(dot) \(Self.clock(elapsed))\(box.map { " → \($0)" } ?? "")  \(Self.meter(dBFS))  segments \(segments)"
         if behind >= 1 { first += "  live \(Self.seconds(behind)) behind" }

@@ -9,7 +9,10 @@ import Foundation
 /// field's name or type; a field an event does not carry is absent, never an empty sentinel.
 public struct EventRecord: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        case listening, idle, partial, final, keyword, segment, hq, fallback, committed, checked, awaiting
+        case listening
+        /// The microphone closed; the run finishes what was committed (HQ, delivery), then `idle`.
+        case listeningEnded = "listening-ended"
+        case idle, partial, final, keyword, segment, hq, fallback, committed, checked, awaiting
         case notTaken = "not-taken"
         case queued
         /// A message held while the box was away got its HQ text before its send (`message`, `text` as for `queued`).
@@ -78,6 +81,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public init?(_ event: DictationSession.Event) {
         switch event {
         case .level: return nil
+        case .listeningEnded: self.init(Kind.listeningEnded)
         case .partial(let text): self.init(.partial); self.text = text
         case .final(let text): self.init(.final); self.text = text
         case .keyword(let action, let phrase, let at):

@@ -9,6 +9,7 @@ public enum FollowView {
         let id = event.messageId?.rawValue ?? ""
         switch event.event {
         case .listening: return "listening"
+        case .listeningEnded: return "microphone closed: finishing what was said"
         case .final: return event.text.map { "… " + $0 }
         case .keyword: return "heard \"\(event.phrase ?? "")\" (\(words(event.action)))"
         case .committed: return "kept: the message is safe in the outbox"
@@ -37,15 +38,17 @@ public enum FollowView {
     /// The status-bar state after `event`: recording while a turn hears, holding while a message waits for the box,
     /// failed after a refusal, idle otherwise; stopped while no daemon runs.
     public enum BarState: String, Sendable, Equatable {
-        case idle, recording, holding, failed, stopped
+        case idle, recording, sending, holding, failed, stopped
     }
 
     public static func state(after event: EventRecord, from current: BarState) -> BarState {
         switch event.event {
-        case .listening, .partial, .final, .keyword, .segment, .hq, .committed: .recording
+        case .listening, .partial, .final, .keyword, .segment, .committed: .recording
+        case .hq: current == .sending ? .sending : .recording
+        case .listeningEnded: .sending
         case .postponed, .held: .holding
         case .failed: .failed
-        case .idle: current == .recording ? .idle : current
+        case .idle: current == .recording || current == .sending ? .idle : current
         case .delivered: current == .holding ? .idle : current
         default: current
         }
@@ -57,6 +60,7 @@ public enum FollowView {
             switch state {
             case .idle: ("", "boxvoice: idle")
             case .recording: ("● dictating", "boxvoice: dictating (toggle to send)")
+            case .sending: ("↑ sending", "boxvoice: the microphone is closed; the message is being transcribed and sent")
             case .holding: ("⏸ held", "boxvoice: a message waits in the outbox for the box")
             case .failed: ("✗ not sent", "boxvoice: the box refused a message; `boxvoice outbox` lists it")
             case .stopped: ("○ off", "boxvoice: no daemon is running (`systemctl --user start boxvoice`)")

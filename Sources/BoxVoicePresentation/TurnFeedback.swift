@@ -22,7 +22,8 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
         switch self {
         case .started(let box):
             ("Dictating to \(box)", "Speak, then say a send command or press the hotkey again.", .low)
-        case .ended(let box): ("Stopped dictating to \(box)", "The microphone is closed.", .low)
+        case .ended(let box):
+            ("Stopped dictating to \(box)", "The microphone is closed; what you said is being sent.", .low)
         case .couldNotStart(let reason): ("Could not start dictating", reason, .critical)
         case .delivered(let box, let text): ("Sent to \(box)", text, .normal)
         case .held(let box, let reason):
@@ -58,6 +59,8 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
         -> TurnFeedbackEvent?
     {
         switch event {
+        case .listeningEnded:
+            return .ended(box: box)
         case .queued(let id, _, let text):
             texts.withLock { $0[id] = SpeechFraming.asSaid(text) }
             return nil

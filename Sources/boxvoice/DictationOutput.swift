@@ -157,6 +157,7 @@ extension DictationOutput.Screen {
     mutating func plain(_ event: DictationSession.Event) {
         switch event {
         case .level, .partial, .segment, .hearingBehind: break
+        case .listeningEnded: status.apply(event).forEach(Console.err)
         case .uploadCodec(let format, let reason):
             Console.err("HQ uploads go as \(format == .opus ? "Opus" : "WAV"): \(reason)")
         case .final(let text): Console.out("… \(text)")

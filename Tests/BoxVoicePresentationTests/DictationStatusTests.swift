@@ -88,6 +88,15 @@ import Testing
         #expect(DictationStatus.liveTextNowAcknowledgement(sent: false) == "Tab: no message is waiting for HQ")
     }
 
+    /// After the microphone closes the dot is hollow: nothing more is recorded while the last message is finished.
+    @Test func aClosedMicrophoneIsShownAsSuch() throws {
+        var view = try status()
+        #expect(view.render(width: 80, color: false)[0].hasPrefix("● "))
+        #expect(view.apply(.listeningEnded) == ["microphone closed: finishing what was said"])
+        #expect(view.render(width: 80, color: false)[0].hasPrefix("○ "))
+        #expect(view.render(width: 80, color: true)[0].hasPrefix("\u{1B}[90m○\u{1B}[0m "))
+    }
+
     @Test func keysAreAcknowledgedAtOnceAndTheBoxIsShown() throws {
         var view = try status()
         view.box = "bee-box"

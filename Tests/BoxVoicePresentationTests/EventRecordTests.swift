@@ -15,7 +15,7 @@ import Testing
         report.adoptedDrafts = [id]
         report.repairedFiles = 2
         return [
-            .partial("buy"), .final("buy milk"), .keyword(action: .send, phrase: "x", at: 3.25),
+            .partial("buy"), .final("buy milk"), .listeningEnded, .keyword(action: .send, phrase: "x", at: 3.25),
             .segment(index: 1, seconds: 60), .hq(messageId: id, index: 1, state: .uploading),
             .hq(messageId: id, index: 2, state: .retrying(attempt: 3)),
             .hq(messageId: id, index: 3, state: .failed(nil)),

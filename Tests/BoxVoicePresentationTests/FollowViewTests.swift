@@ -76,4 +76,26 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(FollowView.bar(.recording).utf8)) as? [String: String])
         #expect(line["class"] == "recording" && line["text"] == "● dictating" && line["tooltip"] != nil)
     }
+
+    /// Once the turn's microphone closes the bar says the message is being sent, not that it is still recording.
+    @Test func theEndOfATurnLooksLikeSendingNotRecording() throws {
+        func next(_ state: FollowView.BarState, _ json: String) throws -> FollowView.BarState {
+            FollowView.state(after: try #require(EventRecord(line: json)), from: state)
+        }
+        var state = try next(.idle, #"{"event":"listening"}"#)
+        state = try next(state, #"{"event":"committed","messageId":"\#(Self.id)"}"#)
+        #expect(state == .recording)
+        state = try next(state, #"{"event":"listening-ended"}"#)
+        #expect(state == .sending)
+        state = try next(state, #"{"event":"hq","messageId":"\#(Self.id)","segment":1,"state":"uploading"}"#)
+        #expect(state == .sending, "HQ after the microphone closed is part of sending")
+        state = try next(state, #"{"event":"idle"}"#)
+        #expect(state == .idle)
+        #expect(
+            FollowView.line(try #require(EventRecord(line: #"{"event":"listening-ended"}"#)))
+                == "microphone closed: finishing what was said")
+        let bar = try #require(
+            try JSONSerialization.jsonObject(with: Data(FollowView.bar(.sending).utf8)) as? [String: String])
+        #expect(bar["class"] == "sending" && bar["text"] == "↑ sending")
+    }
 }
