@@ -60,7 +60,7 @@ public enum FollowView {
             switch state {
             case .idle: ("", "boxvoice: idle")
             case .recording: ("● dictating", "boxvoice: dictating (toggle to send)")
-            case .sending: ("↑ sending", "boxvoice: the microphone is closed; the message is being transcribed and sent")
+            case .sending: ("↑ sending", "boxvoice: microphone closed; the message is being transcribed and sent")
             case .holding: ("⏸ held", "boxvoice: a message waits in the outbox for the box")
             case .failed: ("✗ not sent", "boxvoice: the box refused a message; `boxvoice outbox` lists it")
             case .stopped: ("○ off", "boxvoice: no daemon is running (`systemctl --user start boxvoice`)")
