@@ -17,6 +17,15 @@ public struct VoiceCalibration: Sendable {
         public var heardCleaned: CalibrationTrial.Score?
     }
 
+    /// Where a calibration is, for a user watching it run for minutes.
+    public enum Step: Sendable, Equatable {
+        /// Adapting the acoustic model to the takes (sphinxtrain).
+        case adapting
+        case tuning(SpotterCalibration.TuningStep)
+        /// Hearing every recording through the whole live path, as captured or cleaned, to choose between them.
+        case hearing(cleaned: Bool)
+    }
+
     public let defaults: SpotterCalibration
     public let trial: CalibrationTrial
     public var adaptationTools = AcousticAdaptation.Tools()
@@ -42,11 +51,15 @@ public struct VoiceCalibration: Sendable {
     /// - Parameter adaptationPath: where the adaptation goes (replaced; removed if none could be made). It is made
     ///   beside it and moved into place only when the whole calibration has succeeded, so a dictation starting
     ///   meanwhile, or a calibration that fails, never pairs a new adaptation with thresholds not tuned for it.
-    public func run(takes: CalibrationTakes, talk: [[Int16]], adaptationPath: String) throws -> Result {
+    /// - Parameter progress: told as each step begins.
+    public func run(
+        takes: CalibrationTakes, talk: [[Int16]], adaptationPath: String, progress: @escaping (Step) -> Void = { _ in }
+    ) throws -> Result {
         let pending = adaptationPath + ".new"
         defer { try? FileManager.default.removeItem(atPath: pending) }
         var adaptation: String?
         var failure: AcousticAdaptation.Failure?
+        progress(.adapting)
         do {
             try AcousticAdaptation.estimate(
                 from: takes.phrases.flatMap { entry in
@@ -60,8 +73,11 @@ public struct VoiceCalibration: Sendable {
         let folder = try PrivateTemporaryFolder.make("calibration-trial")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var asCaptured: CalibrationTrial.Score?, cleaned: CalibrationTrial.Score?
-        let calibrated = try defaults.adapted(adaptation).calibrate(takes: takes, talk: talk) { rawList, cleanedList in
+        let calibrated = try defaults.adapted(adaptation).calibrate(
+            takes: takes, talk: talk, progress: { progress(.tuning($0)) }
+        ) { rawList, cleanedList in
             func score(_ list: [SpotterCalibration.Phrase], _ frontEnd: FrontEndUse) throws -> CalibrationTrial.Score {
+                progress(.hearing(cleaned: frontEnd == .on))
                 let file = folder + "/phrases-\(frontEnd.rawValue).txt"
                 try SpotterCalibration.render(list, header: "trial").write(
                     toFile: file, atomically: true, encoding: .utf8)
@@ -86,5 +102,18 @@ public struct VoiceCalibration: Sendable {
         return Result(
             calibrated: calibrated, adaptation: adaptation.map { _ in adaptationPath }, adaptationFailure: failure,
             heardAsCaptured: asCaptured, heardCleaned: cleaned)
+    }
+}
+
+extension VoiceCalibration.Step: CustomStringConvertible {
+    /// The step in words for the user.
+    public var description: String {
+        switch self {
+        case .adapting: "adapting the acoustic model to your voice and microphone …"
+        case .tuning(let step):
+            "tuning \"\(step.phrase)\" (\(step.number) of \(step.of)\(step.cleaned ? ", noise-suppressed" : "")) …"
+        case .hearing(let cleaned):
+            "hearing every recording through the live path\(cleaned ? " with noise suppression" : " as captured") …"
+        }
     }
 }

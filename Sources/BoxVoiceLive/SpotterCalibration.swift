@@ -59,14 +59,20 @@ public struct SpotterCalibration: Sendable {
     ///   - talk: 16 kHz recordings of ordinary speech with no command in it.
     ///   - margin: how many powers of ten more lenient than the chosen threshold must still not fire on the talk.
     ///   - cleaned: tune for the live path heard through this front end (each recording cleaned as it would be).
+    /// - Parameter progress: told as each phrase's tuning starts (a calibration from files runs for minutes).
     public func tune(
         takes: CalibrationTakes, talk: [[Int16]], exponents: [Int] = Self.exponents, margin: Int = Self.margin,
-        cleaned: SpeechFrontEnd.Settings? = nil
+        cleaned: SpeechFrontEnd.Settings? = nil, progress: (TuningStep) -> Void = { _ in }
     ) throws -> (phrases: [Phrase], outcomes: [Outcome]) {
         if let cleaned {
             func clean(_ samples: [Int16]) throws -> [Int16] { try SpeechFrontEnd(settings: cleaned).process(samples) }
             return try tune(
-                takes: try takes.mapRecordings(clean), talk: talk.map(clean), exponents: exponents, margin: margin)
+                takes: try takes.mapRecordings(clean), talk: talk.map(clean), exponents: exponents, margin: margin
+            ) { step in
+                var step = step
+                step.cleaned = true
+                progress(step)
+            }
         }
         let folder = try PrivateTemporaryFolder.make("calibrate")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -76,9 +82,14 @@ public struct SpotterCalibration: Sendable {
             toFile: small.dictionary, atomically: true, encoding: .utf8)
         var tuned = phrases
         var outcomes: [Outcome] = []
+        let tunable = phrases.filter { !takes.recordings(of: $0.phrase).isEmpty }.map(\.phrase)
         for (index, entry) in phrases.enumerated() {
             let own = takes.recordings(of: entry.phrase)
             guard !own.isEmpty else { continue }
+            progress(
+                TuningStep(
+                    phrase: entry.phrase, number: (tunable.firstIndex(of: entry.phrase) ?? 0) + 1, of: tunable.count,
+                    cleaned: false))
             let others = talk + takes.all(except: entry.phrase)
             func score(_ threshold: String) throws -> (found: Int, false: Int) {
                 let list = folder + "/phrase.txt"
@@ -164,18 +175,34 @@ public struct SpotterCalibration: Sendable {
     /// Tunes for the audio as captured and, in a noisy room, for it as the front end cleans it. The front end is
     /// chosen by `prefersCleaned` (given the two tuned lists), or without it when the spotter alone finds more of the
     /// takes cleaned. In a quiet room it is not tried (it costs clean speech).
+    /// One phrase's tuning begins: its `number` of `of`, on the recordings as captured or as cleaned.
+    public struct TuningStep: Sendable, Equatable {
+        public var phrase: String
+        public var number: Int
+        public var of: Int
+        public var cleaned: Bool
+
+        public init(phrase: String, number: Int, of: Int, cleaned: Bool) {
+            self.phrase = phrase
+            self.number = number
+            self.of = of
+            self.cleaned = cleaned
+        }
+    }
+
     public func calibrate(
         takes: CalibrationTakes, talk: [[Int16]],
+        progress: (TuningStep) -> Void = { _ in },
         prefersCleaned: ((_ raw: [Phrase], _ cleaned: [Phrase]) throws -> Bool)? = nil
     ) throws -> Calibrated {
         let recordings = talk + takes.all  // the band is judged over the sequence
         let snr = Self.signalToNoise(recordings)
         let bandLimited = Self.isBandLimited(recordings)
         let base = startingFrom(narrowband: bandLimited)
-        let raw = try base.tune(takes: takes, talk: talk)
+        let raw = try base.tune(takes: takes, talk: talk, progress: progress)
         let cleaned =
             snr < Self.noiseSuppressionBelowSNR
-            ? try base.tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings()) : nil
+            ? try base.tune(takes: takes, talk: talk, cleaned: SpeechFrontEnd.Settings(), progress: progress) : nil
         let foundCleaned = cleaned.map { Self.found($0.outcomes) }
         let preference = try cleaned.flatMap { cleaned in try prefersCleaned?(raw.phrases, cleaned.phrases) }
         let cleans = cleaned != nil && (preference ?? ((foundCleaned ?? 0) > Self.found(raw.outcomes)))

@@ -95,8 +95,13 @@ enum CalibrateCommand: Command {
                 + "\(phraseTakes.count) take(s) and \(talk.count) talk recording(s) …")
         let trial = CalibrationTrial(
             detector: try ModelsDirectory.keywordDetector(override: nil), dictionaryCache: Paths.cacheDirectory)
+        let started = Date()
         let result = try VoiceCalibration(defaults: calibration, trial: trial).run(
-            takes: phraseTakes, talk: talk, adaptationPath: Paths.voiceAdaptation)
+            takes: phraseTakes, talk: talk, adaptationPath: Paths.voiceAdaptation
+        ) { step in
+            let seconds = Int(Date().timeIntervalSince(started))
+            Console.err(String(format: "[%02d:%02d] ", seconds / 60, seconds % 60) + step.description)
+        }
         let calibrated = result.calibrated
         if let failure = result.adaptationFailure {
             Console.err("\(failure); the thresholds are tuned for the acoustic model as shipped")

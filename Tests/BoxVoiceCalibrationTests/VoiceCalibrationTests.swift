@@ -73,8 +73,14 @@ import Testing
         calibration.adaptationTools.baumWelch = "/nonexistent/bw"
         let noisy = try SpeechConversion.recognizerSamples(
             from: Noise.clip("cancel-forget-it.wav", snr: 40, seed: 3), rate: 48_000)
+        var steps: [VoiceCalibration.Step] = []
         let result = try calibration.run(
-            takes: ["cancel message": [noisy]], talk: [try Self.clip("none-weather.wav")], adaptationPath: old)
+            takes: ["cancel message": [noisy]], talk: [try Self.clip("none-weather.wav")], adaptationPath: old
+        ) { steps.append($0) }
+        // Each step is told as it begins: a calibration from files once ran minutes under one line.
+        #expect(steps.first == .adapting)
+        #expect(steps.contains(.tuning(.init(phrase: "cancel message", number: 1, of: 1, cleaned: false))))
+        #expect(steps.map(\.description).allSatisfy { !$0.isEmpty && $0.hasSuffix("…") })
         #expect(result.adaptation == nil)
         #expect(result.adaptationFailure?.code == .toolMissing)
         #expect(!FileManager.default.fileExists(atPath: old))
