@@ -12,7 +12,10 @@ SAMPLE_TOOLS := flite sox
 # sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh).
 BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts espeak-ng
 # Only `make deb` needs these.
-DEB_TOOLS := dpkg-dev lintian binutils
+DEB_TOOLS := dpkg-dev lintian binutils patchelf
+# Only `make check-readme` needs these beyond the others: GNOME's media-keys schema (for the README's gsettings
+# binding, with GLib's keyfile backend), gsettings itself, and a compiler for its notification recorder.
+FIRST_HOUR_TOOLS := gnome-settings-daemon-common libglib2.0-bin gcc
 
 SWIFT_BUILD_FLAGS ?=
 PREFIX ?= /usr/local
@@ -28,7 +31,7 @@ export PKG_CONFIG_PATH := $(HEARING)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG
 HEARING_LINK := -Xlinker -rpath -Xlinker $(HEARING)/lib -Xlinker -rpath -Xlinker '$$ORIGIN/../lib/boxvoice'
 BIN_DEBUG = $$(swift build --show-bin-path)/boxvoice
 
-.PHONY: setup build build-tests demo test bench samples clean release install uninstall deb
+.PHONY: setup build build-tests demo test bench samples clean release install uninstall deb check-readme
 
 ## setup: install the Debian packages the project needs (idempotent; quiet when all are present)
 setup:
@@ -51,6 +54,12 @@ test: build-tests
 	@# The test binary runs directly: `swift test` relays its output through a pipe and was seen to drop the last
 	@# lines of a long run (the summary among them). Every test is swift-testing; there is no XCTest pass to miss.
 	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/boxvoicePackageTests.xctest" --testing-library swift-testing
+	@$(MAKE) --no-print-directory check-readme
+
+## check-readme: the README's quick start run as written, as a new user's first hour (scripts/check-readme.sh)
+check-readme: setup
+	@scripts/apt-ensure.sh $(FIRST_HOUR_TOOLS) $(DEB_TOOLS)
+	@scripts/check-readme.sh
 
 ## bench: measure against the named baselines and write BENCHMARKS.md (release build, Swift runtime linked
 ## statically as a shipped binary would be: it starts in ~5 ms instead of ~15 ms)

@@ -14,6 +14,12 @@ mkdir -p "$stage/DEBIAN"
 "$root/scripts/install.sh" "$bin_dir" "$stage" /usr >/dev/null
 rm -f "$stage/usr/share/boxvoice/installed-files"  # dpkg keeps its own list
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/boxvoice" "$stage/usr/bin/boxsim"
+# The hearing libraries ship stripped too, and the binaries look for them only beside themselves: the build folder's
+# path (which the build links in so the checkout's programs run) has no place in a package.
+for library in "$stage"/usr/lib/boxvoice/lib*.so*; do
+    [ -L "$library" ] || strip --strip-unneeded --remove-section=.comment "$library"
+done
+patchelf --set-rpath '$ORIGIN/../lib/boxvoice' "$stage/usr/bin/boxvoice" "$stage/usr/bin/boxsim"
 doc=$stage/usr/share/doc/boxvoice
 install -d "$doc"
 cat >"$doc/copyright" <<COPYRIGHT

@@ -77,6 +77,9 @@ public final class Daemon: Sendable {
         public var pairingCheckInterval: TimeInterval = 1
         /// Told when a turn starts, ends, delivers, is held or refused (notifications, sounds).
         public var feedback: @Sendable (TurnFeedbackEvent) -> Void = { _ in }
+        /// Called once the control socket takes commands (the user unit is `Type=notify`: systemd, and a `boxvoice
+        /// status` run right after `systemctl --user enable --now`, wait for this moment).
+        public var ready: @Sendable () -> Void = {}
         /// Asked at each turn: a spoken send also ends the turn (the microphone closes) instead of listening on.
         public var closeAfterSend: @Sendable () -> Bool = { false }
         /// Asked every second: keep the microphone open between turns, holding `preRollSeconds` in memory only, so a
@@ -243,6 +246,7 @@ public final class Daemon: Sendable {
         control.withLock { $0 = server }
         refreshPairing(initial: true)
         log("control socket \(configuration.controlSocket); Ctrl-C to stop")
+        configuration.ready()
         var nextDelivery = Date()
         var nextPairingCheck = Date().addingTimeInterval(configuration.pairingCheckInterval)
         while !stop.isRequested {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
 
 static int fail(int r, const sd_bus_error *bus_error, char *error, size_t size) {
     if (error && size > 0) {
@@ -134,3 +135,5 @@ int bv_bus_process(sd_bus *bus, uint64_t timeout_us) {
     r = sd_bus_wait(bus, timeout_us);
     return r < 0 ? r : 0;
 }
+
+int bv_notify_ready(void) { return sd_notify(0, "READY=1"); }

@@ -111,7 +111,14 @@ func main() {
         exit(response.status == 200 ? 0 : 1)
 
     case "pair-link", "messages", "transcriptions":
-        let (base, host, port) = running()
+        // `boxsim serve --data DIR &` then `boxsim pair-link --data DIR` at once (as the README does it): the server
+        // may still be starting, its address file not yet written (or left by the last one). Asked again for up to
+        // 10 s while nothing answers.
+        let patience = Date().addingTimeInterval(option("--url") == nil ? 10 : 0)
+        while option("--url") == nil, !FileManager.default.fileExists(atPath: data + "/boxsim.url"), Date() < patience {
+            usleep(100_000)
+        }
+        var (base, host, port) = running()
         var query: [String] = []
         // Only pair-link takes these (asking another command for an option it does not declare is a programming error).
         for name in ["label", "session"] where command == "pair-link" {
@@ -121,9 +128,20 @@ func main() {
         }
         let path = command == "pair-link" ? "pair-link" : command
         let url = "http://\(host):\(port)/boxsim/\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        let request = HTTPRequest(method: command == "pair-link" ? .post : .get, url: url)
+        var request = HTTPRequest(method: command == "pair-link" ? .post : .get, url: url)
         do {
-            let response = try HTTPTransfer.perform(request)
+            var answer: HTTPResponse?
+            while answer == nil {
+                do {
+                    answer = try HTTPTransfer.perform(request)
+                } catch where error.kind == .connect && Date() < patience {
+                    usleep(100_000)
+                    (base, host, port) = running()
+                    request.url = "http://\(host):\(port)/boxsim/\(path)"
+                        + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+                }
+            }
+            let response = answer!
             guard response.status == 200 else { fail("boxsim answered HTTP \(response.status)") }
             if command == "pair-link",
                 let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],

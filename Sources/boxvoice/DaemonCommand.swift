@@ -3,6 +3,7 @@ import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceCore
 import BoxVoiceDaemon
+import BoxVoiceDesktop
 import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceStore
@@ -95,6 +96,7 @@ enum DaemonCommand: Command {
         configuration.debug = debug
         let desktop = DesktopFeedback(alsaConfig: alsaConfig ?? initial.alsaConfig, settings: settings, log: log)
         configuration.feedback = { desktop.tell($0) }
+        configuration.ready = { ServiceManager.ready() }
         configuration.closeAfterSend = { settings().closeAfterSend }
         configuration.voiceAdaptation = { ModelsDirectory.voiceAdaptation() }
         configuration.preRoll = { settings().preRoll }

@@ -25,6 +25,9 @@ typedef void (*bv_notify_record)(void *context, const char *app, const char *sum
 int bv_serve_notifications(sd_bus *bus, bv_notify_record record, void *context, void **server_out, char *error,
                            size_t error_size);
 void bv_serve_notifications_end(void *server);
+/// Tells the service manager the service is ready (sd_notify READY=1); 0 without one ($NOTIFY_SOCKET unset), 1 when
+/// told, or a negative errno.
+int bv_notify_ready(void);
 /// Processes what is waiting on `bus`, then waits up to `timeout_us` for more; 0 or a negative errno.
 int bv_bus_process(sd_bus *bus, uint64_t timeout_us);
 
