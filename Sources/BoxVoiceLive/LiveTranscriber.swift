@@ -167,12 +167,13 @@ public final class LiveTranscriber {
         public var cleans = false
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
-        /// How Whisper searches each utterance for its words: five sequences side by side. On the development clips
-        /// (never the held-out ones) greedy heard 77 of 80 commands in telephone, laptop, pink, white and babble
-        /// conditions and the beam 80; on the English prompts 7.9 % word error against 8.3 %, for about a tenth
-        /// more CPU (BENCHMARKS.md, "Hearing"). The crash a beam run once met was whisper.cpp's alignment on a
-        /// window under 0.14 s, greedy or beam alike (`WhisperModel.paddedForAlignment`).
-        public var search = WhisperModel.Search.beam(5)
+        /// How Whisper searches each utterance for its words: greedily. A beam of five heard more commands on the
+        /// development clips (80 of 80 in telephone, laptop, pink, white and babble conditions against 77) and wrote
+        /// fewer wrong words (7.9 % against 8.3 % on the English prompts), but on a quarter of the Russian prompts it
+        /// wrote "Send message" five times where greedy did once, and it took a command 1.01 s after its utterance
+        /// (median) against 0.77 s, for a quarter more CPU (BENCHMARKS.md, "Hearing"). A false send is worse than a
+        /// missed one: the beam stays for the probe.
+        public var search = WhisperModel.Search.greedy
         /// What a short utterance is decoded with (`UtteranceEnds.transcribe`).
         public var context = Context()
         /// Whisper's own no-speech estimate over which an utterance is taken for noise.
