@@ -170,7 +170,7 @@ public final class LiveTranscriber {
         /// How Whisper searches each utterance for its words: greedily. A beam of five heard more commands on the
         /// development clips (80 of 80 in telephone, laptop, pink, white and babble conditions against 77) and wrote
         /// fewer wrong words (7.9 % against 8.3 % on the English prompts), but on a quarter of the Russian prompts it
-        /// wrote "Send message" five times where greedy did once, and it took a command 1.01 s after its utterance
+        /// wrote the send command five times where greedy did once, and it took a command 1.01 s after its utterance
         /// (median) against 0.77 s, for a quarter more CPU (BENCHMARKS.md, "Hearing"). A false send is worse than a
         /// missed one: the beam stays for the probe.
         public var search = WhisperModel.Search.greedy
