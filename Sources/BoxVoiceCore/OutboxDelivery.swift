@@ -75,11 +75,10 @@ public struct OutboxDelivery: Sendable {
                 var message = due
                 var lease: RecordingLease?
                 if message.hqOwed, finisher != nil {
-                    switch store.leaseRecording(of: message) {
-                    case .taken(let mine): lease = mine
-                    case .missing: break  // no recording left to hear again: it goes as framed
-                    case .busy: return reports  // another process redoes it (and sends it); those after it wait
-                    }
+                    // Held elsewhere (the run that recorded it is still finishing it, or another process redoes it):
+                    // read without it. A recording owed HQ is neither compressed nor evicted, and two redos of one
+                    // message cost an upload, never a duplicate (the box deduplicates by id).
+                    if case .taken(let mine) = store.leaseRecording(of: message) { lease = mine }
                 }
                 let sent = Result { () throws(BoxFailure) -> Wire.SendAcceptance? in
                     if let finisher, message.hqOwed {

@@ -293,6 +293,8 @@ import Testing
         let sent = try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(box.server.messages.map(\.messageId) == [id])
+        // Its HQ, refused with the old token too, was redone from its recording before the send.
+        #expect(box.server.messages.first?.message.contains("boxsim heard") == true, "\(box.server.messages)")
         #expect(
             try Run.process(Run.boxvoice, ["recordings", "--json", "--box", name], environment: env).stdout.contains(id)
         )
