@@ -82,14 +82,13 @@ public struct SpotterCalibration: Sendable {
             toFile: small.dictionary, atomically: true, encoding: .utf8)
         var tuned = phrases
         var outcomes: [Outcome] = []
-        let tunable = phrases.filter { !takes.recordings(of: $0.phrase).isEmpty }.map(\.phrase)
+        let tunable = phrases.filter { !takes.recordings(of: $0.phrase).isEmpty }.count
+        var number = 0
         for (index, entry) in phrases.enumerated() {
             let own = takes.recordings(of: entry.phrase)
             guard !own.isEmpty else { continue }
-            progress(
-                TuningStep(
-                    phrase: entry.phrase, number: (tunable.firstIndex(of: entry.phrase) ?? 0) + 1, of: tunable.count,
-                    cleaned: false))
+            number += 1
+            progress(TuningStep(phrase: entry.phrase, number: number, of: tunable, cleaned: false))
             let others = talk + takes.all(except: entry.phrase)
             func score(_ threshold: String) throws -> (found: Int, false: Int) {
                 let list = folder + "/phrase.txt"

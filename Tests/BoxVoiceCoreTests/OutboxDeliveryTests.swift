@@ -23,13 +23,7 @@ import Testing
         return recording.id
     }
 
-    private func token(for server: BoxSimServer) throws -> String {
-        let ticket = try #require(try PairingLink.parse(server.mintPairingLink()).pairingToken)
-        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(
-            pairingToken: ticket, deviceLabel: "delivery")
-        Secrets.register(token)
-        return token
-    }
+    private func token(for server: BoxSimServer) throws -> String { try deviceToken(for: server, label: "delivery") }
 
     /// A draft nobody said a word in (its audio silence, and HQ hears nothing either) was sent as an empty message.
     @Test func aDraftWithNoWordsIsNotSentAndStaysADraft() throws {
@@ -231,13 +225,7 @@ import Testing
 @Suite struct WaitingForHQTests {
     let data = TemporaryDirectory("owed-hq")
 
-    private func token(for server: BoxSimServer) throws -> String {
-        let ticket = try #require(try PairingLink.parse(server.mintPairingLink()).pairingToken)
-        let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(
-            pairingToken: ticket, deviceLabel: "owed-hq")
-        Secrets.register(token)
-        return token
-    }
+    private func token(for server: BoxSimServer) throws -> String { try deviceToken(for: server, label: "owed-hq") }
 
     /// A message committed with a second of recorded audio and its live text, awaiting HQ; the run is over.
     private func committed(_ store: MessageStore) throws -> MessageID {
@@ -390,6 +378,14 @@ import Testing
         }
         #expect(box.server.messages.first?.message.contains("buy milk") == true)
     }
+}
+
+/// A device token from `server`, redeemed as a box's own pairing link would be, and registered for the leak scan.
+private func deviceToken(for server: BoxSimServer, label: String) throws -> String {
+    let ticket = try #require(try PairingLink.parse(server.mintPairingLink()).pairingToken)
+    let token = try BoxClient(baseURL: server.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: label)
+    Secrets.register(token)
+    return token
 }
 
 /// Events a courier or session reported, from any thread.
