@@ -112,12 +112,19 @@ extension DictationSession {
                 // Only the new words can complete a command (the message ends at each one), so this costs the
                 // utterance, not the hour of dictation before it.
                 let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-                if let found, utterance.commandIsSpottedOnly,
-                    let check = early ?? session.askSecondOpinion(found, utterance, state: state)
-                {
-                    session.onEvent(.final(utterance.text))
-                    state.pending = (check, [], false)
-                    return
+                if let found, utterance.commandIsSpottedOnly || utterance.commandIsUnsure {
+                    if let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
+                        session.onEvent(.final(utterance.text))
+                        state.pending = (check, [], false)
+                        return
+                    }
+                    if utterance.commandIsUnsure {
+                        // Nobody to confirm a command Whisper was unsure of: its words are taken as not heard.
+                        if !utterance.recognized.isEmpty { session.onEvent(.final(utterance.recognized)) }
+                        session.onEvent(.commandUnsure(action: found.action))
+                        try hearWithoutCommand(utterance, message: &message)
+                        return
+                    }
                 }
                 session.onEvent(.final(utterance.text))
                 guard let found else {
@@ -145,6 +152,13 @@ extension DictationSession {
                 state: &state, worker: worker, announcing: heard)
         }
 
+        /// The utterance's words without the command it was checked for (or that could not be checked).
+        private func hearWithoutCommand(_ utterance: LiveUtterance, message: inout Message) throws {
+            guard !utterance.recognized.isEmpty else { return }
+            message.hear(utterance.recognized)
+            try session.store.noteHeard(message.id, text: message.liveText)
+        }
+
         /// Decides the command being checked once its verdict is in (or, `waiting`, once it comes or times out), then
         /// hears what came after it.
         func settle(message: inout Message, state: inout Hearing, waiting: Bool) throws {
@@ -168,10 +182,11 @@ extension DictationSession {
             }
             if verdict == .rejected || (talkWentOn && verdict != .confirmed) {
                 // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
-                if !utterance.recognized.isEmpty {
-                    message.hear(utterance.recognized)
-                    try session.store.noteHeard(message.id, text: message.liveText)
-                }
+                try hearWithoutCommand(utterance, message: &message)
+            } else if utterance.commandIsUnsure, verdict != .confirmed {
+                // No answer in time: a command Whisper was unsure of needs the box's yes.
+                session.onEvent(.commandUnsure(action: check.match.action))
+                try hearWithoutCommand(utterance, message: &message)
             } else if let found = session.detector.detect(appending: utterance.text, to: message.liveText) {
                 try act(on: found, endingWith: utterance, message: &message, state: &state)
             }

@@ -55,38 +55,64 @@ public struct KeywordDetector: Sendable {
             processedTranscript: processed.trimmedLikeTheBox(), range: range)
     }
 
-    /// Where each command in `text` ends (after its trailing punctuation), in the order they were said, for text that
-    /// may hold several: an utterance decoded whole. The text after each end belongs to the next message. A phrase
-    /// that goes on into a longer one of the same action ends where the longer one does (§4, the longest match):
+    /// One command in a text that may hold several, where it was said.
+    public struct Place: Sendable, Equatable {
+        public let action: KeywordAction
+        public let matchedPhrase: String
+        /// The command's own words in the text.
+        public let words: Range<String.Index>
+        /// Where its piece of the text ends: after the command and its trailing punctuation.
+        public let end: String.Index
+    }
+
+    /// Each command in `text`, in the order they were said, for text that may hold several: an utterance decoded
+    /// whole. A phrase that goes on into a longer one of the same action is that longer one (§4, the longest match):
     /// the close phrase with its optional ‘the mic’ is one command, never the close and then a mic-off.
-    public func commandEnds(in text: String) -> [String.Index] {
+    public func commandPlaces(in text: String) -> [Place] {
         let words = TranscriptTokens(text).words
-        var ends: [String.Index] = []
+        var places: [Place] = []
         var pieceStart = text.startIndex
         var index = 0
         while index < words.count {
             // The first word that completes a command in the piece so far ends it (the piece before it held none).
-            guard let found = detect(String(text[pieceStart..<words[index].range.upperBound])) else {
+            var piece = String(text[pieceStart..<words[index].range.upperBound])
+            guard var found = detect(piece) else {
                 index += 1
                 continue
             }
             var last = index
-            var phrase = found.matchedPhrase
             for probe in index + 1..<min(words.count, index + longestPhrase) {
-                let longer = detect(String(text[pieceStart..<words[probe].range.upperBound]))
-                if let longer, longer.action == found.action, longer.matchedPhrase.count > phrase.count {
+                let longerPiece = String(text[pieceStart..<words[probe].range.upperBound])
+                let longer = detect(longerPiece)
+                if let longer, longer.action == found.action, longer.matchedPhrase.count > found.matchedPhrase.count {
                     last = probe
-                    phrase = longer.matchedPhrase
+                    found = longer
+                    piece = longerPiece
                 }
             }
             var end = words[last].range.upperBound
             while end < text.endIndex, !text[end].isWhitespace, !text[end].isLetter, !text[end].isNumber {
                 end = text.index(after: end)
             }
-            ends.append(end)
+            // The match's range is in the piece, a copy of the text from `pieceStart`: the same bytes.
+            func inText(_ index: String.Index) -> String.Index {
+                text.utf8.index(pieceStart, offsetBy: piece.utf8.distance(from: piece.startIndex, to: index))
+            }
+            places.append(
+                Place(
+                    action: found.action, matchedPhrase: found.matchedPhrase,
+                    words: inText(found.range.lowerBound)..<inText(found.range.upperBound), end: end))
             pieceStart = end
             index = last + 1
         }
+        return places
+    }
+
+    /// Where each command in `text` ends (after its trailing punctuation), in the order they were said, but the last
+    /// when nothing follows it: the places an utterance decoded whole is split, the text after each end belonging to
+    /// the next message.
+    public func commandEnds(in text: String) -> [String.Index] {
+        var ends = commandPlaces(in: text).map(\.end)
         if let last = ends.last, text[last...].allSatisfy(\.isWhitespace) { ends.removeLast() }
         return ends
     }

@@ -15,7 +15,7 @@ extension LiveTranscriber.Options {
         options.dictionaryCache = dictionaryCache
         options.hearsSoundAlikes = true
         options.holdsCommand = { detector.detect($0) != nil }
-        options.commandEnds = { detector.commandEnds(in: $0) }
+        options.commandPlaces = { detector.commandPlaces(in: $0) }
         options.discards = { phrase in [.erase, .cancel].contains(detector.detect(phrase)?.action) }
         options.sameCommand = { recognized, phrase in
             guard let spotted = detector.detect(phrase)?.action else { return true }

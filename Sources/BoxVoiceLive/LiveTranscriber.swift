@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceKeywords
 import Foundation
 
 /// A phrase the command spotter fired on.
@@ -55,6 +56,9 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spotted: [String] { spots.map(\.phrase) }
     /// A command in `text` comes from the spotter alone (the language model's words do not hold it): weaker evidence.
     public var commandIsSpottedOnly: Bool { spots.contains(where: \.accepted) }
+    /// Whisper wrote the command in `text` but was unsure of its words (`WhisperHearing.commandFloor`): it acts only
+    /// when the box confirms it; `recognized` is the text without it.
+    public var commandIsUnsure = false
 }
 
 public enum LiveUpdate: Sendable, Equatable {
@@ -104,9 +108,9 @@ public final class LiveTranscriber {
         /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is
         /// added.
         public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
-        /// Where each command in a text ends but the last (`KeywordDetector.commandEnds`): an utterance Whisper heard
+        /// Where each command in a text is (`KeywordDetector.commandPlaces`): an utterance Whisper heard
         /// whole is split there, so each command ends its own message at its own place in the audio.
-        public var commandEnds: @Sendable (String) -> [String.Index] = { _ in [] }
+        public var commandPlaces: @Sendable (String) -> [KeywordDetector.Place] = { _ in [] }
 
         /// With a spotter hit waiting for its utterance to end: this many seconds of quiet after it (`SpeakerPause`)
         /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
@@ -178,6 +182,9 @@ public final class LiveTranscriber {
         public var context = Context()
         /// Whisper's own no-speech estimate over which an utterance is taken for noise.
         public var noSpeechCeiling: Float = 0.6
+        /// The least probability Whisper must give every token of a command for it to act by itself
+        /// (`HeardPieces`); under it the box is asked first.
+        public var commandFloor: Float = 0.3
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models
@@ -323,12 +330,13 @@ public final class LiveTranscriber {
                 SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore)
             }
             let pieces = split(words, of: cut)
-            return pieces.enumerated().map { index, piece in
-                .utterance(
-                    LiveUtterance(
-                        text: piece.text, recognized: piece.text,
-                        spots: index == pieces.count - 1 ? spots : [], end: piece.end,
-                        narrowband: hearsNarrowband, heardBy: .whisper))
+            return pieces.enumerated().map { index, heard in
+                var utterance = LiveUtterance(
+                    text: heard.piece.text, recognized: heard.piece.recognized,
+                    spots: index == pieces.count - 1 ? spots : [], end: heard.end,
+                    narrowband: hearsNarrowband, heardBy: .whisper)
+                utterance.commandIsUnsure = heard.piece.unsure
+                return .utterance(utterance)
             }
         case .failure(let error):
             return standIns.map { utterance in
@@ -343,35 +351,23 @@ public final class LiveTranscriber {
     /// in the pause after its command: Whisper's estimate of where the command's last word ends, moved to the
     /// middle of the VAD's quiet nearest it.
     private func split(_ words: [WhisperModel.TimedWord], of cut: UtteranceCutter.Cut)
-        -> [(text: String, end: Double)]
+        -> [(piece: HeardPieces.Piece, end: Double)]
     {
-        let text = words.map(\.text).joined(separator: " ")
-        guard !text.isEmpty else { return [] }
+        let pieces = HeardPieces.pieces(
+            of: words, places: options.commandPlaces, floor: ends!.settings.commandFloor)
         let audioStart = cut.end - Double(cut.samples.count) / Double(WhisperModel.sampleRate)
-        var wordStarts: [Int] = []
-        var offset = 0
-        for word in words {
-            wordStarts.append(offset)
-            offset += word.text.count + 1
-        }
-        var pieces: [(text: String, end: Double)] = []
-        var from = text.startIndex
-        for boundary in options.commandEnds(text) + [text.endIndex] {
-            let piece = text[from..<boundary].trimmingCharacters(in: .whitespaces)
-            from = boundary
-            guard !piece.isEmpty else { continue }
+        var ended: [(piece: HeardPieces.Piece, end: Double)] = []
+        for (index, piece) in pieces.enumerated() {
             var end = cut.end
-            if boundary != text.endIndex {
-                let last = text.distance(from: text.startIndex, to: boundary) - 1
-                let word = (wordStarts.lastIndex { $0 <= last }) ?? 0
+            if index < pieces.count - 1, let word = piece.lastCommandWord {
                 let said = audioStart + words[word].end
                 let next = word + 1 < words.count ? audioStart + words[word + 1].start : cut.end
                 let estimate = min(cut.end, max(said, (said + next) / 2))
                 end = cut.pause(near: estimate, reach: 0.6, quietBelow: ends!.settings.cutting.offset) ?? estimate
             }
-            pieces.append((piece, min(cut.end, max(end, pieces.last?.end ?? 0))))
+            ended.append((piece, min(cut.end, max(end, ended.last?.end ?? 0))))
         }
-        return pieces
+        return ended
     }
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.

@@ -131,7 +131,9 @@ final class UtteranceEnds {
     {
         guard context > 0 else { return words }
         return words.filter { $0.end >= context + lead / 2 }.map {
-            WhisperModel.TimedWord(text: $0.text, start: max(0, $0.start - context), end: max(0, $0.end - context))
+            WhisperModel.TimedWord(
+                text: $0.text, start: max(0, $0.start - context), end: max(0, $0.end - context),
+                probability: $0.probability)
         }
     }
 
@@ -196,7 +198,11 @@ final class UtteranceEnds {
                 }
             }
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !text.isEmpty { kept.append(WhisperModel.TimedWord(text: text, start: word.start, end: word.end)) }
+            if !text.isEmpty {
+                kept.append(
+                    WhisperModel.TimedWord(
+                        text: text, start: word.start, end: word.end, probability: word.probability))
+            }
         }
         return withoutRepeats(withoutStutters(kept))
     }

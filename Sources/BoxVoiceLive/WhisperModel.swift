@@ -135,11 +135,14 @@ public final class WhisperModel {
         public var text: String
         public var start: Double
         public var end: Double
+        /// How sure Whisper was of the word: the lowest probability it gave any of the word's tokens.
+        public var probability: Float
 
-        public init(text: String, start: Double, end: Double) {
+        public init(text: String, start: Double, end: Double, probability: Float = 1) {
             self.text = text
             self.start = start
             self.end = end
+            self.probability = probability
         }
     }
 
@@ -248,10 +251,14 @@ public final class WhisperModel {
         var words: [TimedWord] = []
         var bytes: [UInt8] = []
         var start = 0.0, end = 0.0
+        var probability: Float = 1
         func close() {
             let word = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !word.isEmpty { words.append(TimedWord(text: word, start: start, end: end)) }
+            if !word.isEmpty {
+                words.append(TimedWord(text: word, start: start, end: end, probability: probability))
+            }
             bytes = []
+            probability = 1
         }
         for segment in 0..<whisper_full_n_segments(context) {
             for index in 0..<whisper_full_n_tokens(context, segment) {
@@ -266,6 +273,7 @@ public final class WhisperModel {
                     start = time
                 }
                 bytes += tokenBytes
+                probability = min(probability, token.p)
                 end = max(end, time)
             }
         }

@@ -102,6 +102,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
             self.init(.checked); self.action = action; self.outcome = outcome; self.seconds = seconds
         case .awaitingPause(let action, let phrase): self.init(.awaiting); self.action = action; self.phrase = phrase
         case .speechWentOn(let action): self.init(.notTaken); self.action = action; reason = "speech went on after it"
+        case .commandUnsure(let action):
+            self.init(.notTaken); self.action = action; reason = "the recognizer was unsure of it"
         case .queued(let id, let message, let text):
             self.init(.queued); messageId = id; self.message = message; self.text = text
         case .hqRedone(let id, let message, let text):

@@ -35,9 +35,11 @@ func benchHearing(
     ]
     // What each column's decode is judged by: the dictation's rule, and for the road, the same with a command only the
     // spotter heard also taken (the choice the road made against, measured on the same decode).
-    let judged: [(name: String, column: Int, spotsToo: Bool)] = [
-        (columns[0].name, 0, false), (columns[1].name, 1, false),
-        ("now, also taking commands only the spotter heard", 1, true), (columns[2].name, 2, false),
+    // And the same decode with every command Whisper wrote taken, however unsure (the road before its floor).
+    let judged: [(name: String, column: Int, spotsToo: Bool, unsureToo: Bool)] = [
+        (columns[0].name, 0, false, false), (columns[1].name, 1, false, false),
+        ("now, also taking commands only the spotter heard", 1, true, false),
+        ("now, also taking commands Whisper was unsure of", 1, false, true), (columns[2].name, 2, false, false),
     ]
     let header =
         "| | " + judged.map(\.name).joined(separator: " | ") + " |\n|---|"
@@ -81,7 +83,8 @@ func benchHearing(
                 cells.append("-")
                 continue
             }
-            let fired = commands(in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo)
+            let fired = commands(
+                in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsureToo: rule.unsureToo)
             falseTotals[index] += fired.count
             cells.append("\(fired.count)")
             FileHandle.standardError.write(
@@ -94,19 +97,19 @@ func benchHearing(
             "| false commands, \(language) (\(String(format: "%.1f", minutes)) min) | " + cells.joined(separator: " | ")
                 + " |")
     }
-    // The spotter-too rule reads the road's decode: the same words and cost.
-    werCells.insert(werCells.count > 1 ? werCells[1] : "-", at: min(2, werCells.count))
-    rtfTotals.insert(rtfTotals[1], at: 2)
-    werRow += " " + werCells.joined(separator: " | ") + " |"
+    // The spotter-too and unsure-too rules read the road's decode: the same words and cost.
+    werRow +=
+        " " + judged.map { $0.column < werCells.count ? werCells[$0.column] : "-" }.joined(separator: " | ") + " |"
     let englishSeconds =
         (try PromptStream(list: real + "/en.tsv", folder: real, detector: detector)).map {
             Double($0.audio.count) / 48_000
         } ?? 0
     rtfRow +=
         " "
-        + rtfTotals.enumerated().map { index, cpu in
-            let seconds = index == 3 ? englishSeconds : audioSeconds  // the filter-choice column decoded English only
-            return String(format: "%.2f", seconds > 0 ? cpu / seconds : 0)
+        + judged.map { rule in
+            // The filter-choice column decoded English only.
+            let seconds = rule.column == 2 ? englishSeconds : audioSeconds
+            return String(format: "%.2f", seconds > 0 ? rtfTotals[rule.column] / seconds : 0)
         }.joined(separator: " | ") + " |"
     falseRows.append(
         "| **false commands, all \(String(format: "%.1f", totalMinutes)) min** "
@@ -130,7 +133,9 @@ func benchHearing(
         for rule in judged {
             var right = 0, wrong = 0
             for (index, clip) in clips.enumerated() {
-                let fired = commands(in: decodes[rule.column][index], detector: detector, spotsToo: rule.spotsToo)
+                let fired = commands(
+                    in: decodes[rule.column][index], detector: detector, spotsToo: rule.spotsToo,
+                    unsureToo: rule.unsureToo)
                 if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
                 if fired.first?.action != clip.expected {
                     FileHandle.standardError.write(
@@ -218,8 +223,12 @@ func benchHearing(
 }
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
-/// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it.
-func commands(in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false) -> [KeywordMatch] {
+/// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command Whisper
+/// was unsure of (`LiveUtterance.commandIsUnsure`) is not acted on, the bench having no box to confirm it, unless
+/// `unsureToo`.
+func commands(
+    in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false, unsureToo: Bool = false
+) -> [KeywordMatch] {
     var message = ""
     var fired: [KeywordMatch] = []
     for utterance in utterances where !utterance.text.isEmpty {
@@ -227,11 +236,14 @@ func commands(in utterances: [LiveUtterance], detector: KeywordDetector, spotsTo
         if spotsToo, detector.detect(appending: text, to: message) == nil, !utterance.spots.isEmpty {
             text += " " + utterance.spots.map(\.phrase).joined(separator: " ")
         }
-        if let found = detector.detect(appending: text, to: message) {
+        let unsure = utterance.commandIsUnsure && !unsureToo
+        if !unsure, let found = detector.detect(appending: text, to: message) {
             fired.append(found)
             message = ""
         } else {
-            message += (message.isEmpty ? "" : " ") + utterance.text
+            // Not acted on (no box here to confirm an unsure command): the words without it join the message.
+            let words = unsure ? utterance.recognized : utterance.text
+            if !words.isEmpty { message += (message.isEmpty ? "" : " ") + words }
         }
     }
     return fired

@@ -9,7 +9,7 @@ import Foundation
 func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
-    verbose: Bool
+    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -23,6 +23,8 @@ func probeHearing(
     options.whisper?.cleans = cleans
     options.whisper?.threads = threads
     if let context { options.whisper?.context.seconds = context }
+    if !spotter { options.spotterPhrases = nil }
+    if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
         let heard = try LiveDecode.run(stream.audio, options: options)
         let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
@@ -37,9 +39,11 @@ func probeHearing(
         }
         say(
             String(
-                format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@",
+                format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@"
+                    + ", %d left unsure",
                 seconds / 60, 100 * WordError.rate(reference: reference, hypothesis: hypothesis),
-                heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))"))
+                heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))",
+                heard.utterances.filter(\.commandIsUnsure).count))
     }
     let clips = try heldOutClips(heldOut)
     for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
@@ -51,7 +55,8 @@ func probeHearing(
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
             if fired.first?.action != clip.expected {
-                let texts = heard.utterances.map(\.text).joined(separator: " | ")
+                let texts = heard.utterances.map { ($0.commandIsUnsure ? "(unsure) " : "") + $0.text }
+                    .joined(separator: " | ")
                 say("  miss \(clip.name): \(fired.map(\.matchedPhrase)) in '\(texts)'")
             }
         }

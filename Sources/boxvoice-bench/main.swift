@@ -109,7 +109,8 @@ do {
             list: value("--list"), search: search, cleans: value("--filter") != "off",
             conditionNames: list("--conditions", separator: ";") ?? [],
             threads: value("--threads").flatMap(Int.init) ?? 2,
-            context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"))
+            context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
+            spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

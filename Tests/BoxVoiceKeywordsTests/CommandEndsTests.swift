@@ -57,4 +57,25 @@ import Testing
         #expect(pieces(text).joined(separator: " ").split(separator: " ") == text.split(separator: " "))
         #expect(pieces(text).map { detector.detect($0)?.action } == [.erase, .erase, .send, .send, .cancel])
     }
+
+    /// Each command's own words are found in the text itself, after words of any script before it (the place is
+    /// counted in bytes of the text, not of a copy).
+    @Test func eachCommandIsPlacedAtItsOwnWords() {
+        let text = "Café à Zürich, déjà vu — send message. Ça va? Over and out."
+        let places = detector.commandPlaces(in: text)
+        #expect(places.map(\.action) == [.send, .sendClose])
+        #expect(places.map { String(text[$0.words]) } == ["send message", "Over and out"])
+        #expect(places.map(\.matchedPhrase) == ["send message", "Over and out"])
+        #expect(places.map { String(text[..<$0.end]).hasSuffix(".") } == [true, true])
+        #expect(detector.commandPlaces(in: "nothing to act on here").isEmpty)
+    }
+
+    /// The longer phrase of the same action is one place, not a close and then a mic-off.
+    @Test func aLongerPhraseIsOnePlace() {
+        let text = "Tell Sam the keys are under the mat, send and close the mic."
+        let places = detector.commandPlaces(in: text)
+        #expect(places.count == 1)
+        #expect(places.first.map { String(text[$0.words]) } == "send and close the mic")
+        #expect(places.first?.action == .sendClose)
+    }
 }

@@ -73,7 +73,7 @@ import Testing
         let gap = [Float](repeating: 0, count: 2_400)  // 0.05 s: less than the VAD's end of an utterance
         let lead = [Float](repeating: 0, count: 24_000)
         var transcriber = try options()
-        transcriber.commandEnds = { Self.detector?.commandEnds(in: $0) ?? [] }
+        transcriber.commandPlaces = { Self.detector?.commandPlaces(in: $0) ?? [] }
         let utterances = try hear(lead + first + gap + second + lead, with: try LiveTranscriber(options: transcriber))
         #expect(
             utterances.map { Self.detector?.detect($0.text)?.action } == [.send, .sendCheckpoint],

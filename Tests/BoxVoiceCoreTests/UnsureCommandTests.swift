@@ -1,0 +1,64 @@
+import BoxSim
+import BoxVoiceCore
+import BoxVoiceKeywords
+import BoxVoiceLive
+import BoxVoiceTestSupport
+import Foundation
+import Testing
+
+/// A command Whisper wrote but was unsure of acts only on the box's yes; with nobody to ask, its words are taken as
+/// not heard and the message stays open. The floor is raised over every probability so that Whisper's (sure)
+/// command in `send-buy-milk.wav` counts as unsure.
+@Suite struct UnsureCommandTests {
+    private func run(boxHears text: String?, secondOpinion: Double?) throws -> DictationRun {
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = text.map { .fixed($0) } ?? .fail(code: "missing_api_key")
+                $0.defaultSession = "s1"
+            })
+        try FileManager.default.createDirectory(atPath: run.data.file("work"), withIntermediateDirectories: true)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        try run.run(["send-buy-milk.wav"]) { configuration in
+            var whisper = LiveTranscriber.WhisperHearing(
+                models: HearingModels(folder: HearingParts.folder), prompt: prompt)
+            whisper.deadline = 60  // this test is about what is heard, not how fast
+            whisper.commandFloor = 1.01
+            configuration.whisper = whisper
+            configuration.workDirectory = run.data.file("work")
+            configuration.secondOpinionSeconds = secondOpinion
+            configuration.endOfInput = .draft
+        }
+        return run
+    }
+
+    @Test func anUnsureCommandWithNobodyToAskIsNotActedOnAndItsWordsAreLeftOut() throws {
+        let run = try run(boxHears: nil, secondOpinion: nil)
+        #expect(run.events.contains(.commandUnsure(action: .send)), "\(run.events)")
+        #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
+        #expect(run.delivered.isEmpty)
+        let draft = try #require(try run.store.messages().first { $0.state == .draft })
+        #expect(draft.text?.lowercased().contains("milk") == true, "\(draft.text ?? "")")
+        #expect(draft.text?.lowercased().contains("message") == false, "\(draft.text ?? "")")
+    }
+
+    @Test func anUnsureCommandTheBoxAlsoHearsActs() throws {
+        let run = try run(boxHears: "Please buy milk and eggs on the way home. Send message.", secondOpinion: 5)
+        let checked = run.events.compactMap {
+            if case .commandChecked(.send, let outcome, _) = $0 { outcome } else { nil }
+        }
+        #expect(checked == [.confirmed], "\(run.events)")
+        #expect(run.delivered.count == 1)
+        #expect(run.delivered.first?.message.contains("<send-message") == true)
+    }
+
+    @Test func anUnsureCommandTheBoxDoesNotHearStaysOut() throws {
+        let run = try run(boxHears: "Please buy milk and eggs on the way home, said the grocer.", secondOpinion: 5)
+        let checked = run.events.compactMap {
+            if case .commandChecked(.send, let outcome, _) = $0 { outcome } else { nil }
+        }
+        #expect(checked == [.rejected], "\(run.events)")
+        #expect(run.delivered.isEmpty)
+        let draft = try #require(try run.store.messages().first { $0.state == .draft })
+        #expect(draft.text?.lowercased().contains("message") == false, "\(draft.text ?? "")")
+    }
+}

@@ -1,0 +1,59 @@
+import BoxVoiceKeywords
+@testable import BoxVoiceLive
+import BoxVoiceTestSupport
+import Testing
+
+/// An utterance Whisper heard whole is cut after each command, and a command Whisper was unsure of is marked so
+/// that only the box's yes makes it act.
+@Suite struct HeardPiecesTests {
+    static let detector = KeywordDetector(vocabulary: try! Vocabulary.load(path: Checkout.keywordVocabulary))
+
+    private func words(_ spelled: [(String, Float)]) -> [WhisperModel.TimedWord] {
+        spelled.enumerated().map { index, word in
+            WhisperModel.TimedWord(
+                text: word.0, start: Double(index), end: Double(index) + 0.5, probability: word.1)
+        }
+    }
+
+    private func pieces(_ spelled: [(String, Float)], floor: Float = 0.3) -> [HeardPieces.Piece] {
+        HeardPieces.pieces(of: words(spelled), places: { Self.detector.commandPlaces(in: $0) }, floor: floor)
+    }
+
+    @Test func aCommandWrittenWithConfidenceActsAsHeard() {
+        let heard = pieces([("Buy", 0.9), ("milk,", 0.8), ("send", 0.95), ("message.", 0.7)])
+        #expect(heard == [.init(text: "Buy milk, send message.", recognized: "Buy milk, send message.", unsure: false,
+            lastCommandWord: 3)])
+    }
+
+    /// The least sure of a command's words decides, whatever the sentence around it.
+    @Test func oneUnsureWordOfTheCommandMakesItUnsureAndItsWordsAreLeftOut() {
+        let heard = pieces([("Do", 0.2), ("you,", 0.1), ("send", 0.9), ("message.", 0.08)])
+        #expect(heard == [.init(text: "Do you, send message.", recognized: "Do you,", unsure: true, lastCommandWord: 3)])
+        let sure = pieces([("Do", 0.2), ("you,", 0.1), ("send", 0.9), ("message.", 0.31)])
+        #expect(sure.map(\.unsure) == [false])
+    }
+
+    /// Each command is judged by its own words: a sure one and an unsure one in one utterance.
+    @Test func eachCommandInAnUtteranceIsJudgedOnItsOwn() {
+        let heard = pieces([
+            ("Start", 0.9), ("over.", 0.9), ("Call", 0.9), ("Anna,", 0.9), ("send", 0.1), ("message.", 0.9),
+            ("Then", 0.9), ("rest.", 0.9),
+        ])
+        #expect(heard.map(\.text) == ["Start over.", "Call Anna, send message.", "Then rest."])
+        #expect(heard.map(\.unsure) == [false, true, false])
+        #expect(heard.map(\.recognized) == ["Start over.", "Call Anna,", "Then rest."])
+        #expect(heard.map(\.lastCommandWord) == [1, 5, nil])
+    }
+
+    @Test func wordsWithoutACommandAreOnePieceAndNothingIsNoPiece() {
+        #expect(pieces([("Nothing", 0.1), ("here.", 0.1)]) == [
+            .init(text: "Nothing here.", recognized: "Nothing here.", unsure: false, lastCommandWord: nil),
+        ])
+        #expect(pieces([]).isEmpty)
+    }
+
+    /// A floor of zero takes every command Whisper writes (the road before the floor).
+    @Test func aFloorOfZeroTrustsEveryCommand() {
+        #expect(pieces([("Send", 0.01), ("message.", 0.01)], floor: 0).map(\.unsure) == [false])
+    }
+}
