@@ -185,6 +185,9 @@ public final class LiveTranscriber {
         /// The least probability Whisper must give every token of a command for it to act by itself
         /// (`HeardPieces`); under it the box is asked first.
         public var commandFloor: Float = 0.3
+        /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
+        /// audio suggests one (`UtteranceEnds.transcribe`); nil: never.
+        public var carefulSearch: WhisperModel.Search? = .beam(5)
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models
@@ -243,7 +246,10 @@ public final class LiveTranscriber {
                 operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
         resampler = try Resampler(from: Double(Self.inputRate), to: Double(PocketSphinxDecoder.sampleRate))
-        ends = try options.whisper.map { try UtteranceEnds(settings: $0, holdsCommand: options.holdsCommand) }
+        ends = try options.whisper.map {
+            try UtteranceEnds(
+                settings: $0, holdsCommand: options.holdsCommand, commandPlaces: options.commandPlaces)
+        }
         // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
         if options.whisper?.cleans == true { self.options.frontEnd = nil }
         frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
@@ -323,7 +329,13 @@ public final class LiveTranscriber {
     /// One ended utterance: Whisper's text if it comes within the deadline, else pocketsphinx's, saying why.
     private func decide(_ cut: UtteranceCutter.Cut) -> [LiveUpdate] {
         defer { standIns = [] }
-        switch ends!.transcribe(cut) {
+        // What suggests a command in this audio besides Whisper's quick words: pocketsphinx's text or the spotter
+        // held one, or Whisper's last words sound like a command phrase.
+        let heardElsewhere = standIns.contains { options.holdsCommand($0.text) || !$0.spots.isEmpty }
+        let suspects = { (words: String) in
+            heardElsewhere || self.evidence.soundAlikes?.match(words, narrowband: self.hearsNarrowband) != nil
+        }
+        switch ends!.transcribe(cut, suspects: suspects) {
         case .success(let words):
             // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
             let spots = standIns.flatMap(\.spots).map {

@@ -1,3 +1,4 @@
+import BoxVoiceKeywords
 import Foundation
 
 /// Which recognizer's text an utterance carries.
@@ -28,10 +29,18 @@ final class UtteranceEnds {
     private var lastWords: [String] = []
     /// Whether a text holds a command (the contract's detector).
     private let holdsCommand: @Sendable (String) -> Bool
+    /// How many utterances were decoded again with the careful search.
+    private(set) var carefulDecodes = 0
+    /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
+    private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
 
-    init(settings: LiveTranscriber.WhisperHearing, holdsCommand: @escaping @Sendable (String) -> Bool) throws {
+    init(
+        settings: LiveTranscriber.WhisperHearing, holdsCommand: @escaping @Sendable (String) -> Bool,
+        commandPlaces: @escaping @Sendable (String) -> [KeywordDetector.Place]
+    ) throws {
         self.settings = settings
         self.holdsCommand = holdsCommand
+        self.commandPlaces = commandPlaces
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
         worker = try WhisperWorker(
@@ -73,24 +82,52 @@ final class UtteranceEnds {
     /// Whisper to make out. The second decode's words are taken only when they hold a command: given context,
     /// Whisper also writes some of the context's words again, which ordinary text must not get (BENCHMARKS.md,
     /// "Hearing").
-    func transcribe(_ cut: UtteranceCutter.Cut) -> Result<[WhisperModel.TimedWord], HearingError> {
+    ///
+    /// When the words hold no command Whisper is sure of (`HeardPieces`) but something suggests one was said —
+    /// `suspects` says so of the words (pocketsphinx's text or the spotter held a command in the same audio, or the
+    /// last words sound like a command phrase) — the utterance is decoded once more with the careful search
+    /// (`WhisperHearing.carefulSearch`), whose words are taken only when they hold a command it is sure of.
+    func transcribe(_ cut: UtteranceCutter.Cut, suspects: (String) -> Bool = { _ in false })
+        -> Result<[WhisperModel.TimedWord], HearingError>
+    {
         let started = Date()
+        let quick = quickly(cut, started: started)
+        guard let careful = settings.carefulSearch, case .success(let words) = quick, !holdsSureCommand(words),
+            suspects(Self.text(words))
+        else { return remembered(quick) }
+        let left = settings.deadline - Date().timeIntervalSince(started)
+        carefulDecodes += 1
+        let second = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: left, search: careful)
+        guard case .success(let transcript) = second else { return remembered(quick) }
+        let better = heard(transcript)
+        return remembered(holdsSureCommand(better) ? .success(better) : quick)
+    }
+
+    /// Whether the words hold a command Whisper was sure of.
+    private func holdsSureCommand(_ words: [WhisperModel.TimedWord]) -> Bool {
+        HeardPieces.pieces(of: words, places: commandPlaces, floor: settings.commandFloor).contains {
+            $0.lastCommandWord != nil && !$0.unsure
+        }
+    }
+
+    /// The one greedy decode, and for a short utterance after speech, the one with context.
+    private func quickly(_ cut: UtteranceCutter.Cut, started: Date) -> Result<[WhisperModel.TimedWord], HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
         let alone = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map(heard)
         guard case .success(let words) = alone, !context.isEmpty, !holdsCommand(Self.text(words)) else {
-            return remembered(alone)
+            return alone
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
         let second = worker.transcribe(context + cut.samples, prompt: settings.prompt, deadline: left)
         guard case .success(let withContext) = second else {
-            return remembered(alone)
+            return alone
         }
         let shift = Double(context.count) / Double(WhisperModel.sampleRate)
         let own = Self.withoutOverlap(
             Self.ownWords(heard(withContext), after: shift, lead: settings.cutting.lead),
             of: lastWords)
-        return remembered(holdsCommand(Self.text(own)) ? .success(own) : alone)
+        return holdsCommand(Self.text(own)) ? .success(own) : alone
     }
 
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.

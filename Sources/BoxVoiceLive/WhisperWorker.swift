@@ -10,12 +10,15 @@ public final class WhisperWorker: Sendable {
     private final class Job: Sendable {
         let samples: [Float]
         let prompt: String?
+        /// nil: the worker's own search.
+        let search: WhisperModel.Search?
         let done = DispatchSemaphore(value: 0)
         let abandoned = Atomic<Bool>(false)
         let answer = Mutex<Result<WhisperModel.Transcript, HearingError>?>(nil)
-        init(samples: [Float], prompt: String?) {
+        init(samples: [Float], prompt: String?, search: WhisperModel.Search?) {
             self.samples = samples
             self.prompt = prompt
+            self.search = search
         }
     }
 
@@ -62,7 +65,7 @@ public final class WhisperWorker: Sendable {
                         result = .success(
                             try model.get().transcribe(
                                 job.samples, prompt: job.prompt, threads: threads,
-                                search: search,
+                                search: job.search ?? search,
                                 shouldStop: { job.abandoned.load(ordering: .relaxed) }))
                     } catch let error as HearingError {
                         result = .failure(error)
@@ -86,10 +89,11 @@ public final class WhisperWorker: Sendable {
     }
 
     /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer.
-    public func transcribe(_ samples: [Float], prompt: String?, deadline: Double) -> Result<
-        WhisperModel.Transcript, HearingError
-    > {
-        let job = Job(samples: samples, prompt: prompt)
+    /// - Parameter search: this decode's search (nil: the worker's).
+    public func transcribe(
+        _ samples: [Float], prompt: String?, deadline: Double, search: WhisperModel.Search? = nil
+    ) -> Result<WhisperModel.Transcript, HearingError> {
+        let job = Job(samples: samples, prompt: prompt, search: search)
         queue.jobs.withLock { $0.waiting.append(job) }
         queue.wake.signal()
         if job.done.wait(timeout: .now() + max(0, deadline)) == .timedOut {

@@ -9,7 +9,7 @@ import Foundation
 func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
-    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil
+    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -24,6 +24,7 @@ func probeHearing(
     options.whisper?.threads = threads
     if let context { options.whisper?.context.seconds = context }
     if !spotter { options.spotterPhrases = nil }
+    if let careful { options.whisper?.carefulSearch = careful }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
         let heard = try LiveDecode.run(stream.audio, options: options)

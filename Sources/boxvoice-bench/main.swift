@@ -110,7 +110,8 @@ do {
             conditionNames: list("--conditions", separator: ";") ?? [],
             threads: value("--threads").flatMap(Int.init) ?? 2,
             context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
-            spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init))
+            spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init),
+            careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -87,6 +87,33 @@ import Testing
         #expect(utterances.last?.end ?? 0 > secondStarts + Double(second.count) / 48_000 - 0.1)
     }
 
+    /// The careful search runs only where the quick words hold no sure command and something else suggests one,
+    /// and its words are taken only when they hold a command it is sure of.
+    @Test func theCarefulSearchRunsOnSuspicionAndItsWordsCountOnlyWithASureCommand() throws {
+        let detector = try #require(Self.detector)
+        let settings = try #require(try options().whisper)
+        let ends = try UtteranceEnds(
+            settings: settings, holdsCommand: { detector.detect($0) != nil },
+            commandPlaces: { detector.commandPlaces(in: $0) })
+        func cut(_ name: String) throws -> UtteranceCutter.Cut {
+            let samples = try Self.to16k(try WAVCapturePCM.load(Checkout.sample(name)))
+            let seconds = Double(samples.count) / 16_000
+            return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
+        }
+        func text(_ result: Result<[WhisperModel.TimedWord], HearingError>) -> String? {
+            (try? result.get()).map(UtteranceEnds.text)
+        }
+        let talk = try cut("none-budget.wav")
+        let unsuspected = text(ends.transcribe(talk, suspects: { _ in false }))
+        #expect(ends.carefulDecodes == 0)
+        let suspected = text(ends.transcribe(talk, suspects: { _ in true }))
+        #expect(ends.carefulDecodes == 1)
+        #expect(suspected != nil && suspected == unsuspected, "no command found: the quick words stand")
+        let command = text(ends.transcribe(try cut("send-buy-milk.wav"), suspects: { _ in true }))
+        #expect(ends.carefulDecodes == 1, "a sure command in the quick words needs no second look")
+        #expect(command.flatMap { detector.detect($0)?.action } == .send)
+    }
+
     /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
     @Test func anUtteranceWhisperMissesIsPocketsphinxsAndSaysWhy() throws {
         let samples = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
