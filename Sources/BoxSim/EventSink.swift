@@ -1,25 +1,23 @@
 import Foundation
+import Synchronization
 
 /// Fans the box's transient events out to whoever listens (the event WebSocket, tests).
-final class EventSink: @unchecked Sendable {
-    // @unchecked: `handlers` and `nextToken` are touched under `lock` only.
+final class EventSink: Sendable {
     typealias Handler = @Sendable (String, [String: String]) -> Void
-    private let lock = NSLock()
-    private var handlers: [Int: Handler] = [:]
-    private var nextToken = 0
+    private let state = Mutex<(handlers: [Int: Handler], nextToken: Int)>(([:], 0))
 
     func add(_ handler: @escaping Handler) -> Int {
-        lock.withLock {
-            nextToken += 1
-            handlers[nextToken] = handler
-            return nextToken
+        state.withLock {
+            $0.nextToken += 1
+            $0.handlers[$0.nextToken] = handler
+            return $0.nextToken
         }
     }
 
-    func remove(_ token: Int) { _ = lock.withLock { handlers.removeValue(forKey: token) } }
+    func remove(_ token: Int) { _ = state.withLock { $0.handlers.removeValue(forKey: token) } }
 
     func emit(_ event: String, _ data: [String: String]) {
-        let current = lock.withLock { Array(handlers.values) }
+        let current = state.withLock { Array($0.handlers.values) }
         for handler in current { handler(event, data) }
     }
 }

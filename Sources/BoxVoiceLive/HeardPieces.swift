@@ -1,13 +1,15 @@
 import BoxVoiceKeywords
+import Foundation
 
 /// An utterance Whisper heard whole, cut into one piece per command it holds (each piece ends with its command) and
 /// one for the words after the last, with how sure Whisper was of each command.
 ///
 /// Over speech it does not know — Russian, Italian, French said into an English model given the command phrases as
 /// its prompt — Whisper sometimes writes the send command where nobody said it, and then it is unsure of those words
-/// (0.03–0.26 for their least likely token on the bench's foreign prompts), where a command a person said is written
-/// with confidence (BENCHMARKS.md, "Hearing"). A command under the floor is not acted on by itself: the box is asked
-/// (the second opinion), and without a yes its words are dropped from the text as not heard.
+/// (`sureness` 0.09–0.30 on the bench's foreign prompts), where a command a person said is written with more
+/// confidence (0.38 and up on the development clips in noise, but for one at 0.13) (BENCHMARKS.md, "Hearing"). A
+/// command under the floor is not acted on by itself: the box is asked (the second opinion), and without a yes its
+/// words are dropped from the text as not heard.
 struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
@@ -23,7 +25,7 @@ struct HeardPieces {
     /// - Parameters:
     ///   - words: the utterance's words as the live path takes them (`UtteranceEnds.plain`).
     ///   - places: where the commands are in the words joined by single spaces (`KeywordDetector.commandPlaces`).
-    ///   - floor: the least probability every token of a command must have for it to count by itself.
+    ///   - floor: the least `sureness` a command must have to count by itself.
     static func pieces(
         of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], floor: Float
     ) -> [Piece] {
@@ -48,8 +50,7 @@ struct HeardPieces {
         for place in places(text) {
             let piece = text[from..<place.end].trimmingCharacters(in: .whitespaces)
             let commandWords = wordsIn(place.words)
-            let sureness = commandWords.map { range in range.map { words[$0].probability }.min() ?? 1 } ?? 1
-            let unsure = sureness < floor
+            let unsure = commandWords.map { sureness(of: $0.map { words[$0] }) < floor } ?? false
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
@@ -61,5 +62,14 @@ struct HeardPieces {
         let rest = text[from...].trimmingCharacters(in: .whitespaces)
         if !rest.isEmpty { pieces.append(Piece(text: rest, recognized: rest, unsure: false, lastCommandWord: nil)) }
         return pieces
+    }
+
+    /// How sure Whisper was of a command: the geometric mean of its words' probabilities (each word's least likely
+    /// token). One doubtful word in a phrase it wrote with confidence costs less than a phrase doubtful throughout,
+    /// which is what a command written into speech Whisper does not know looks like.
+    static func sureness(of words: [WhisperModel.TimedWord]) -> Float {
+        guard !words.isEmpty else { return 1 }
+        let logs = words.map { log(Double(max($0.probability, 1e-6))) }
+        return Float(exp(logs.reduce(0, +) / Double(words.count)))
     }
 }

@@ -56,7 +56,7 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spotted: [String] { spots.map(\.phrase) }
     /// A command in `text` comes from the spotter alone (the language model's words do not hold it): weaker evidence.
     public var commandIsSpottedOnly: Bool { spots.contains(where: \.accepted) }
-    /// Whisper wrote the command in `text` but was unsure of its words (`WhisperHearing.commandFloor`): it acts only
+    /// Whisper wrote the command in `text` but was unsure of it (`WhisperHearing.commandFloor`): it acts only
     /// when the box confirms it; `recognized` is the text without it.
     public var commandIsUnsure = false
 }
@@ -182,9 +182,10 @@ public final class LiveTranscriber {
         public var context = Context()
         /// Whisper's own no-speech estimate over which an utterance is taken for noise.
         public var noSpeechCeiling: Float = 0.6
-        /// The least probability Whisper must give every token of a command for it to act by itself
-        /// (`HeardPieces`); under it the box is asked first.
-        public var commandFloor: Float = 0.3
+        /// How sure Whisper must be of a command (`HeardPieces.sureness`) for it to act by itself; under it the box
+        /// is asked first. Chosen between the foreign prompts' false commands (0.30 at most, on every fourth prompt)
+        /// and the development clips' commands (0.38 and up but for one).
+        public var commandFloor: Float = 0.34
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never.
         public var carefulSearch: WhisperModel.Search? = .beam(5)

@@ -6,6 +6,7 @@ import BoxVoiceCore
 import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
+import Synchronization
 
 /// Keyword-free sample clips, repeated to fill a recording of any length.
 private let fillerClips = [
@@ -90,31 +91,35 @@ private func describe(_ seconds: Double) -> String { seconds < 60 ? "\(Int(secon
 private func format(_ value: Double) -> String { String(format: "%.2f", value) }
 
 /// Wall times of the events the latency needs.
-private final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    /// The wall time audio position 0 was captured at: the earliest (event time − audio position) seen.
-    private var origin = Double.infinity
-    private var keywordAt: Double?
-    private var deliveredAt: Double?
-    private var segments = 0
+private final class EventLog: Sendable {
+    private struct Seen {
+        /// The wall time audio position 0 was captured at: the earliest (event time − audio position) seen.
+        var origin = Double.infinity
+        var keywordAt: Double?
+        var deliveredAt: Double?
+        var segments = 0
+    }
+    private let seen = Mutex(Seen())
 
     func add(_ event: DictationSession.Event) {
         let time = now()
-        lock.withLock {
+        seen.withLock { seen in
             switch event {
-            case .level(let elapsed, _): origin = min(origin, time - elapsed)
-            case .keyword(let action, _, let at) where action.isSend: if keywordAt == nil { keywordAt = at }
-            case .segment: segments += 1
-            case .delivered: if deliveredAt == nil { deliveredAt = time }
+            case .level(let elapsed, _): seen.origin = min(seen.origin, time - elapsed)
+            case .keyword(let action, _, let at) where action.isSend: if seen.keywordAt == nil { seen.keywordAt = at }
+            case .segment: seen.segments += 1
+            case .delivered: if seen.deliveredAt == nil { seen.deliveredAt = time }
             default: break
             }
         }
     }
 
     func latency() -> (seconds: Double, segments: Int)? {
-        lock.withLock {
-            guard let keywordAt, let deliveredAt, origin.isFinite else { return nil }
-            return (deliveredAt - (origin + keywordAt), segments)
+        seen.withLock { seen in
+            guard let keywordAt = seen.keywordAt, let deliveredAt = seen.deliveredAt, seen.origin.isFinite else {
+                return nil
+            }
+            return (deliveredAt - (seen.origin + keywordAt), seen.segments)
         }
     }
 }

@@ -3,6 +3,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import Foundation
+import Synchronization
 
 /// `boxvoice-bench retranscribe`: a 60 s message dictated with `boxvoice dictate`, then asked for again and again by
 /// the agent's side of boxsim; time from the box emitting the request event to its 200 for the answer. boxvoice's
@@ -155,25 +156,24 @@ private func peakResidentKB(of pid: Int32) -> Int {
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
 }
 
-private final class EmitTimes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var times: [String: Double] = [:]
-    private var latest: String?
+private final class EmitTimes: Sendable {
+    private let state = Mutex<(times: [String: Double], latest: String?)>(([:], nil))
     func mark(_ id: String) {
-        lock.withLock {
-            times[id] = Date().timeIntervalSince1970; latest = id
+        state.withLock {
+            $0.times[id] = Date().timeIntervalSince1970
+            $0.latest = id
         }
     }
-    func time(_ id: String) -> Double? { lock.withLock { times[id] } }
+    func time(_ id: String) -> Double? { state.withLock { $0.times[id] } }
     func waitForNew(after previous: String?) -> String? {
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline {
-            if let id = lock.withLock({ latest }), id != previous { return id }
+            if let id = state.withLock({ $0.latest }), id != previous { return id }
             Thread.sleep(forTimeInterval: 0.001)
         }
         return nil
     }
-    var last: String? { lock.withLock { latest } }
+    var last: String? { state.withLock { $0.latest } }
 }
 
 /// The agent asks (in the background); `answer`, when given, answers as soon as the event is seen. Returns the

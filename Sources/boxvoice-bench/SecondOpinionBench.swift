@@ -6,6 +6,7 @@ import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore
 import Foundation
+import Synchronization
 
 /// `boxvoice-bench second-opinion`: what making sure of a weak command costs. `checkpoint-report.wav` ends in a
 /// command only the spotter hears (weak evidence), fed at real-time pace through a dictation against boxsim over
@@ -110,32 +111,33 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
 }
 
 /// When the command was acted on, against where its utterance ended in the audio.
-private final class ActionLog: @unchecked Sendable {
-    // @unchecked: every field is touched under `lock` only.
-    private let lock = NSLock()
-    private var origin = Double.infinity
-    private var acted: (wall: Double, at: Double)?
-    private var checked: (DictationSession.CheckOutcome, Double)?
+private final class ActionLog: Sendable {
+    private struct Seen {
+        var origin = Double.infinity
+        var acted: (wall: Double, at: Double)?
+        var checked: (DictationSession.CheckOutcome, Double)?
+    }
+    private let seen = Mutex(Seen())
 
     func add(_ event: DictationSession.Event) {
         let time = Date().timeIntervalSince1970
-        lock.withLock {
+        seen.withLock { seen in
             switch event {
-            case .level(let elapsed, _): origin = min(origin, time - elapsed)
-            case .keyword(_, _, let at): if acted == nil { acted = (time, at) }
-            case .commandChecked(_, let verdict, let seconds): checked = (verdict, seconds)
+            case .level(let elapsed, _): seen.origin = min(seen.origin, time - elapsed)
+            case .keyword(_, _, let at): if seen.acted == nil { seen.acted = (time, at) }
+            case .commandChecked(_, let verdict, let seconds): seen.checked = (verdict, seconds)
             default: break
             }
         }
     }
 
     /// The box's verdict and how long after asking it was in.
-    var verdict: (DictationSession.CheckOutcome, Double)? { lock.withLock { checked } }
+    var verdict: (DictationSession.CheckOutcome, Double)? { seen.withLock { $0.checked } }
 
     func delay() -> Double? {
-        lock.withLock {
-            guard let acted, origin.isFinite else { return nil }
-            return acted.wall - (origin + acted.at)
+        seen.withLock { seen in
+            guard let acted = seen.acted, seen.origin.isFinite else { return nil }
+            return acted.wall - (seen.origin + acted.at)
         }
     }
 }
