@@ -39,9 +39,7 @@ public struct BoxClient: Sendable {
 
     /// `POST /api/pairing/redeem`: trades a single-use pairing ticket for this device's token.
     public func redeem(pairingToken: String, deviceLabel: String) throws(BoxFailure) -> String {
-        let body = try! JSONSerialization.data(withJSONObject: [
-            "pairingToken": pairingToken, "deviceLabel": deviceLabel,
-        ])
+        let body = Wire.redeemBody(pairingToken: pairingToken, deviceLabel: deviceLabel)
         let response = try exchange(
             "pair with the box", .post, "/api/pairing/redeem", body: .bytes(body, contentType: "application/json"),
             authenticated: false)

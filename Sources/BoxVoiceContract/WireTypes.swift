@@ -105,12 +105,39 @@ public enum Wire {
     }
 
     /// The `POST /api/chat/send` body. `channel` is never sent: only the box's own clients may name one.
+    struct SendRequest: Encodable {
+        let message: String
+        let messageId: String
+        let session: String
+        /// Absent unless true.
+        let exactSession: Bool?
+    }
+
+    /// The `POST /api/pairing/redeem` body.
+    struct RedeemRequest: Encodable {
+        let pairingToken: String
+        let deviceLabel: String
+    }
+
+    /// A request body as the box's clients write it: keys sorted, slashes as they are.
+    static func encoded(_ body: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and booleans only: encoding cannot fail.
+        return try! encoder.encode(body)
+    }
+
     public static func sendBody(message: String, messageId: String, session: String?, exactSession: Bool = false)
         -> Data
     {
-        var body: [String: Any] = ["message": message, "messageId": messageId, "session": session ?? "new"]
-        if exactSession { body["exactSession"] = true }
-        return try! JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+        encoded(
+            SendRequest(
+                message: message, messageId: messageId, session: session ?? "new",
+                exactSession: exactSession ? true : nil))
+    }
+
+    public static func redeemBody(pairingToken: String, deviceLabel: String) -> Data {
+        encoded(RedeemRequest(pairingToken: pairingToken, deviceLabel: deviceLabel))
     }
 
     /// What a last-audio answer settled (§7.2).

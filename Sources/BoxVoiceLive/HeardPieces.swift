@@ -41,7 +41,9 @@ struct HeardPieces {
         /// The words a range of the text touches.
         func wordsIn(_ range: Range<String.Index>) -> ClosedRange<Int>? {
             let lower = offsetOf(range.lowerBound), upper = offsetOf(range.upperBound)
-            let touched = words.indices.filter { wordStarts[$0] < upper && wordStarts[$0] + words[$0].text.count > lower }
+            let touched = words.indices.filter {
+                wordStarts[$0] < upper && wordStarts[$0] + words[$0].text.count > lower
+            }
             guard let first = touched.first, let last = touched.last else { return nil }
             return first...last
         }

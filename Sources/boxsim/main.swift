@@ -88,7 +88,8 @@ func main() {
         let message = option("--message")!
         let timeout = invocation.integer("--timeout-ms")!
         let (base, host, port) = running()
-        let body = try! JSONSerialization.data(withJSONObject: ["messageId": message, "timeoutMs": timeout])
+        // A string and a number: encoding cannot fail.
+        let body = try! JSONEncoder().encode(RetranscribeRequest(messageId: message, timeoutMs: timeout))
         let request = HTTPRequest(
             method: .post, url: "http://\(host):\(port)/boxsim/retranscribe",
             body: .bytes(body, contentType: "application/json"), timeout: 70,
@@ -144,10 +145,9 @@ func main() {
             let response = answer!
             guard response.status == 200 else { fail("boxsim answered HTTP \(response.status)") }
             if command == "pair-link",
-                let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-                let link = object["link"] as? String
+                let answer = try? JSONDecoder().decode(PairLinkAnswer.self, from: Data(response.body))
             {
-                say(link)
+                say(answer.link)
             } else {
                 say(String(decoding: response.body, as: UTF8.self))
             }
@@ -161,3 +161,14 @@ func main() {
 }
 
 main()
+
+/// What `boxsim retranscribe` asks the running boxsim.
+private struct RetranscribeRequest: Encodable {
+    let messageId: String
+    let timeoutMs: Int
+}
+
+/// The running boxsim's answer to `pair-link`.
+private struct PairLinkAnswer: Decodable {
+    let link: String
+}

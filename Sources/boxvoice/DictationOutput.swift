@@ -188,7 +188,8 @@ extension DictationOutput.Screen {
         case .speechWentOn(let action):
             Console.err("\(DictationStatus.name(of: action)) not taken: you went on talking")
         case .commandUnsure(let action):
-            Console.err("\(DictationStatus.name(of: action)) not taken: unsure it was said (say it again or press Enter)")
+            Console.err(
+                "\(DictationStatus.name(of: action)) not taken: unsure it was said (say it again or press Enter)")
         case .queued(_, let message, let text): Console.out(status.raw ? message : SpeechFraming.asSaid(text))
         case .hqRedone(let id, let message, let text):
             Console.err("HQ text of \(id), sending: \(status.raw ? message : SpeechFraming.asSaid(text))")

@@ -21,15 +21,16 @@ import Testing
 
     @Test func aCommandWrittenWithConfidenceActsAsHeard() {
         let heard = pieces([("Buy", 0.9), ("milk,", 0.8), ("send", 0.95), ("message.", 0.7)])
-        #expect(heard == [.init(text: "Buy milk, send message.", recognized: "Buy milk, send message.", unsure: false,
-            lastCommandWord: 3)])
+        let whole = "Buy milk, send message."
+        #expect(heard == [.init(text: whole, recognized: whole, unsure: false, lastCommandWord: 3)])
     }
 
     /// A phrase doubtful throughout is unsure; one doubtful word in a phrase written with confidence is not. Its
     /// words are left out of what stays when it is not confirmed.
     @Test func aCommandIsAsSureAsItsWordsTogetherAndAnUnsureOnesWordsAreLeftOut() {
         let heard = pieces([("Do", 0.2), ("you,", 0.1), ("send", 0.3), ("message.", 0.3)])
-        #expect(heard == [.init(text: "Do you, send message.", recognized: "Do you,", unsure: true, lastCommandWord: 3)])
+        #expect(
+            heard == [.init(text: "Do you, send message.", recognized: "Do you,", unsure: true, lastCommandWord: 3)])
         let oneDoubt = pieces([("Do", 0.2), ("you,", 0.1), ("send", 0.2), ("message.", 0.9)])
         #expect(oneDoubt.map(\.unsure) == [false])
         #expect(abs(HeardPieces.sureness(of: words([("a", 0.2), ("b", 0.8)])) - 0.4) < 1e-6)
@@ -49,9 +50,10 @@ import Testing
     }
 
     @Test func wordsWithoutACommandAreOnePieceAndNothingIsNoPiece() {
-        #expect(pieces([("Nothing", 0.1), ("here.", 0.1)]) == [
-            .init(text: "Nothing here.", recognized: "Nothing here.", unsure: false, lastCommandWord: nil),
-        ])
+        #expect(
+            pieces([("Nothing", 0.1), ("here.", 0.1)]) == [
+                .init(text: "Nothing here.", recognized: "Nothing here.", unsure: false, lastCommandWord: nil)
+            ])
         #expect(pieces([]).isEmpty)
     }
 
