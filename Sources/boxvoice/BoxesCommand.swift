@@ -55,10 +55,10 @@ enum BoxesCommand: Command {
             }
             if json {
                 for box in boxes {
-                    Console.json([
-                        "name": box.name, "label": box.label, "baseURL": box.baseURL, "selected": box.name == selected,
-                        "insecure": box.insecure, "health": try health(box).word,
-                    ])
+                    Console.json(
+                        JSONLine.PairedBox(
+                            name: box.name, label: box.label, baseURL: box.baseURL, selected: box.name == selected,
+                            insecure: box.insecure, health: try health(box).word))
                 }
             } else if boxes.isEmpty {
                 Console.out("No paired boxes. Pair one with `boxvoice pair 'beebox://pair?…'`.")

@@ -116,9 +116,7 @@ enum ConfigCommand: Command {
         default:
             let settings = try UserSettingsFile.load()
             if invocation.flag("--json") {
-                var object: [String: Any] = [:]
-                for (key, value) in settings.values { object[key] = value ?? NSNull() }
-                Console.json(object)
+                Console.json(JSONLine.Settings(values: settings.values.map { ($0.key, $0.value) }))
             } else {
                 for (key, value) in settings.values {
                     Console.out(key.padding(toLength: 18, withPad: " ", startingAt: 0) + (value ?? "(not set)"))

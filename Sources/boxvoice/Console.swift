@@ -10,12 +10,11 @@ enum Console {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// One JSON object per line, keys sorted so output is stable.
-    static func json(_ object: [String: Any]) {
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
+    /// One JSON object per line (`JSONLine`), keys sorted so output is stable.
+    static func json(_ line: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(line) else { return }
         out(String(decoding: data, as: UTF8.self))
     }
 }

@@ -40,7 +40,7 @@ enum DevicesCommand: Command {
         let json = invocation.flag("--json")
         let devices = ALSADevices.capture()
         if json {
-            for device in devices { Console.json(["name": device.name, "description": device.description]) }
+            for device in devices { Console.json(JSONLine.Device(name: device.name, description: device.description)) }
             return 0
         }
         if devices.isEmpty {

@@ -40,11 +40,10 @@ enum InboxCommand: Command {
         let formatter = ISO8601DateFormatter()
         for message in messages {
             if json {
-                Console.json([
-                    "messageId": message.messageId, "session": message.session,
-                    "receivedAt": formatter.string(from: message.receivedAt),
-                    "message": message.message,
-                ])
+                Console.json(
+                    JSONLine.InboxMessage(
+                        messageId: message.messageId, session: message.session,
+                        receivedAt: formatter.string(from: message.receivedAt), message: message.message))
             } else {
                 Console.out("\(formatter.string(from: message.receivedAt))  \(message.messageId)  (\(message.session))")
                 Console.out("  \(raw ? message.message : SpeechFraming.asSaid(message.message))")

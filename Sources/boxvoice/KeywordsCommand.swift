@@ -45,10 +45,10 @@ enum KeywordsCommand: Command {
         let found = detector.detect(text, atStart: atStart)
         if json {
             if let found {
-                Console.json([
-                    "action": found.action.rawValue, "tag": found.tag, "matchedPhrase": found.matchedPhrase,
-                    "processedTranscript": found.processedTranscript,
-                ])
+                Console.json(
+                    JSONLine.Keyword(
+                        action: found.action.rawValue, tag: found.tag, matchedPhrase: found.matchedPhrase,
+                        processedTranscript: found.processedTranscript))
             } else {
                 Console.out("null")
             }

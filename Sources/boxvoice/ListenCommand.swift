@@ -53,7 +53,7 @@ enum ListenCommand: Command {
         let signals = stop.requestOnTerminationSignals()
         defer { signals.forEach { $0.cancel() } }
         let printer = ListenPrinter(json: json, interactive: isatty(STDOUT_FILENO) == 1 && !json)
-        if json { Console.json(["event": "listening", "source": source]) }
+        if json { Console.json(JSONLine.Listening(source: source)) }
         let failure: Error?
         do {
             failure = try Listening.run(pcm: pcm, transcriber: transcriber, maxSeconds: maxSeconds, stop: stop) {
@@ -86,7 +86,7 @@ private final class ListenPrinter {
         switch update {
         case .partial(let text):
             if json {
-                Console.json(["event": "partial", "text": text])
+                Console.json(JSONLine.Partial(text: text))
             } else if interactive {
                 FileHandle.standardOutput.write(Data("\r\u{1B}[K… \(text)".utf8))
                 partialShown = true
@@ -97,15 +97,13 @@ private final class ListenPrinter {
             clearPartial()
             let found = detector.detect(utterance.text)
             if json {
-                Console.json([
-                    "event": "final", "text": utterance.text, "recognized": utterance.recognized,
-                    "spotted": utterance.spotted, "end": utterance.end,
-                ])
+                Console.json(
+                    JSONLine.Final(
+                        text: utterance.text, recognized: utterance.recognized, spotted: utterance.spotted,
+                        end: utterance.end))
                 if let found {
-                    Console.json([
-                        "event": "keyword", "action": found.action.rawValue, "phrase": found.matchedPhrase,
-                        "at": utterance.end,
-                    ])
+                    Console.json(
+                        JSONLine.Command(action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end))
                 }
             } else {
                 let spotted =

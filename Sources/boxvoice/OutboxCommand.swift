@@ -59,12 +59,11 @@ enum OutboxCommand: Command {
             if messages.isEmpty && !json { Console.out("The outbox is empty.") }
             for message in messages {
                 if json {
-                    Console.json([
-                        "messageId": message.id.rawValue, "box": message.box.storeKey, "state": message.state.rawValue,
-                        "attempts": message.attempts, "lastError": message.lastError ?? NSNull(),
-                        "message": message.body ?? NSNull(), "text": message.text ?? NSNull(),
-                        "audio": message.hasAudio,
-                    ])
+                    Console.json(
+                        JSONLine.OutboxMessage(
+                            messageId: message.id.rawValue, box: message.box.storeKey, state: message.state.rawValue,
+                            attempts: message.attempts, lastError: .init(message.lastError),
+                            message: .init(message.body), text: .init(message.text), audio: message.hasAudio))
                 } else {
                     Console.out(
                         "\(message.id)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
@@ -210,12 +209,11 @@ enum RecordingsCommand: Command {
             let formatter = ISO8601DateFormatter()
             for recording in held {
                 if json {
-                    Console.json([
-                        "messageId": recording.messageId.rawValue, "box": recording.box.storeKey,
-                        "recordedAt": formatter.string(from: recording.recordedAt),
-                        "text": recording.text, "session": recording.session ?? NSNull(),
-                        "segments": recording.segments,
-                    ])
+                    Console.json(
+                        JSONLine.Recording(
+                            messageId: recording.messageId.rawValue, box: recording.box.storeKey,
+                            recordedAt: formatter.string(from: recording.recordedAt), text: recording.text,
+                            session: .init(recording.session), segments: recording.segments))
                 } else {
                     Console.out(
                         "\(recording.messageId)  \(formatter.string(from: recording.recordedAt))  "

@@ -88,9 +88,10 @@ enum PairCommand: Command {
 
     private static func report(_ message: String, box: PairedBox?, json: Bool) {
         if json {
-            var object: [String: Any] = ["message": message]
-            if let box { object["box"] = ["name": box.name, "label": box.label, "baseURL": box.baseURL] }
-            Console.json(object)
+            Console.json(
+                JSONLine.Paired(
+                    message: message,
+                    box: box.map { JSONLine.Paired.Box(name: $0.name, label: $0.label, baseURL: $0.baseURL) }))
         } else {
             Console.out(message)
         }

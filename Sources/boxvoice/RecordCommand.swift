@@ -77,10 +77,10 @@ enum RecordCommand: Command {
         defer { signals.forEach { $0.cancel() } }
 
         if json {
-            Console.json([
-                "event": "recording", "device": device, "format": pcm.format.rawValue, "sampleRate": pcm.sampleRate,
-                "periodFrames": pcm.periodFrames, "directory": directory,
-            ])
+            Console.json(
+                JSONLine.RecordingStarted(
+                    device: device, format: pcm.format.rawValue, sampleRate: pcm.sampleRate,
+                    periodFrames: pcm.periodFrames, directory: directory))
         } else {
             Console.out(
                 "Recording from '\(device)' (\(pcm.format), \(pcm.sampleRate) Hz, period \(pcm.periodFrames) frames) "
@@ -107,12 +107,12 @@ enum RecordCommand: Command {
 
     private static func report(_ segment: ClosedSegment, json: Bool) {
         if json {
-            Console.json([
-                "event": "segment", "index": segment.index, "path": segment.path, "frames": segment.frames,
-                "startFrame": segment.startFrame, "seconds": segment.duration,
-                "peakDBFS": segment.levels.peakDBFS.isFinite ? segment.levels.peakDBFS : -999,
-                "rmsDBFS": segment.levels.rmsDBFS.isFinite ? segment.levels.rmsDBFS : -999,
-            ])
+            Console.json(
+                JSONLine.SegmentWritten(
+                    index: segment.index, path: segment.path, frames: segment.frames, startFrame: segment.startFrame,
+                    seconds: segment.duration,
+                    peakDBFS: segment.levels.peakDBFS.isFinite ? segment.levels.peakDBFS : -999,
+                    rmsDBFS: segment.levels.rmsDBFS.isFinite ? segment.levels.rmsDBFS : -999))
         } else {
             Console.out(
                 "\(segment.path)  \(segment.duration.formatted(2)) s  peak \(segment.levels.peakDBFS.formatted(1)) "
@@ -125,10 +125,10 @@ enum RecordCommand: Command {
         let seconds = Double(summary.frames) / Double(sampleRate)
         let stats = summary.capture
         if json {
-            Console.json([
-                "event": "finished", "segments": summary.segments.count, "frames": summary.frames,
-                "framesDropped": stats.framesDropped, "overruns": stats.overruns, "suspends": stats.suspends,
-            ])
+            Console.json(
+                JSONLine.RecordingFinished(
+                    segments: summary.segments.count, frames: summary.frames, framesDropped: stats.framesDropped,
+                    overruns: stats.overruns, suspends: stats.suspends))
         } else {
             Console.out(
                 "Recorded \(seconds.formatted(2)) s in \(summary.segments.count) segment(s); dropped "
@@ -150,7 +150,7 @@ enum RecordCommand: Command {
                 switch result {
                 case .success(.repaired(let before, let after)):
                     if json {
-                        Console.json(["event": "repaired", "path": path, "headerFrames": before, "frames": after])
+                        Console.json(JSONLine.Repaired(path: path, headerFrames: before, frames: after))
                     } else {
                         Console.out("Repaired \(path): header said \(before) frames, file holds \(after).")
                     }

@@ -62,12 +62,12 @@ enum TranscribeCommand: Command {
             throw CLIError.failed("cannot read '\(file)' as audio: \(error)")
         }
         if json {
-            Console.json([
-                "text": result.text, "service": result.service ?? NSNull(),
-                "segments": result.segments.map {
-                    ["index": $0.index + 1, "seconds": $0.seconds, "text": $0.transcription?.text ?? ""]
-                },
-            ])
+            Console.json(
+                JSONLine.Transcription(
+                    text: result.text, service: .init(result.service),
+                    segments: result.segments.map {
+                        .init(index: $0.index + 1, seconds: $0.seconds, text: $0.transcription?.text ?? "")
+                    }))
         } else {
             Console.out(result.text)
         }
