@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A paired device, as the box keeps it.
 public struct SimDevice: Codable, Sendable, Equatable {
@@ -43,53 +44,59 @@ public struct SimTranscription: Codable, Sendable, Equatable {
 
 /// What boxsim keeps in its data folder, written through on every change so a restart keeps it (as a real box would).
 /// Pairing tickets are not here: they die with the process, like the box's.
-final class BoxSimRecords: @unchecked Sendable {
-    // @unchecked: the lists change under `lock` only, and each change is written through before it is released.
-    private let directory: String
-    private let lock = NSLock()
-    private(set) var devices: [SimDevice]
-    private(set) var messages: [SimMessage]
-    private(set) var transcriptions: [SimTranscription]
+final class BoxSimRecords: Sendable {
+    /// The lists, changed only through `withLock`; each change is written through before the lock is released.
+    struct Lists {
+        fileprivate let directory: String
+        private(set) var devices: [SimDevice]
+        private(set) var messages: [SimMessage]
+        private(set) var transcriptions: [SimTranscription]
+
+        mutating func addDevice(_ device: SimDevice) {
+            devices.append(device)
+            save(devices, "devices.json")
+        }
+
+        mutating func addMessage(_ message: SimMessage) {
+            messages.append(message)
+            save(messages, "messages.json")
+        }
+
+        mutating func addTranscription(_ transcription: SimTranscription) {
+            transcriptions.append(transcription)
+            save(transcriptions, "transcriptions.json")
+        }
+
+        private func save<T: Encodable>(_ value: T, _ name: String) {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            guard let data = try? encoder.encode(value) else { return }
+            try? data.write(to: URL(fileURLWithPath: directory + "/" + name), options: .atomic)
+        }
+    }
+
+    private let lists: Mutex<Lists>
 
     init(directory: String) throws {
-        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        devices = try Self.load(directory + "/devices.json") ?? []
-        messages = try Self.load(directory + "/messages.json") ?? []
-        transcriptions = try Self.load(directory + "/transcriptions.json") ?? []
+        lists = Mutex(
+            Lists(
+                directory: directory, devices: try Self.load(directory + "/devices.json") ?? [],
+                messages: try Self.load(directory + "/messages.json") ?? [],
+                transcriptions: try Self.load(directory + "/transcriptions.json") ?? []))
     }
 
-    func withLock<T>(_ body: (BoxSimRecords) throws -> T) rethrows -> T {
-        try lock.withLock { try body(self) }
+    func withLock<T>(_ body: (inout Lists) throws -> T) rethrows -> T {
+        try lists.withLock { try body(&$0) }
     }
 
-    func addDevice(_ device: SimDevice) {
-        devices.append(device)
-        save(devices, "devices.json")
-    }
-
-    func addMessage(_ message: SimMessage) {
-        messages.append(message)
-        save(messages, "messages.json")
-    }
-
-    func addTranscription(_ transcription: SimTranscription) {
-        transcriptions.append(transcription)
-        save(transcriptions, "transcriptions.json")
-    }
+    var messages: [SimMessage] { withLock { $0.messages } }
 
     private static func load<T: Decodable>(_ path: String) throws -> T? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(T.self, from: data)
-    }
-
-    private func save<T: Encodable>(_ value: T, _ name: String) {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(value) else { return }
-        try? data.write(to: URL(fileURLWithPath: directory + "/" + name), options: .atomic)
     }
 }

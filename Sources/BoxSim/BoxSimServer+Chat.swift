@@ -39,7 +39,7 @@ extension BoxSimServer {
         }
         if configuration.sendDelaySeconds > 0 { Thread.sleep(forTimeInterval: configuration.sendDelaySeconds) }
         let now = Date()
-        return records.withLock { records -> SimResponse in
+        return records.withLock { (records: inout BoxSimRecords.Lists) -> SimResponse in
             lock.withLock { () -> SimResponse in
                 if session == "new" {
                     if exact { return .json(400, ["error": "exactSession cannot be used with session \"new\""]) }
