@@ -39,7 +39,9 @@ let package = Package(
         .systemLibrary(name: "CDeepFilter", pkgConfig: "deepfilter"),
 
         // MARK: Swift modules
-        .target(name: "BoxVoiceAudio", dependencies: ["CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
+        // Waiting for news without polling (pure Swift, below everything that has a thread wait).
+        .target(name: "BoxVoiceSync"),
+        .target(name: "BoxVoiceAudio", dependencies: ["BoxVoiceSync", "CALSA", "CALSAShim", "CSndFile", "CSoxr"]),
         .target(name: "BoxVoiceKeywords"),
         // Durable state on disk: the outbox and the retention index (SQLite).
         .target(
@@ -60,16 +62,18 @@ let package = Package(
         .target(name: "EditDistance"),
         .target(name: "BoxVoiceBox", dependencies: ["BoxVoiceContract", "CCurl", "CCurlShim", "CWebSockets"]),
         // A local box speaking the same contract (HTTP on civetweb), for tests, demos and other clients' developers.
-        .target(name: "BoxSim", dependencies: ["BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),
+        .target(
+            name: "BoxSim",
+            dependencies: ["BoxVoiceSync", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "CCivetweb"]),
         .executableTarget(name: "boxsim", dependencies: ["CommandGrammar", "BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
         // Feedback without a terminal: desktop notifications over D-Bus (sd-bus).
-        .target(name: "BoxVoiceDesktop", dependencies: ["CSDBusShim"]),
+        .target(name: "BoxVoiceDesktop", dependencies: ["BoxVoiceSync", "CSDBusShim"]),
         // The pipeline: joins audio, keywords and the box client into what the CLI runs.
         .target(
             name: "BoxVoiceCore",
             dependencies: [
                 "EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore",
-                "BoxVoiceLive",
+                "BoxVoiceLive", "BoxVoiceSync",
             ]),
         // What a user sees of a dictation: events as JSON lines, the terminal's status area, `status --follow`,
         // desktop notifications and cues.
@@ -84,7 +88,7 @@ let package = Package(
             name: "BoxVoiceDaemon",
             dependencies: [
                 "BoxVoiceCore", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox", "BoxVoiceContract",
-                "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore",
+                "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore", "BoxVoiceSync",
             ]),
         // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on
         // them.
@@ -111,6 +115,7 @@ let package = Package(
             dependencies: [
                 "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore",
             ], path: "Tests/BoxVoiceTestSupport"),
+        .testTarget(name: "BoxVoiceSyncTests", dependencies: ["BoxVoiceSync"]),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),
         // Vectors/ is read by path at test time, like ../shared/vectors.
         .testTarget(

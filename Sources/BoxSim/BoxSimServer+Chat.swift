@@ -2,6 +2,7 @@ import BoxVoiceAudio
 import BoxVoiceContract
 import BoxVoiceLive
 import Foundation
+import Synchronization
 
 /// `chat/send` and `chat/transcribe-audio` (contract §1, §2).
 extension BoxSimServer {
@@ -40,11 +41,11 @@ extension BoxSimServer {
         if configuration.sendDelaySeconds > 0 { Thread.sleep(forTimeInterval: configuration.sendDelaySeconds) }
         let now = Date()
         return records.withLock { (records: inout BoxSimRecords.Lists) -> SimResponse in
-            lock.withLock { () -> SimResponse in
+            shared.withLock { shared -> SimResponse in
                 if session == "new" {
                     if exact { return .json(400, ["error": "exactSession cannot be used with session \"new\""]) }
                 } else {
-                    switch sessions.availability(session) {
+                    switch shared.sessions.availability(session) {
                     case .live?: break
                     case .deleting?:
                         return .json(
@@ -65,9 +66,9 @@ extension BoxSimServer {
                 }
                 let fresh = session == "new"
                 let target = fresh ? "session-" + UUID().uuidString.lowercased().prefix(8) : session
-                let queued = !fresh && sessions.isBusy(target, now: now)
+                let queued = !fresh && shared.sessions.isBusy(target, now: now)
                 let turnId = queued ? nil : UUID().uuidString.lowercased()
-                if !queued { sessions.started(target, now: now, turnSeconds: configuration.turnSeconds) }
+                if !queued { shared.sessions.started(target, now: now, turnSeconds: configuration.turnSeconds) }
                 records.addMessage(
                     SimMessage(
                         messageId: messageId, message: message, session: target, receivedAt: now, turnId: turnId,
@@ -79,7 +80,7 @@ extension BoxSimServer {
                         "timestamp": Int(now.timeIntervalSince1970 * 1_000),
                     ]))
                 if fresh {
-                    sessions.assigned(target)
+                    shared.sessions.assigned(target)
                     events.emitStored("chat-session-assigned", dataJSON: Self.json(["sessionId": target]))
                 }
                 return queued ? .json(200, ["queued": true]) : .json(200, ["turnId": turnId!])
@@ -141,9 +142,9 @@ extension BoxSimServer {
         record.frames = audio?.frames
         record.container = audio?.container.rawValue
 
-        let call = lock.withLock { () -> Int in
-            hqCalls += 1
-            return hqCalls
+        let call = shared.withLock { shared -> Int in
+            shared.hqCalls += 1
+            return shared.hqCalls
         }
         let result = respond(call: call, audio: audio, guessedFormat: record.guessedFormat)
         record.text = (try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any])?["text"] as? String
@@ -223,18 +224,20 @@ extension BoxSimServer {
             // (whisper.cpp's OpenMP team is started by this thread); the server's thread keeps it, which serves an
             // embedded box well enough.
             if configuration.hqYieldsCPU { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
-            upload.recognized = recognizerLock.withLock { () -> String? in
-                if whisper == nil { whisper = try? WhisperModel(path: modelPath) }
-                return try? whisper?.transcribe(samples.map { Float($0) / 32_768 }, prompt: nil, oneSegment: false).text
+            upload.recognized = recognizers.withLock { loaded -> String? in
+                if loaded.whisper == nil { loaded.whisper = try? WhisperModel(path: modelPath) }
+                return try? loaded.whisper?.transcribe(
+                    samples.map { Float($0) / 32_768 }, prompt: nil, oneSegment: false
+                ).text
             }
         } else if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
-            upload.recognized = recognizerLock.withLock { () -> String? in
-                if recognizer == nil {
+            upload.recognized = recognizers.withLock { loaded -> String? in
+                if loaded.pocketsphinx == nil {
                     let model = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(
                         keptIn: configuration.dataDirectory + "/cache")
-                    recognizer = try? PocketSphinxDecoder(model: model)
+                    loaded.pocketsphinx = try? PocketSphinxDecoder(model: model)
                 }
-                return try? recognizer?.transcribe(samples)
+                return try? loaded.pocketsphinx?.transcribe(samples)
             }
         }
         return upload

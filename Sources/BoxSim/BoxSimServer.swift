@@ -2,13 +2,14 @@ import BoxVoiceAudio
 import BoxVoiceContract
 import BoxVoiceLive
 import Foundation
+import Synchronization
 
 /// A local box speaking the voice contract over HTTP on loopback (contract.md §1, §2, §5, §6).
 ///
 /// Inspection and control live under `/boxsim/…` (no authentication; loopback only): mint a pairing link,
 /// list received messages and transcription calls.
 public final class BoxSimServer: @unchecked Sendable {
-    // @unchecked: `http` is set once during init; the rest of the mutable state is under `lock` (or `records`'s own).
+    // @unchecked: `http` and `events` are set once during init; the rest of the state is behind Mutexes.
     public let configuration: BoxSimConfiguration
     public var port: Int { http.port }
     /// What a pairing link names as `baseURL`.
@@ -16,27 +17,33 @@ public final class BoxSimServer: @unchecked Sendable {
 
     var http: HTTPServer!
     let records: BoxSimRecords
-    /// Pairing tickets, sessions and the HQ call count; `records` has its own lock, always taken first.
-    let lock = NSLock()
-    var tickets: [String: Date] = [:]
-    var hqCalls = 0
-    var sessions: ChatSessions
+    /// Pairing tickets, sessions and the HQ call count.
+    struct Shared {
+        var tickets: [String: Date] = [:]
+        var hqCalls = 0
+        var sessions: ChatSessions
+    }
+    /// `records` has its own lock, always taken first.
+    let shared: Mutex<Shared>
     let lastAudio = LastAudioPending()
     /// Called with every transient event the box would publish (`chat-last-audio-request`, …).
     let eventSink = EventSink()
     var events: EventHub!
-    /// One pocketsphinx decoder, loaded on the first HQ call in pocketsphinx mode, used one call at a time.
-    let recognizerLock = NSLock()
-    var recognizer: PocketSphinxDecoder?
-    /// Whisper, loaded on the first HQ call in whisper mode, used one call at a time (under `recognizerLock`).
-    var whisper: WhisperModel?
+    /// The HQ recognizer of the configured mode, loaded on its first call and used one call at a time.
+    struct Recognizers {
+        var pocketsphinx: PocketSphinxDecoder?
+        var whisper: WhisperModel?
+    }
+    let recognizers = Mutex(Recognizers())
 
     public init(configuration: BoxSimConfiguration) throws {
         self.configuration = configuration
         records = try BoxSimRecords(directory: configuration.dataDirectory)
-        sessions = ChatSessions(
-            directory: configuration.dataDirectory, configured: configuration.defaultSession,
-            extra: configuration.extraSessions, seen: records.messages.map(\.session))
+        shared = Mutex(
+            Shared(
+                sessions: ChatSessions(
+                    directory: configuration.dataDirectory, configured: configuration.defaultSession,
+                    extra: configuration.extraSessions, seen: records.messages.map(\.session))))
         http = try HTTPServer(
             port: configuration.port, maxBodyBytes: configuration.maxBodyBytes, threads: 32,
             readBitsPerSecond: configuration.uplinkBitsPerSecond
@@ -74,14 +81,14 @@ public final class BoxSimServer: @unchecked Sendable {
     }
 
     /// The session `GET /api/chat/default` names now.
-    public var defaultSession: String? { lock.withLock { sessions.defaultSession } }
+    public var defaultSession: String? { shared.withLock { $0.sessions.defaultSession } }
 
     /// Simulator control: another client moves the default (nil clears it).
-    public func moveDefault(to session: String?) { lock.withLock { sessions.setDefault(session) } }
+    public func moveDefault(to session: String?) { shared.withLock { $0.sessions.setDefault(session) } }
 
     /// Simulator control: a session is being deleted (`.deleting`), is gone (nil), or is live again.
     public func setSession(_ id: String, _ availability: ChatSessionAvailability?) {
-        lock.withLock { sessions.set(id, to: availability.map { $0 == .live ? .live : .deleting }) }
+        shared.withLock { $0.sessions.set(id, to: availability.map { $0 == .live ? .live : .deleting }) }
     }
 
     static func json(_ object: Any) -> String {
@@ -101,7 +108,7 @@ public final class BoxSimServer: @unchecked Sendable {
     /// Mints a single-use pairing ticket (valid for `pairingTicketSeconds`) and the link that carries it.
     public func mintPairingLink(label: String = "Bee Box", session: String? = nil) -> String {
         let ticket = Self.randomToken(bytes: 32)
-        lock.withLock { tickets[ticket] = Date().addingTimeInterval(configuration.pairingTicketSeconds) }
+        shared.withLock { $0.tickets[ticket] = Date().addingTimeInterval(configuration.pairingTicketSeconds) }
         var items = [
             URLQueryItem(name: "baseURL", value: baseURL), URLQueryItem(name: "label", value: label),
             URLQueryItem(name: "pairingToken", value: ticket),
@@ -266,8 +273,8 @@ public final class BoxSimServer: @unchecked Sendable {
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { deviceLabel = trimmed }
         }
-        let valid: Bool = lock.withLock {
-            guard let expiry = tickets.removeValue(forKey: ticket) else { return false }  // single use
+        let valid: Bool = shared.withLock {
+            guard let expiry = $0.tickets.removeValue(forKey: ticket) else { return false }  // single use
             return expiry > Date()
         }
         guard valid else { return .json(401, ["error": "Pairing code is invalid or expired."]) }

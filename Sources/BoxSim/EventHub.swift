@@ -1,56 +1,69 @@
 import BoxVoiceContract
+import BoxVoiceSync
 import Foundation
+import Synchronization
 
 /// The box's event WebSocket (`events.subscribe`, contract §7.1): subscriptions per connection under the client's
 /// own ids, transient and stored events (replayable by `lastEventId`, kept across restarts), the error frames, and the
 /// raw-text keep-alive that cuts a silent client without a close frame.
-final class EventHub: @unchecked Sendable {
-    // @unchecked: every mutable field is read and written under `lock` only.
+final class EventHub: Sendable {
     private struct Connection {
         var subscriptions: [EventFrames.RequestID: EventFrames.Reply] = [:]
         var lastClientFrame = Date()
         var pingSentAt: Date?
     }
 
+    private struct State {
+        var connections: [Int: Connection] = [:]
+        var stored: StoredEvents
+        var running = true
+    }
+
     static let subscriptionPath = "events.subscribe"
-    private let lock = NSLock()
-    private var connections: [Int: Connection] = [:]
-    private var stored: StoredEvents
+    private let state: Mutex<State>
     private let pingInterval: TimeInterval
     private let pongGrace: TimeInterval
-    private weak var server: HTTPServer?
-    private var running = true
+    private weak let server: HTTPServer?
+    /// Rung when the keep-alive timer must look again before its next due time: a connection opened, or shutdown.
+    private let keepAliveNews = WakeUp()
 
     init(server: HTTPServer, dataDirectory: String, pingInterval: TimeInterval, pongGrace: TimeInterval) throws {
         self.server = server
         self.pingInterval = pingInterval
         self.pongGrace = pongGrace
-        stored = try StoredEvents(directory: dataDirectory)
+        state = Mutex(State(stored: try StoredEvents(directory: dataDirectory)))
+        let news = keepAliveNews
         let thread = Thread { [weak self] in
-            while let hub = self, hub.isRunning {
-                hub.tick()
-                Thread.sleep(forTimeInterval: min(0.05, pingInterval / 4))
+            while true {
+                let ticket = news.ticket
+                // The hub is held only while it ticks, so the thread ends once nobody else holds it.
+                guard let next = self?.tick() else { return }
+                news.wait(until: next, after: ticket)
             }
         }
         thread.name = "boxsim-keepalive"
         thread.start()
     }
 
-    private var isRunning: Bool { lock.withLock { running } }
-
-    func shutdown() { lock.withLock { running = false } }
+    func shutdown() {
+        state.withLock { $0.running = false }
+        keepAliveNews.ring()
+    }
 
     // MARK: connections
 
-    func opened(_ id: Int) { lock.withLock { connections[id] = Connection() } }
+    func opened(_ id: Int) {
+        state.withLock { $0.connections[id] = Connection() }
+        keepAliveNews.ring()
+    }
 
-    func closed(_ id: Int) { _ = lock.withLock { connections.removeValue(forKey: id) } }
+    func closed(_ id: Int) { _ = state.withLock { $0.connections.removeValue(forKey: id) } }
 
     func received(_ connection: Int, _ text: String) {
         // Any text frame re-arms the keep-alive timer (RFC 6455 pings do not reach here).
-        lock.withLock {
-            connections[connection]?.lastClientFrame = Date()
-            connections[connection]?.pingSentAt = nil
+        state.withLock {
+            $0.connections[connection]?.lastClientFrame = Date()
+            $0.connections[connection]?.pingSentAt = nil
         }
         switch EventFrames.parseClient(text) {
         case .ping:
@@ -69,9 +82,9 @@ final class EventHub: @unchecked Sendable {
             subscribe(connection, reply, path: path, lastEventId: lastEventId)
         case .stop(let reply):
             // A stop for an id with no live subscription gets no answer.
-            let live: Bool = lock.withLock {
+            let live: Bool = state.withLock {
                 guard let id = reply.id else { return false }
-                return connections[connection]?.subscriptions.removeValue(forKey: id) != nil
+                return $0.connections[connection]?.subscriptions.removeValue(forKey: id) != nil
             }
             if live { send(EventFrames.stopped(reply), to: connection) }
         }
@@ -101,19 +114,19 @@ final class EventHub: @unchecked Sendable {
         }
         // Registering, answering `started` and replaying happen under the lock, so a live event emitted meanwhile
         // comes after the replay, never before or twice.
-        lock.withLock {
-            guard connections[connection] != nil else { return }
-            guard connections[connection]?.subscriptions[id] == nil else {
+        state.withLock { state in
+            guard state.connections[connection] != nil else { return }
+            guard state.connections[connection]?.subscriptions[id] == nil else {
                 // The earlier subscription under this id stays live.
                 server?.send(
                     EventFrames.error(reply, message: "Duplicate id \(id)", code: .badRequest, path: path),
                     to: connection)
                 return
             }
-            connections[connection]?.subscriptions[id] = reply
+            state.connections[connection]?.subscriptions[id] = reply
             server?.send(EventFrames.started(reply), to: connection)
             if case .given(let last) = lastEventId {
-                for event in stored.after(last) {
+                for event in state.stored.after(last) {
                     server?.send(
                         EventFrames.event(reply, name: event.name, dataJSON: event.data, trackedId: String(event.id)),
                         to: connection)
@@ -128,43 +141,43 @@ final class EventHub: @unchecked Sendable {
 
     /// A transient event: delivered to whoever is subscribed now, never stored or replayed.
     func emitTransient(_ name: String, dataJSON: String) {
-        lock.withLock { deliverLocked(name, dataJSON, trackedId: nil) }
+        state.withLock { deliver(name, dataJSON, trackedId: nil, to: $0.connections) }
     }
 
     /// A stored event under the next id, replayed to a subscriber that names an earlier `lastEventId`.
     @discardableResult
     func emitStored(_ name: String, dataJSON: String) -> Int {
-        lock.withLock {
-            let event = stored.append(name: name, data: dataJSON)
-            deliverLocked(name, dataJSON, trackedId: String(event.id))
+        state.withLock { state in
+            let event = state.stored.append(name: name, data: dataJSON)
+            deliver(name, dataJSON, trackedId: String(event.id), to: state.connections)
             return event.id
         }
     }
 
     /// The stored events kept now (for inspection).
-    var storedEvents: [StoredEvents.Event] { lock.withLock { stored.events } }
+    var storedEvents: [StoredEvents.Event] { state.withLock { $0.stored.events } }
 
     /// Ends every subscription as a failing procedure does on the box: an error frame for its id, then `stopped`; the
     /// connection stays open (a simulator feature: the box has no such route).
     func failSubscriptions(message: String) {
-        lock.withLock {
-            for (connection, state) in connections {
-                for reply in state.subscriptions.values {
+        state.withLock { state in
+            for (connection, held) in state.connections {
+                for reply in held.subscriptions.values {
                     server?.send(
                         EventFrames.error(
                             reply, message: message, code: .internalServerError, path: Self.subscriptionPath),
                         to: connection)
                     server?.send(EventFrames.stopped(reply), to: connection)
                 }
-                connections[connection]?.subscriptions.removeAll()
+                state.connections[connection]?.subscriptions.removeAll()
             }
         }
     }
 
-    /// Holding the lock while sending keeps every subscriber's events in emission order.
-    private func deliverLocked(_ name: String, _ dataJSON: String, trackedId: String?) {
-        for (connection, state) in connections {
-            for reply in state.subscriptions.values {
+    /// Called with the state locked: holding the lock while sending keeps every subscriber's events in emission order.
+    private func deliver(_ name: String, _ dataJSON: String, trackedId: String?, to connections: [Int: Connection]) {
+        for (connection, held) in connections {
+            for reply in held.subscriptions.values {
                 server?.send(
                     EventFrames.event(reply, name: name, dataJSON: dataJSON, trackedId: trackedId), to: connection)
             }
@@ -172,28 +185,41 @@ final class EventHub: @unchecked Sendable {
     }
 
     /// Keep-alive: after `pingInterval` without a frame from the client, two raw `PING`s (the box runs two keep-alive
-    /// timers); unless a frame comes within `pongGrace`, the socket is cut — no close frame.
-    private func tick() {
+    /// timers); unless a frame comes within `pongGrace`, the socket is cut — no close frame. Returns when it is due
+    /// next (nil once shut down).
+    private func tick() -> Date? {
         let now = Date()
         var toPing: [Int] = []
         var toCut: [Int] = []
-        lock.withLock {
-            for (id, state) in connections {
-                if let sent = state.pingSentAt {
-                    if now.timeIntervalSince(sent) >= pongGrace { toCut.append(id) }
-                } else if now.timeIntervalSince(state.lastClientFrame) >= pingInterval {
-                    connections[id]?.pingSentAt = now
+        var next = now.addingTimeInterval(pingInterval)
+        let running = state.withLock { state in
+            guard state.running else { return false }
+            for (id, held) in state.connections {
+                if let sent = held.pingSentAt {
+                    if now.timeIntervalSince(sent) >= pongGrace {
+                        toCut.append(id)
+                    } else {
+                        next = min(next, sent.addingTimeInterval(pongGrace))
+                    }
+                } else if now.timeIntervalSince(held.lastClientFrame) >= pingInterval {
+                    state.connections[id]?.pingSentAt = now
                     toPing.append(id)
+                    next = min(next, now.addingTimeInterval(pongGrace))
+                } else {
+                    next = min(next, held.lastClientFrame.addingTimeInterval(pingInterval))
                 }
             }
-            for id in toCut { connections.removeValue(forKey: id) }
+            for id in toCut { state.connections.removeValue(forKey: id) }
+            return state.running
         }
+        guard running else { return nil }
         for id in toPing {
             send(EventFrames.ping, to: id)
             send(EventFrames.ping, to: id)
         }
         for id in toCut { server?.cut(id) }
+        return next
     }
 
-    var connectionCount: Int { lock.withLock { connections.count } }
+    var connectionCount: Int { state.withLock { $0.connections.count } }
 }

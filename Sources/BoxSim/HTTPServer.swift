@@ -1,5 +1,6 @@
 import CCivetweb
 import Foundation
+import Synchronization
 
 /// A request as the simulator's handlers see it: the body already read (up to the server's limit).
 public struct SimRequest: Sendable {
@@ -38,7 +39,8 @@ public struct SimResponse: Sendable {
 
 /// An HTTP server on loopback, on civetweb. This file is the only place that imports the civetweb C module.
 final class HTTPServer: @unchecked Sendable {
-    // @unchecked: `context` is set at start and cleared at stop; connections and pacing are under their own locks.
+    // @unchecked: `context` and `webSocketHandlers` are set before serving and cleared only at stop; the rest is
+    // behind Mutexes.
     typealias Handler = @Sendable (SimRequest) -> SimResponse
 
     let port: Int
@@ -48,8 +50,7 @@ final class HTTPServer: @unchecked Sendable {
     /// Request bodies are read no faster than this (nil: unthrottled).
     private let readBitsPerSecond: Double?
     /// The simulated uplink is one link: concurrent uploads share it. When it is next free to carry bytes.
-    private let linkFreeAt = NSLock()
-    private var linkFree = Date.distantPast
+    private let linkFree = Mutex(Date.distantPast)
 
     struct StartFailure: Error, CustomStringConvertible {
         let message: String
@@ -107,9 +108,9 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     private var webSocketHandlers: WebSocketHandlers?
-    private let connectionsLock = NSLock()
-    /// Live WebSocket connections by id; a write holds the lock, so a closing connection is never written to.
-    private var connections: [Int: OpaquePointer] = [:]
+    /// Live WebSocket connections by id (their handles' addresses, plain values that may cross threads); a write holds
+    /// the lock, so a closing connection is never written to.
+    private let connections = Mutex<[Int: Int]>([:])
 
     func handleWebSockets(path: String, _ handlers: WebSocketHandlers) {
         webSocketHandlers = handlers
@@ -136,8 +137,8 @@ final class HTTPServer: @unchecked Sendable {
     /// Sends a text frame; false when the connection is gone.
     @discardableResult
     func send(_ text: String, to id: Int) -> Bool {
-        connectionsLock.withLock {
-            guard let connection = connections[id] else { return false }
+        connections.withLock { connections in
+            guard let connection = connections[id].flatMap(OpaquePointer.init(bitPattern:)) else { return false }
             let bytes = Array(text.utf8)
             return bytes.withUnsafeBytes {
                 mg_websocket_write(connection, Int32(MG_WEBSOCKET_OPCODE_TEXT), $0.baseAddress, $0.count) > 0
@@ -149,8 +150,10 @@ final class HTTPServer: @unchecked Sendable {
     /// close frame. civetweb offers no such call, so the connection's socket is found by its two ports and shut down;
     /// civetweb then sees the connection end and cleans up as for any dropped client.
     func cut(_ id: Int) {
-        let ports: (remote: Int, local: Int)? = connectionsLock.withLock {
-            guard let connection = connections[id], let info = mg_get_request_info(connection)?.pointee else {
+        let ports: (remote: Int, local: Int)? = connections.withLock { connections in
+            guard let connection = connections[id].flatMap(OpaquePointer.init(bitPattern:)),
+                let info = mg_get_request_info(connection)?.pointee
+            else {
                 return nil
             }
             return (Int(info.remote_port), Int(info.server_port))
@@ -210,7 +213,8 @@ final class HTTPServer: @unchecked Sendable {
 
     private func webSocketReady(_ connection: OpaquePointer) {
         let id = Self.id(of: connection)
-        connectionsLock.withLock { connections[id] = connection }
+        let address = Int(bitPattern: connection)
+        connections.withLock { $0[id] = address }
         webSocketHandlers?.opened(id)
     }
 
@@ -228,7 +232,7 @@ final class HTTPServer: @unchecked Sendable {
 
     private func webSocketClosed(_ connection: OpaquePointer) {
         let id = Self.id(of: connection)
-        connectionsLock.withLock { _ = connections.removeValue(forKey: id) }
+        _ = connections.withLock { $0.removeValue(forKey: id) }
         webSocketHandlers?.closed(id)
     }
 
@@ -260,9 +264,9 @@ final class HTTPServer: @unchecked Sendable {
                 if got <= 0 { break }
                 body.append(contentsOf: chunk[0..<Int(got)])
                 if let rate = readBitsPerSecond {
-                    let done = linkFreeAt.withLock { () -> Date in
-                        linkFree = max(linkFree, Date()).addingTimeInterval(Double(got) * 8 / rate)
-                        return linkFree
+                    let done = linkFree.withLock { free -> Date in
+                        free = max(free, Date()).addingTimeInterval(Double(got) * 8 / rate)
+                        return free
                     }
                     let wait = done.timeIntervalSinceNow
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }

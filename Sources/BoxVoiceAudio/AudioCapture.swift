@@ -5,8 +5,7 @@ import Synchronization
 ///
 /// The capture thread does nothing but read, convert and enqueue: it never touches disk or network,
 /// so a slow consumer costs dropped chunks (counted), never a device overrun.
-public final class AudioCapture: @unchecked Sendable {
-    // @unchecked: statistics and the failure are under `lock`; the stop flag is atomic; `thread` is set before start.
+public final class AudioCapture: Sendable {
     public struct Statistics: Sendable, Equatable {
         /// Frames read from the device while recording (dropped ones included).
         public var framesCaptured: Int64 = 0
@@ -27,14 +26,17 @@ public final class AudioCapture: @unchecked Sendable {
     }
 
     public let queue: FrameQueue
-    private let pcm: CapturePCM
+    // Unchecked: read by the capture thread alone once it starts (the owner only reads its constant format first).
+    private nonisolated(unsafe) let pcm: CapturePCM
     private let waitsWhenFull: Bool
-    private let lock = NSLock()
-    private var stats = Statistics()
-    private var failure: Error?
-    /// Read by the capture thread every period without taking `lock`.
+    private struct Outcome {
+        var stats = Statistics()
+        var failure: Error?
+    }
+    private let outcome = Mutex(Outcome())
+    /// Read by the capture thread every period without taking a lock.
     private let stopRequested = Atomic<Bool>(false)
-    private var thread: Thread?
+    private let started = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
     /// - Parameter queueSeconds: how much audio may wait for the consumer before chunks are dropped.
@@ -48,9 +50,9 @@ public final class AudioCapture: @unchecked Sendable {
         }
     }
 
-    public var statistics: Statistics { lock.withLock { stats } }
+    public var statistics: Statistics { outcome.withLock { $0.stats } }
     /// Why capture ended early, if it did.
-    public var error: Error? { lock.withLock { failure } }
+    public var error: Error? { outcome.withLock { $0.failure } }
 
     public func start() {
         let thread = Thread { [self] in
@@ -59,7 +61,7 @@ public final class AudioCapture: @unchecked Sendable {
         }
         thread.name = "boxvoice-capture"
         thread.qualityOfService = .userInteractive
-        self.thread = thread
+        started.store(true, ordering: .releasing)
         thread.start()
     }
 
@@ -67,9 +69,8 @@ public final class AudioCapture: @unchecked Sendable {
     public func stop() {
         stopRequested.store(true, ordering: .releasing)
         queue.close()
-        if thread != nil {
+        if started.exchange(false, ordering: .acquiringAndReleasing) {
             finished.wait()
-            thread = nil
         }
     }
 
@@ -84,7 +85,9 @@ public final class AudioCapture: @unchecked Sendable {
             while !shouldStop {
                 let outcome = try pcm.read(into: buffer, frames: frames)
                 guard case .frames(let count) = outcome else {
-                    lock.withLock { outcome == .overrun ? (stats.overruns += 1) : (stats.suspends += 1) }
+                    self.outcome.withLock {
+                        outcome == .overrun ? ($0.stats.overruns += 1) : ($0.stats.suspends += 1)
+                    }
                     try pcm.recover(from: outcome)
                     continue
                 }
@@ -94,16 +97,16 @@ public final class AudioCapture: @unchecked Sendable {
                 let chunk = AudioChunk(startFrame: position, samples: samples)
                 position += Int64(count)
                 let accepted = waitsWhenFull ? queue.put(chunk) : queue.offer(chunk)
-                lock.withLock {
+                self.outcome.withLock {
                     // A chunk refused because the recording is stopping was never part of it.
                     guard accepted || !shouldStop else { return }
-                    stats.framesCaptured += Int64(count)
-                    stats.samplesRepaired += Int64(repaired)
-                    if !accepted { stats.framesDropped += Int64(count) }
+                    $0.stats.framesCaptured += Int64(count)
+                    $0.stats.samplesRepaired += Int64(repaired)
+                    if !accepted { $0.stats.framesDropped += Int64(count) }
                 }
             }
         } catch {
-            lock.withLock { failure = error }
+            outcome.withLock { $0.failure = error }
         }
         queue.close()
     }

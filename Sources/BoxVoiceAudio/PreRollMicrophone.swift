@@ -1,3 +1,4 @@
+import BoxVoiceSync
 import Foundation
 import Synchronization
 
@@ -24,7 +25,8 @@ public final class PreRollMicrophone: Sendable {
     public let preRollSeconds: Double
     private let capacity: Int
     private let state = Mutex(State())
-    private let changed = NSCondition()
+    /// Rung when the state changes: audio came, the device failed, a stop, the reader's end.
+    private let changed = WakeUp()
     // The device: read by the reader thread alone, closed by it when stopped.
     private nonisolated(unsafe) let source: CapturePCM
     private let finished = Mutex(false)
@@ -57,8 +59,8 @@ public final class PreRollMicrophone: Sendable {
         state.withLock {
             $0.stopped = true; $0.ring = []; $0.pending = []
         }
-        changed.broadcast()
-        while !finished.withLock({ $0 }) { usleep(2_000) }
+        changed.ring()
+        changed.wait { finished.withLock { $0 } }
     }
 
     private func readForever() {
@@ -74,9 +76,6 @@ public final class PreRollMicrophone: Sendable {
                     continue
                 }
                 let bytes = buffer[..<(count * bytesPerFrame)]
-                // The condition's lock around the change and the wake-up: a turn waiting for audio never misses it.
-                changed.lock()
-                defer { changed.unlock() }
                 state.withLock { state in
                     if state.turnOpen {
                         state.pending.append(contentsOf: bytes)
@@ -85,23 +84,23 @@ public final class PreRollMicrophone: Sendable {
                         if state.ring.count > capacity { state.ring.removeFirst(state.ring.count - capacity) }
                     }
                 }
-                changed.broadcast()
+                changed.ring()
             } catch {
                 state.withLock { $0.failure = "\(error)" }
-                changed.broadcast()
+                changed.ring()
                 break
             }
         }
         source.close()
         finished.withLock { $0 = true }
+        changed.ring()
     }
 
     /// Blocks until audio (or the end) is there; copies at most `frames` frames.
     fileprivate func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws -> PCMReadOutcome {
         let bytesPerFrame = format.bytesPerSample
-        changed.lock()
-        defer { changed.unlock() }
         while true {
+            let ticket = changed.ticket
             let taken = state.withLock { state -> Result<Int, Error>? in
                 if let failure = state.failure { return .failure(PreRollFailure(message: failure)) }
                 if state.stopped { return .success(0) }
@@ -114,7 +113,7 @@ public final class PreRollMicrophone: Sendable {
                 return .success(count)
             }
             if let taken { return .frames(try taken.get()) }
-            _ = changed.wait(until: Date().addingTimeInterval(0.5))  // woken or not, the loop looks again
+            changed.wait(until: .distantFuture, after: ticket)
         }
     }
 

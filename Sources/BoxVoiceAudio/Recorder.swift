@@ -1,12 +1,24 @@
+import BoxVoiceSync
 import Foundation
 import Synchronization
 
 /// A request to stop, set from a signal handler or another thread.
 public final class StopSignal: Sendable {
     private let flag = Atomic<Bool>(false)
+    private let bell = WakeUp()
     public init() {}
-    public func request() { flag.store(true, ordering: .relaxed) }
+    public func request() {
+        flag.store(true, ordering: .relaxed)
+        bell.ring()
+    }
     public var isRequested: Bool { flag.load(ordering: .relaxed) }
+
+    /// Sleeps until a stop is requested or `deadline` passes, and says whether one was (a loop's timer that must
+    /// still end at once on a stop).
+    @discardableResult
+    public func wait(until deadline: Date = .distantFuture) -> Bool {
+        bell.wait(until: deadline) { isRequested }
+    }
 
     /// Requests a stop on SIGINT or SIGTERM (their default action, dying mid-write, is ignored from now on).
     /// Keep the returned sources alive as long as the handling should last.

@@ -163,12 +163,7 @@ extension DictationSession {
         /// hears what came after it.
         func settle(message: inout Message, state: inout Hearing, waiting: Bool) throws {
             guard let (check, queued, talkWentOn) = state.pending else { return }
-            var verdict = check.poll()
-            while verdict == nil, waiting {
-                Thread.sleep(forTimeInterval: 0.02)
-                verdict = check.poll()
-            }
-            guard let verdict else { return }
+            guard let verdict = waiting ? check.awaitVerdict() : check.poll() else { return }
             state.pending = nil
             let utterance = check.utterance
             session.onEvent(

@@ -4,6 +4,7 @@ import BoxVoiceContract
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore
+import BoxVoiceSync
 import Foundation
 import Synchronization
 
@@ -146,7 +147,11 @@ public final class DictationSession: Sendable {
         }
         // A run that does not name its session learns it from the box's events (the stream connects in the
         // background; listening never waits for it).
-        let assignments = SessionAssignments(store: store) { _, _ in worker.deliverNow() }
+        let sessionNamed = WakeUp()
+        let assignments = SessionAssignments(store: store) { _, _ in
+            worker.deliverNow()
+            sessionNamed.ring()
+        }
         let learns = configuration.followsSessionEvents && (configuration.requestedSession.map { $0 == "new" } ?? true)
         let events = learns ? configuration.client.eventStream { assignments.handle($0) } : nil
         events?.start()
@@ -156,7 +161,7 @@ public final class DictationSession: Sendable {
             road.stop()
             onEvent(.listeningEnded)
             finisher.waitUntilIdle()
-            if let run = state.run { awaitSession(of: run, worker: worker) }
+            if let run = state.run { awaitSession(of: run, worker: worker, named: sessionNamed) }
             worker.finish()
             events?.stop()
         }
@@ -397,12 +402,14 @@ public final class DictationSession: Sendable {
 
     /// Before returning, messages held for the run's new conversation get a while for the box to name it; after
     /// that they stay committed in the outbox (the next command or the daemon sends them).
-    private func awaitSession(of run: SessionRun.ID, worker: DeliveryWorker) {
+    /// `named` rings when this run's event stream learns a session; the hold can also end in another process (the
+    /// daemon delivering the same outbox), which nothing here hears, so the store is asked again each second too.
+    private func awaitSession(of run: SessionRun.ID, worker: DeliveryWorker, named: WakeUp) {
         let deadline = Date().addingTimeInterval(configuration.sessionAssignmentWaitSeconds)
         worker.waitUntilIdle()
         func held() -> Bool { (try? store.runIsHolding(run)) ?? false }
         guard held() else { return }
-        while held(), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while Date() < deadline, !named.wait(until: min(deadline, Date().addingTimeInterval(1)), for: { !held() }) {}
         worker.deliverNow()
         worker.waitUntilIdle()
     }

@@ -2,6 +2,7 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceKeywords
 import BoxVoiceLive
+import BoxVoiceSync
 import Foundation
 import Synchronization
 
@@ -41,6 +42,7 @@ final class SecondOpinion: Sendable {
     let started: Date
     let deadline: Date
     private let verdict = Mutex<DictationSession.CheckOutcome?>(nil)
+    private let answered = WakeUp()
 
     /// Starts the check in the background: `audio` (48 kHz) is written to `workDirectory` and transcribed.
     init(
@@ -65,6 +67,7 @@ final class SecondOpinion: Sendable {
             } catch {
                 verdict.withLock { $0 = .undecided }
             }
+            answered.ring()
         }
     }
 
@@ -73,5 +76,11 @@ final class SecondOpinion: Sendable {
     func poll(now: Date = Date()) -> DictationSession.CheckOutcome? {
         if let answer = verdict.withLock({ $0 }) { return answer }
         return now >= deadline ? .undecided : nil
+    }
+
+    /// The verdict, waited for: it comes when the box answers, or as `.undecided` at the deadline.
+    func awaitVerdict() -> DictationSession.CheckOutcome {
+        answered.wait(until: deadline) { verdict.withLock { $0 } != nil }
+        return poll() ?? .undecided
     }
 }

@@ -259,7 +259,7 @@ public final class Daemon: Sendable {
                 deliverOwed()
                 nextDelivery = Date().addingTimeInterval(configuration.deliveryInterval)
             }
-            Thread.sleep(forTimeInterval: 0.2)
+            stop.wait(until: min(nextPairingCheck, nextDelivery))
         }
         turns.finish()
         holdMicrophone(false, dictating: false)

@@ -1,5 +1,6 @@
 import BoxVoiceCore
 import BoxVoiceAudio
+import BoxVoiceSync
 import Foundation
 import Synchronization
 
@@ -19,6 +20,8 @@ public final class DictationTurns: Sendable {
     private let begin: Begin
     private let onEnd: @Sendable (Error?) -> Void
     private let turn = Mutex<Turn?>(nil)
+    /// Rung when a turn is over, for `finish`.
+    private let turnEnded = WakeUp()
 
     /// - Parameter onEnd: called when a turn is over (with the error that ended it, if any).
     public init(begin: @escaping Begin, onEnd: @escaping @Sendable (Error?) -> Void = { _ in }) {
@@ -54,8 +57,7 @@ public final class DictationTurns: Sendable {
     /// Ends the turn in progress the way `stop` does and waits for it (daemon shutdown).
     public func finish(timeout: TimeInterval = 30) {
         _ = stop()
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while isDictating, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        turnEnded.wait(until: Date(timeIntervalSinceNow: timeout)) { !isDictating }
     }
 
     private func start() -> ControlReply {
@@ -74,6 +76,7 @@ public final class DictationTurns: Sendable {
             opened = try begin()
         } catch {
             turn.withLock { $0 = nil }
+            turnEnded.ring()
             return ControlReply(ok: false, state: .idle, message: "could not start dictating: \(error)")
         }
         let onEnd = self.onEnd
@@ -86,6 +89,7 @@ public final class DictationTurns: Sendable {
             // The microphone closes with the turn (a held-open one goes back to keeping its pre-roll).
             handOver.pcm.close()
             turn.withLock { $0 = nil }
+            turnEnded.ring()
             onEnd(failure)
         }
         thread.name = "boxvoice dictation turn"

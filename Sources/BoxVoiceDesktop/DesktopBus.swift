@@ -1,4 +1,5 @@
 import CSDBusShim
+import BoxVoiceSync
 import Foundation
 import Synchronization
 
@@ -89,6 +90,7 @@ public final class NotificationRecorder: Sendable {
     private let shown = Mutex<[Shown]>([])
     private let running = Atomic<Bool>(true)
     private let finished = Mutex<Bool>(false)
+    private let processingEnded = WakeUp()
     /// The C server's state (its callback and context), freed by `stop` once nothing processes the bus; kept as its
     /// address, a plain value that may cross threads.
     private let server = Mutex<UInt>(0)
@@ -119,6 +121,7 @@ public final class NotificationRecorder: Sendable {
                 _ = try? bus.withHandle { (handle) throws(DesktopBusError) in _ = bv_bus_process(handle, 20_000) }
             }
             finished.withLock { $0 = true }
+            processingEnded.ring()
         }
         thread.name = "notification recorder"
         thread.start()
@@ -128,7 +131,7 @@ public final class NotificationRecorder: Sendable {
 
     public func stop() {
         running.store(false, ordering: .relaxed)
-        while !finished.withLock({ $0 }) { usleep(5_000) }
+        processingEnded.wait { finished.withLock { $0 } }
         // Nothing processes the bus now: the C server can go.
         server.withLock { server in
             bv_serve_notifications_end(UnsafeMutableRawPointer(bitPattern: server))

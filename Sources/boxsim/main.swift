@@ -79,7 +79,7 @@ func main() {
         say("boxsim listening on \(server.baseURL) (HQ \(configuration.hq), data in \(data))")
         let stop = StopSignal()
         let sources = stop.requestOnTerminationSignals()
-        while !stop.isRequested { Thread.sleep(forTimeInterval: 0.1) }
+        stop.wait()
         sources.forEach { $0.cancel() }
         server.stop()
         say("boxsim stopped")
