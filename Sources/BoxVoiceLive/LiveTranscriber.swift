@@ -337,12 +337,12 @@ public final class LiveTranscriber {
             heardElsewhere || self.evidence.soundAlikes?.match(words, narrowband: self.hearsNarrowband) != nil
         }
         switch ends!.transcribe(cut, suspects: suspects) {
-        case .success(let words):
+        case .success(let heard):
             // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
             let spots = standIns.flatMap(\.spots).map {
                 SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore)
             }
-            let pieces = split(words, of: cut)
+            let pieces = placed(heard, in: cut)
             return pieces.enumerated().map { index, heard in
                 var utterance = LiveUtterance(
                     text: heard.piece.text, recognized: heard.piece.recognized,
@@ -360,14 +360,13 @@ public final class LiveTranscriber {
         }
     }
 
-    /// An utterance's words as one piece per command it holds (and one for the words after the last), each ending
-    /// in the pause after its command: Whisper's estimate of where the command's last word ends, moved to the
-    /// middle of the VAD's quiet nearest it.
-    private func split(_ words: [WhisperModel.TimedWord], of cut: UtteranceCutter.Cut)
+    /// Where each piece of an utterance (one per command it holds, and one for the words after the last) ends: in
+    /// the pause after its command, Whisper's estimate of where the command's last word ends moved to the middle of
+    /// the VAD's quiet nearest it.
+    private func placed(_ heard: UtteranceEnds.Judged, in cut: UtteranceCutter.Cut)
         -> [(piece: HeardPieces.Piece, end: Double)]
     {
-        let pieces = HeardPieces.pieces(
-            of: words, places: options.commandPlaces, floor: ends!.settings.commandFloor)
+        let words = heard.words, pieces = heard.pieces
         let audioStart = cut.end - Double(cut.samples.count) / Double(WhisperModel.sampleRate)
         var ended: [(piece: HeardPieces.Piece, end: Double)] = []
         for (index, piece) in pieces.enumerated() {

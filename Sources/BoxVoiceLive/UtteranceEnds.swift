@@ -88,26 +88,32 @@ final class UtteranceEnds {
     /// last words sound like a command phrase) — the utterance is decoded once more with the careful search
     /// (`WhisperHearing.carefulSearch`), whose words are taken only when they hold a command it is sure of.
     func transcribe(_ cut: UtteranceCutter.Cut, suspects: (String) -> Bool = { _ in false })
-        -> Result<[WhisperModel.TimedWord], HearingError>
+        -> Result<Judged, HearingError>
     {
         let started = Date()
-        let quick = quickly(cut, started: started)
-        guard let careful = settings.carefulSearch, case .success(let words) = quick, !holdsSureCommand(words),
-            suspects(Self.text(words))
+        let quick = quickly(cut, started: started).map(judged)
+        guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
+            suspects(Self.text(first.words))
         else { return remembered(quick) }
         let left = settings.deadline - Date().timeIntervalSince(started)
         carefulDecodes += 1
         let second = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: left, search: careful)
         guard case .success(let transcript) = second else { return remembered(quick) }
-        let better = heard(transcript)
-        return remembered(holdsSureCommand(better) ? .success(better) : quick)
+        let better = judged(heard(transcript))
+        return remembered(better.holdsSureCommand ? .success(better) : quick)
     }
 
-    /// Whether the words hold a command Whisper was sure of.
-    private func holdsSureCommand(_ words: [WhisperModel.TimedWord]) -> Bool {
-        HeardPieces.pieces(of: words, places: commandPlaces, floor: settings.commandFloor).contains {
-            $0.lastCommandWord != nil && !$0.unsure
-        }
+    /// An utterance's words and the pieces they were judged as, worked out once: the second look decides on the
+    /// pieces, and the transcriber places their ends.
+    struct Judged {
+        var words: [WhisperModel.TimedWord]
+        var pieces: [HeardPieces.Piece]
+        /// The words hold a command Whisper was sure of.
+        var holdsSureCommand: Bool { pieces.contains { $0.lastCommandWord != nil && !$0.unsure } }
+    }
+
+    private func judged(_ words: [WhisperModel.TimedWord]) -> Judged {
+        Judged(words: words, pieces: HeardPieces.pieces(of: words, places: commandPlaces, floor: settings.commandFloor))
     }
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
@@ -136,10 +142,8 @@ final class UtteranceEnds {
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.
-    private func remembered(_ result: Result<[WhisperModel.TimedWord], HearingError>)
-        -> Result<[WhisperModel.TimedWord], HearingError>
-    {
-        if case .success(let words) = result { lastWords = words.map(\.text) }
+    private func remembered(_ result: Result<Judged, HearingError>) -> Result<Judged, HearingError> {
+        if case .success(let heard) = result { lastWords = heard.words.map(\.text) }
         return result
     }
 

@@ -100,8 +100,8 @@ import Testing
             let seconds = Double(samples.count) / 16_000
             return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
         }
-        func text(_ result: Result<[WhisperModel.TimedWord], HearingError>) -> String? {
-            (try? result.get()).map(UtteranceEnds.text)
+        func text(_ result: Result<UtteranceEnds.Judged, HearingError>) -> String? {
+            (try? result.get()).map { UtteranceEnds.text($0.words) }
         }
         let talk = try cut("none-budget.wav")
         let unsuspected = text(ends.transcribe(talk, suspects: { _ in false }))
@@ -109,9 +109,16 @@ import Testing
         let suspected = text(ends.transcribe(talk, suspects: { _ in true }))
         #expect(ends.carefulDecodes == 1)
         #expect(suspected != nil && suspected == unsuspected, "no command found: the quick words stand")
-        let command = text(ends.transcribe(try cut("send-buy-milk.wav"), suspects: { _ in true }))
+        let commandHeard = ends.transcribe(try cut("send-buy-milk.wav"), suspects: { _ in true })
+        let command = text(commandHeard)
         #expect(ends.carefulDecodes == 1, "a sure command in the quick words needs no second look")
         #expect(command.flatMap { detector.detect($0)?.action } == .send)
+        // The pieces come judged with the words: the command's piece is sure and ends at its last word.
+        let judged = try commandHeard.get()
+        #expect(judged.holdsSureCommand)
+        #expect(
+            judged.pieces.first?.lastCommandWord.map { judged.words[$0].text.lowercased() }?.hasPrefix("message")
+                == true)
     }
 
     /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
