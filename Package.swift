@@ -68,26 +68,36 @@ let package = Package(
         .executableTarget(name: "boxsim", dependencies: ["CommandGrammar", "BoxSim", "BoxVoiceBox", "BoxVoiceAudio"]),
         // Feedback without a terminal: desktop notifications over D-Bus (sd-bus).
         .target(name: "BoxVoiceDesktop", dependencies: ["BoxVoiceSync", "CSDBusShim"]),
-        // The pipeline: joins audio, keywords and the box client into what the CLI runs.
+        // Getting a committed message to its box: HQ uploads (WAV or Opus), the text chosen, the outbox's delivery with
+        // its backoff, the session a run's first message opened, and file transcription.
         .target(
-            name: "BoxVoiceCore",
+            name: "BoxVoiceDelivery",
+            dependencies: [
+                "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore", "BoxVoiceLive",
+            ]),
+        // A dictation: the microphone's audio to a segmented recording, heard live, cut into messages at their
+        // commands or keys, each committed and handed to delivery; the user's settings for it.
+        .target(
+            name: "BoxVoiceDictation",
             dependencies: [
                 "EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceStore",
-                "BoxVoiceLive", "BoxVoiceSync",
+                "BoxVoiceLive", "BoxVoiceSync", "BoxVoiceDelivery",
             ]),
         // What a user sees of a dictation: events as JSON lines, the terminal's status area, `status --follow`,
         // desktop notifications and cues.
         .target(
             name: "BoxVoicePresentation",
             dependencies: [
-                "BoxVoiceCore", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract", "BoxVoiceKeywords",
+                "BoxVoiceDictation", "BoxVoiceDelivery", "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceContract",
+                "BoxVoiceKeywords",
                 "BoxVoiceLive", "BoxVoiceStore",
             ]),
         // The user unit: hotkey turns over the control socket, retranscription answers, delivery between turns.
         .target(
             name: "BoxVoiceDaemon",
             dependencies: [
-                "BoxVoiceCore", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox", "BoxVoiceContract",
+                "BoxVoiceDictation", "BoxVoiceDelivery", "BoxVoicePresentation", "BoxVoiceAudio", "BoxVoiceBox",
+                "BoxVoiceContract",
                 "BoxVoiceKeywords", "BoxVoiceLive", "BoxVoiceStore", "BoxVoiceSync",
             ]),
         // Calibration to one voice and room: the user's takes heard through the whole live path, settings chosen on
@@ -96,7 +106,8 @@ let package = Package(
         .executableTarget(
             name: "boxvoice",
             dependencies: [
-                "CommandGrammar", "BoxVoiceCore", "BoxVoiceCalibration", "BoxVoicePresentation", "BoxVoiceDaemon",
+                "CommandGrammar", "BoxVoiceDictation", "BoxVoiceDelivery", "BoxVoiceCalibration",
+                "BoxVoicePresentation", "BoxVoiceDaemon",
                 "BoxVoiceDesktop",
                 "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceContract", "BoxVoiceBox", "BoxVoiceLive", "BoxVoiceStore",
                 "BoxSim",
@@ -105,7 +116,9 @@ let package = Package(
         .executableTarget(
             name: "boxvoice-bench",
             dependencies: [
-                "BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive", "BoxVoiceCore",
+                "BoxVoiceKeywords", "BoxVoiceBox", "BoxVoiceContract", "BoxVoiceAudio", "BoxVoiceLive",
+                "BoxVoiceDictation",
+                "BoxVoiceDelivery",
                 "BoxVoiceCalibration", "BoxVoiceStore", "BoxSim", "BoxVoiceTestSupport",
             ]),
 
@@ -125,7 +138,10 @@ let package = Package(
         .testTarget(name: "BoxVoiceContractTests", dependencies: ["BoxVoiceContract", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoiceBoxTests", dependencies: ["BoxVoiceBox", "BoxSim", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxSimTests", dependencies: ["BoxSim", "BoxVoiceTestSupport"]),
-        .testTarget(name: "BoxVoiceCoreTests", dependencies: ["BoxVoiceCore", "BoxVoiceTestSupport"]),
+        .testTarget(
+            name: "BoxVoiceDictationTests",
+            dependencies: ["BoxVoiceDictation", "BoxVoiceDelivery", "BoxVoiceTestSupport"]),
+        .testTarget(name: "BoxVoiceDeliveryTests", dependencies: ["BoxVoiceDelivery", "BoxVoiceTestSupport"]),
         .testTarget(name: "BoxVoicePresentationTests", dependencies: ["BoxVoicePresentation", "BoxVoiceTestSupport"]),
         .testTarget(
             name: "BoxVoiceDaemonTests",

@@ -308,11 +308,8 @@ private final class Connection {
         case .started:
             outcome.subscribed = true
             stream.deliver(.subscribed)
-        case .event(let name, let data, let rawData, let trackedId):
-            if name == "chat-last-audio-request",
-                let object = (try? JSONSerialization.jsonObject(with: Data(rawData.utf8))) as? [String: Any],
-                let request = try? LastAudioRequest.decodeEvent(object)
-            {
+        case .event(let name, let data, let body, let trackedId):
+            if name == "chat-last-audio-request", let request = try? LastAudioRequest.decodeEvent(body) {
                 stream.deliver(.lastAudioRequest(request))
             } else {
                 stream.deliver(.event(name: name, data: data, trackedId: trackedId))

@@ -8,10 +8,19 @@ public enum EventFrames {
     public static let ping = "PING"
     public static let pong = "PONG"
 
+    /// The one request boxvoice sends: subscribe, from `lastEventId` when it has seen events before.
+    struct SubscribeRequest: Encodable {
+        struct Params: Encodable {
+            var path = "events.subscribe"
+            var lastEventId: String?
+        }
+        var id = EventFrames.subscriptionId
+        var method = "subscription"
+        var params: Params
+    }
+
     public static func subscribe(lastEventId: String?) -> String {
-        var params: [String: Any] = ["path": "events.subscribe"]
-        if let lastEventId { params["lastEventId"] = lastEventId }
-        return json(["id": subscriptionId, "method": "subscription", "params": params])
+        String(decoding: JSONValue.encoded(SubscribeRequest(params: .init(lastEventId: lastEventId))), as: UTF8.self)
     }
 
     public static let stop = #"{"id":1,"method":"subscription.stop"}"#
@@ -22,7 +31,7 @@ public enum EventFrames {
         case started(id: Int?)
         case stopped(id: Int?)
         /// An event; `trackedId` is set for stored (replayable) events.
-        case event(name: String, data: [String: String], rawData: String, trackedId: String?)
+        case event(name: String, data: [String: String], body: [String: JSONValue], trackedId: String?)
         case error(id: Int?, message: String, httpStatus: Int?)
         /// Anything else: logged, never fatal.
         case unknown(String)
@@ -30,34 +39,30 @@ public enum EventFrames {
 
     public static func parse(_ text: String) -> Incoming {
         if text == ping { return .ping }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            return .unknown(text)
-        }
-        let id = (object["id"] as? NSNumber)?.intValue
-        if let error = object["error"] as? [String: Any] {
-            let data = error["data"] as? [String: Any]
+        guard let object = JSONValue.parse(text)?.object else { return .unknown(text) }
+        let id = object["id"]?.integer
+        if let error = object["error"]?.object {
             return .error(
-                id: id, message: error["message"] as? String ?? "unknown error",
-                httpStatus: (data?["httpStatus"] as? NSNumber)?.intValue)
+                id: id, message: error["message"]?.string ?? "unknown error",
+                httpStatus: error["data"]?.object?["httpStatus"]?.integer)
         }
-        guard let result = object["result"] as? [String: Any], let type = result["type"] as? String else {
+        guard let result = object["result"]?.object, let type = result["type"]?.string else {
             return .unknown(text)
         }
         switch type {
         case "started": return .started(id: id)
         case "stopped": return .stopped(id: id)
         case "data":
-            guard var payload = result["data"] as? [String: Any] else { return .unknown(text) }
-            var trackedId = result["id"].map { "\($0)" }
+            guard var payload = result["data"]?.object else { return .unknown(text) }
+            var trackedId = result["id"]?.plainText
             // Stored events come wrapped: {"id": "<n>", "data": {event, data}}.
-            if payload["event"] == nil, let inner = payload["data"] as? [String: Any] {
-                trackedId = trackedId ?? payload["id"].map { "\($0)" }
+            if payload["event"] == nil, let inner = payload["data"]?.object {
+                trackedId = trackedId ?? payload["id"]?.plainText
                 payload = inner
             }
-            guard let name = payload["event"] as? String else { return .unknown(text) }
-            let body = payload["data"] as? [String: Any] ?? [:]
-            let strings = body.compactMapValues { $0 as? String }
-            return .event(name: name, data: strings, rawData: json(body), trackedId: trackedId)
+            guard let name = payload["event"]?.string else { return .unknown(text) }
+            let body = payload["data"]?.object ?? [:]
+            return .event(name: name, data: body.compactMapValues(\.string), body: body, trackedId: trackedId)
         default:
             return .unknown(text)
         }
@@ -71,22 +76,18 @@ public enum EventFrames {
         case number(Int)
         case string(String)
 
-        init?(json value: Any?) {
-            if let text = value as? String {
-                self = .string(text)
-            } else if let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c",
-                number.doubleValue == Double(number.intValue)
-            {
-                self = .number(number.intValue)
-            } else {
-                return nil
+        init?(json value: JSONValue?) {
+            switch value {
+            case .string(let text)?: self = .string(text)
+            case let number? where number.integer != nil: self = .number(number.integer!)
+            default: return nil
             }
         }
 
-        var json: Any {
+        var json: JSONValue {
             switch self {
-            case .number(let value): value
-            case .string(let value): value
+            case .number(let value): .integer(value)
+            case .string(let value): .string(value)
             }
         }
 
@@ -109,26 +110,85 @@ public enum EventFrames {
             self.jsonrpc = jsonrpc
         }
 
-        func wrap(_ body: [String: Any]) -> String {
-            var object = body
-            object["id"] = id?.json ?? NSNull()
-            if jsonrpc { object["jsonrpc"] = "2.0" }
-            return EventFrames.json(object)
+        /// A server frame for this reply: its id (null when there is none) and the request's `jsonrpc`, beside
+        /// `result` or `error`.
+        func frame(result: ServerResult? = nil, error: ServerError? = nil) -> String {
+            let frame = ServerFrame(id: id?.json ?? .null, jsonrpc: jsonrpc ? "2.0" : nil, result: result, error: error)
+            return String(decoding: JSONValue.encoded(frame), as: UTF8.self)
         }
     }
 
-    public static func started(_ reply: Reply) -> String { reply.wrap(["result": ["type": "started"]]) }
-    public static func stopped(_ reply: Reply) -> String { reply.wrap(["result": ["type": "stopped"]]) }
+    /// What the box sends on a subscription, as tRPC frames it.
+    struct ServerFrame: Encodable {
+        /// Encoded even when null: tRPC answers an unreadable request with `"id": null`.
+        var id: JSONValue
+        var jsonrpc: String?
+        var result: ServerResult?
+        var error: ServerError?
+
+        enum CodingKeys: String, CodingKey { case id, jsonrpc, result, error }
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encodeIfPresent(jsonrpc, forKey: .jsonrpc)
+            try container.encodeIfPresent(result, forKey: .result)
+            try container.encodeIfPresent(error, forKey: .error)
+        }
+    }
+
+    struct ServerResult: Encodable {
+        var type: String
+        /// A stored event's id (its tracked envelope carries it again inside).
+        var id: String?
+        var data: ServerData?
+    }
+
+    /// An event's payload, bare (transient) or in the tracked envelope of a stored event.
+    enum ServerData: Encodable {
+        case event(EventPayload)
+        case tracked(id: String, data: EventPayload)
+
+        enum CodingKeys: String, CodingKey { case id, data }
+
+        func encode(to encoder: Encoder) throws {
+            switch self {
+            case .event(let payload):
+                try payload.encode(to: encoder)
+            case .tracked(let id, let payload):
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(payload, forKey: .data)
+            }
+        }
+    }
+
+    struct EventPayload: Encodable {
+        var event: String
+        var data: JSONValue
+    }
+
+    struct ServerError: Encodable {
+        struct Data: Encodable {
+            var code: String
+            var httpStatus: Int
+            var path: String?
+        }
+        var message: String
+        var code: Int
+        var data: Data
+    }
+
+    public static func started(_ reply: Reply) -> String { reply.frame(result: ServerResult(type: "started")) }
+    public static func stopped(_ reply: Reply) -> String { reply.frame(result: ServerResult(type: "stopped")) }
 
     /// An event frame; `data` is the event's payload as JSON text. Stored events carry their id twice, as the box's
     /// tracked envelope does.
     public static func event(_ reply: Reply, name: String, dataJSON: String, trackedId: String?) -> String {
-        let data =
-            (try? JSONSerialization.jsonObject(with: Data(dataJSON.utf8), options: [.fragmentsAllowed]))
-            ?? [String: Any]()
-        let payload: [String: Any] = ["event": name, "data": data]
-        guard let trackedId else { return reply.wrap(["result": ["type": "data", "data": payload]]) }
-        return reply.wrap(["result": ["type": "data", "id": trackedId, "data": ["id": trackedId, "data": payload]]])
+        let payload = EventPayload(event: name, data: JSONValue.parse(dataJSON) ?? .object([:]))
+        guard let trackedId else { return reply.frame(result: ServerResult(type: "data", data: .event(payload))) }
+        return reply.frame(
+            result: ServerResult(type: "data", id: trackedId, data: .tracked(id: trackedId, data: payload)))
     }
 
     /// tRPC's error codes as JSON-RPC numbers, with the HTTP status each maps to.
@@ -157,9 +217,10 @@ public enum EventFrames {
     }
 
     public static func error(_ reply: Reply, message: String, code: ErrorCode, path: String?) -> String {
-        var data: [String: Any] = ["code": code.rawValue, "httpStatus": code.httpStatus]
-        if let path { data["path"] = path }
-        return reply.wrap(["error": ["message": message, "code": code.number, "data": data]])
+        reply.frame(
+            error: ServerError(
+                message: message, code: code.number,
+                data: .init(code: code.rawValue, httpStatus: code.httpStatus, path: path)))
     }
 
     /// A client frame as the box reads it (boxsim).
@@ -185,33 +246,23 @@ public enum EventFrames {
     public static func parseClient(_ text: String) -> ClientFrame {
         if text == ping { return .ping }
         if text == pong { return .pong }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            return .unreadable
-        }
-        let reply = Reply(id: RequestID(json: object["id"]), jsonrpc: object["jsonrpc"] as? String == "2.0")
-        let method = object["method"] as? String ?? ""
+        guard let object = JSONValue.parse(text)?.object else { return .unreadable }
+        let reply = Reply(id: RequestID(json: object["id"]), jsonrpc: object["jsonrpc"]?.string == "2.0")
+        let method = object["method"]?.string ?? ""
         switch method {
         case "subscription":
-            let params = object["params"] as? [String: Any] ?? [:]
-            let input = params["input"] as? [String: Any]
+            let params = object["params"]?.object ?? [:]
             let last: LastEventID =
-                switch params["lastEventId"] ?? input?["lastEventId"] {
+                switch params["lastEventId"] ?? params["input"]?.object?["lastEventId"] {
                 case nil: .absent
-                case let text as String: .given(text)
+                case .string(let text)?: .given(text)
                 default: .invalid
                 }
-            return .subscribe(reply, path: params["path"] as? String ?? "", lastEventId: last)
+            return .subscribe(reply, path: params["path"]?.string ?? "", lastEventId: last)
         case "subscription.stop":
             return .stop(reply)
         default:
             return .unknownMethod(reply, method: method)
         }
-    }
-
-    static func json(_ object: Any) -> String {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data()
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -20,15 +20,13 @@ public struct LastAudioRequest: Sendable, Equatable {
 
     /// Strict V1 relay shape `{"version":1,"requestId","messageId","sessionId": string|null}`:
     /// both ids required and non-blank, any other version rejected.
-    public static func decodeV1(_ object: [String: Any]) throws(Rejection) -> LastAudioRequest {
-        guard let version = object["version"] as? NSNumber, Self.isJSONInteger(version), version.intValue == 1 else {
-            throw Rejection(reason: "version must be 1")
-        }
+    public static func decodeV1(_ object: [String: JSONValue]) throws(Rejection) -> LastAudioRequest {
+        guard case .integer(1)? = object["version"] else { throw Rejection(reason: "version must be 1") }
         let request = try decodeIds(object)
         switch object["sessionId"] {
-        case nil, is NSNull:
+        case nil, .null?:
             return request
-        case let session as String:
+        case .string(let session)?:
             return LastAudioRequest(requestId: request.requestId, messageId: request.messageId, sessionId: session)
         default:
             throw Rejection(reason: "sessionId must be a string or null")
@@ -36,26 +34,18 @@ public struct LastAudioRequest: Sendable, Equatable {
     }
 
     public static func decodeV1(_ data: Data) throws(Rejection) -> LastAudioRequest {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw Rejection(reason: "it is not a JSON object")
-        }
+        guard let object = JSONValue.parse(data)?.object else { throw Rejection(reason: "it is not a JSON object") }
         return try decodeV1(object)
     }
 
-    /// JSON numbers and booleans both arrive as NSNumber; booleans (objCType "c") and fractions are not versions.
-    private static func isJSONInteger(_ number: NSNumber) -> Bool {
-        let type = String(cString: number.objCType)
-        return ["i", "l", "q", "s", "I", "L", "Q", "S"].contains(type)
-    }
-
     /// The event-stream shape `{"requestId","messageId"}` (`chat-last-audio-request`).
-    public static func decodeEvent(_ object: [String: Any]) throws(Rejection) -> LastAudioRequest {
+    public static func decodeEvent(_ object: [String: JSONValue]) throws(Rejection) -> LastAudioRequest {
         try decodeIds(object)
     }
 
-    private static func decodeIds(_ object: [String: Any]) throws(Rejection) -> LastAudioRequest {
+    private static func decodeIds(_ object: [String: JSONValue]) throws(Rejection) -> LastAudioRequest {
         func id(_ name: String) throws(Rejection) -> String {
-            guard let value = object[name] as? String else { throw Rejection(reason: "\(name) is missing") }
+            guard let value = object[name]?.string else { throw Rejection(reason: "\(name) is missing") }
             guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw Rejection(reason: "\(name) is blank")
             }

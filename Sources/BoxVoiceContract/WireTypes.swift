@@ -9,8 +9,8 @@ public enum Wire {
         public var description: String { "the box's \(what) could not be understood: \(reason)" }
     }
 
-    static func object(_ data: Data, _ what: String) throws(DecodingFailure) -> [String: Any] {
-        guard let parsed = try? JSONSerialization.jsonObject(with: data) else {
+    static func object(_ data: Data, _ what: String) throws(DecodingFailure) -> [String: JSONValue] {
+        guard let parsed = JSONValue.parse(data) else {
             throw DecodingFailure(
                 what: what,
                 reason:
@@ -18,7 +18,7 @@ public enum Wire {
                         + "\(String(decoding: data.prefix(40), as: UTF8.self).debugDescription))"
             )
         }
-        guard let object = parsed as? [String: Any] else {
+        guard let object = parsed.object else {
             throw DecodingFailure(what: what, reason: "not a JSON object")
         }
         return object
@@ -27,7 +27,7 @@ public enum Wire {
     /// `POST /api/pairing/redeem` 200: only `token` matters (the vector's `ignoredByClient` fields are not read).
     public static func redeemToken(_ data: Data) throws(DecodingFailure) -> String {
         let body = try object(data, "pairing answer")
-        guard let token = body["token"] as? String, !token.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let token = body["token"]?.string, !token.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw DecodingFailure(what: "pairing answer", reason: "it holds no device token")
         }
         return token
@@ -37,8 +37,8 @@ public enum Wire {
     public static func defaultSession(_ data: Data) throws(DecodingFailure) -> String? {
         let body = try object(data, "default-session answer")
         switch body["sessionId"] {
-        case nil, is NSNull: return nil
-        case let id as String: return id.isEmpty ? nil : id
+        case nil, .null?: return nil
+        case .string(let id)?: return id.isEmpty ? nil : id
         default: throw DecodingFailure(what: "default-session answer", reason: "sessionId is neither a string nor null")
         }
     }
@@ -59,11 +59,11 @@ public enum Wire {
 
     public static func transcription(_ data: Data) throws(DecodingFailure) -> Transcription {
         let body = try object(data, "transcription")
-        guard let text = body["text"] as? String else {
+        guard let text = body["text"]?.string else {
             throw DecodingFailure(what: "transcription", reason: "it has no text")
         }
         return Transcription(
-            text: text, diarized: body["diarized"] as? Bool ?? false, service: body["service"] as? String)
+            text: text, diarized: body["diarized"]?.bool ?? false, service: body["service"]?.string)
     }
 
     /// The 500 body of a failed transcription: `{"error", "permanent", "code"?}`.
@@ -74,16 +74,16 @@ public enum Wire {
     }
 
     public static func hqError(_ data: Data) -> HQError? {
-        guard let body = try? object(data, "transcription error"), let message = body["error"] as? String else {
+        guard let body = try? object(data, "transcription error"), let message = body["error"]?.string else {
             return nil
         }
-        return HQError(message: message, permanent: body["permanent"] as? Bool ?? false, code: body["code"] as? String)
+        return HQError(message: message, permanent: body["permanent"]?.bool ?? false, code: body["code"]?.string)
     }
 
     /// `{"error": …}` of any 4xx/5xx, for messages.
     public static func errorMessage(_ data: Data) -> (message: String, code: String?)? {
-        guard let body = try? object(data, "error"), let message = body["error"] as? String else { return nil }
-        return (message, body["code"] as? String)
+        guard let body = try? object(data, "error"), let message = body["error"]?.string else { return nil }
+        return (message, body["code"]?.string)
     }
 
     /// `POST /api/chat/send` 200: every shape means the box has the message durably.
@@ -95,13 +95,12 @@ public enum Wire {
 
     public static func sendAcceptance(_ data: Data) throws(DecodingFailure) -> SendAcceptance {
         let body = try object(data, "send answer")
-        if body["deduplicated"] as? Bool == true { return .deduplicated }
-        if body["queued"] as? Bool == true { return .queued }
-        switch body["turnId"] {
-        case let id as String: return .started(turnId: id)
-        case let id as NSNumber: return .started(turnId: id.stringValue)
-        default: throw DecodingFailure(what: "send answer", reason: "it is none of turnId, queued or deduplicated")
+        if body["deduplicated"]?.bool == true { return .deduplicated }
+        if body["queued"]?.bool == true { return .queued }
+        guard let turnId = body["turnId"]?.plainText else {
+            throw DecodingFailure(what: "send answer", reason: "it is none of turnId, queued or deduplicated")
         }
+        return .started(turnId: turnId)
     }
 
     /// The `POST /api/chat/send` body. `channel` is never sent: only the box's own clients may name one.
@@ -120,12 +119,7 @@ public enum Wire {
     }
 
     /// A request body as the box's clients write it: keys sorted, slashes as they are.
-    static func encoded(_ body: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Strings and booleans only: encoding cannot fail.
-        return try! encoder.encode(body)
-    }
+    static func encoded(_ body: some Encodable) -> Data { JSONValue.encoded(body) }
 
     public static func sendBody(message: String, messageId: String, session: String?, exactSession: Bool = false)
         -> Data
@@ -152,8 +146,8 @@ public enum Wire {
 
     public static func lastAudioAnswerOutcome(_ data: Data) throws(DecodingFailure) -> LastAudioAnswerOutcome {
         let body = try object(data, "last-audio answer")
-        if body["ok"] as? Bool == true { return .settled }
-        if body["ignored"] as? Bool == true { return .ignored }
+        if body["ok"]?.bool == true { return .settled }
+        if body["ignored"]?.bool == true { return .ignored }
         throw DecodingFailure(what: "last-audio answer", reason: "neither ok nor ignored")
     }
 }

@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDictation
 import Foundation
 
 /// One request on the daemon's control socket: a single JSON line, `{"command": "toggle"}` or

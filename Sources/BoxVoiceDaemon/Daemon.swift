@@ -1,5 +1,6 @@
 import BoxVoicePresentation
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract

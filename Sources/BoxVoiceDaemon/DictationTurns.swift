@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoiceAudio
 import BoxVoiceSync
 import Foundation

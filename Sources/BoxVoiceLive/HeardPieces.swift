@@ -18,6 +18,8 @@ struct HeardPieces {
         var recognized: String
         /// Whisper's command in this piece was under the floor.
         var unsure: Bool
+        /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
+        var sureness: Float? = nil
         /// Index of the command's last word in the utterance's words; nil for the words after the last command.
         var lastCommandWord: Int?
     }
@@ -52,12 +54,13 @@ struct HeardPieces {
         for place in places(text) {
             let piece = text[from..<place.end].trimmingCharacters(in: .whitespaces)
             let commandWords = wordsIn(place.words)
-            let unsure = commandWords.map { sureness(of: $0.map { words[$0] }) < floor } ?? false
+            let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
+            let unsure = sure.map { $0 < floor } ?? false
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, recognized: unsure ? before : piece, unsure: unsure,
+                    text: piece, recognized: unsure ? before : piece, unsure: unsure, sureness: sure,
                     lastCommandWord: commandWords?.upperBound))
             from = place.end
         }

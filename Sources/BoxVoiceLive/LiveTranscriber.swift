@@ -59,6 +59,8 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Whisper wrote the command in `text` but was unsure of it (`WhisperHearing.commandFloor`): it acts only
     /// when the box confirms it; `recognized` is the text without it.
     public var commandIsUnsure = false
+    /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
+    public var commandSureness: Float?
 }
 
 public enum LiveUpdate: Sendable, Equatable {
@@ -349,6 +351,7 @@ public final class LiveTranscriber {
                     spots: index == pieces.count - 1 ? spots : [], end: heard.end,
                     narrowband: hearsNarrowband, heardBy: .whisper)
                 utterance.commandIsUnsure = heard.piece.unsure
+                utterance.commandSureness = heard.piece.sureness
                 return .utterance(utterance)
             }
         case .failure(let error):

@@ -1,4 +1,5 @@
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceContract
 import BoxVoiceKeywords
 import BoxVoiceStore
@@ -15,7 +16,7 @@ public struct DictationStatus: Sendable {
     public private(set) var heard: [String] = []
     public private(set) var partial = ""
     /// HQ state per segment number of the latest message that has any.
-    public private(set) var hq: [Int: DictationSession.HQState] = [:]
+    public private(set) var hq: [Int: HQState] = [:]
     private var hqMessage: MessageID?
     /// The microphone closed: the area's dot is hollow, nothing is being recorded.
     public private(set) var microphoneClosed = false
@@ -93,7 +94,7 @@ public struct DictationStatus: Sendable {
 
     /// Takes in an event; returns the lines that should stay on screen above the status area.
     /// - Parameter now: when it came (an HQ wait is timed from its `committed`).
-    public mutating func apply(_ event: DictationSession.Event, at now: Date = Date()) -> [String] {
+    public mutating func apply(_ event: DictationEvent, at now: Date = Date()) -> [String] {
         switch event {
         case .committed(let id): awaitingHQ[id] = now
         case .queued(let id, _, _), .draft(let id), .refused(let id, _, _), .failed(let id?, _):
@@ -261,7 +262,7 @@ public struct DictationStatus: Sendable {
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 10 - filled) + "]"
     }
 
-    static func symbol(_ state: DictationSession.HQState) -> String {
+    static func symbol(_ state: HQState) -> String {
         switch state {
         case .uploading: "↑"
         case .done: "✓"

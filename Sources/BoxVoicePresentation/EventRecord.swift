@@ -1,5 +1,6 @@
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
@@ -48,7 +49,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var reason: String?
     /// The message as the box receives it (`queued`), or words for the user (`recovered`, `local-box`).
     public var message: String?
-    public var outcome: DictationSession.CheckOutcome?
+    public var outcome: CheckOutcome?
     public var codec: UploadChoice.Format?
     public var refused: Bool?
     /// `fallback`: HQ is redone from the kept recording before the message is sent, once the box is back.
@@ -78,7 +79,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     }
 
     /// The line a dictation event is written as; nil for the level ticks, which only the status area shows.
-    public init?(_ event: DictationSession.Event) {
+    public init?(_ event: DictationEvent) {
         switch event {
         case .level: return nil
         case .listeningEnded: self.init(Kind.listeningEnded)
@@ -155,4 +156,4 @@ public struct EventRecord: Codable, Sendable, Equatable {
     }
 }
 
-extension DictationSession.CheckOutcome: Codable {}
+extension CheckOutcome: Codable {}

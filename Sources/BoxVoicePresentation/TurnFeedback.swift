@@ -1,5 +1,6 @@
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceAudio
 import BoxVoiceDesktop
 import BoxVoiceStore
@@ -55,7 +56,7 @@ public enum TurnFeedbackEvent: Sendable, Equatable {
 
     /// Turns a dictation event into what the user hears of it (nil: nothing to tell). `texts` remembers what each
     /// message said between its `queued` and the turn's last word on it (delivered, held or refused).
-    public static func from(_ event: DictationSession.Event, box: String, texts: borrowing Mutex<[MessageID: String]>)
+    public static func from(_ event: DictationEvent, box: String, texts: borrowing Mutex<[MessageID: String]>)
         -> TurnFeedbackEvent?
     {
         switch event {

@@ -2,7 +2,8 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceStore
 import Foundation
 import Synchronization

@@ -2,7 +2,8 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import Foundation
@@ -101,7 +102,7 @@ private final class EventLog: Sendable {
     }
     private let seen = Mutex(Seen())
 
-    func add(_ event: DictationSession.Event) {
+    func add(_ event: DictationEvent) {
         let time = now()
         seen.withLock { seen in
             switch event {

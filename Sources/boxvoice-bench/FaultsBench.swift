@@ -2,7 +2,8 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import BoxVoiceTestSupport
@@ -365,7 +366,7 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
 /// The lag and skip events of a run.
 private final class LagLog: Sendable {
     private let totals = Mutex((behind: 0.0, skipped: 0.0, skips: 0))
-    func add(_ event: DictationSession.Event) {
+    func add(_ event: DictationEvent) {
         totals.withLock { totals in
             switch event {
             case .hearingBehind(let seconds): totals.behind = max(totals.behind, seconds)

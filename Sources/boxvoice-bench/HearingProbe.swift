@@ -32,6 +32,14 @@ func probeHearing(
         let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
         let seconds = Double(stream.audio.count) / 48_000
         let fired = commands(in: heard.utterances, detector: detector)
+        // Each command taken, with the utterance it ended and how sure Whisper was of it.
+        var taken = 0
+        for utterance in heard.utterances where !utterance.commandIsUnsure {
+            guard taken < fired.count, detector.detect(utterance.text) != nil else { continue }
+            taken += 1
+            let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
+            say("  command at \(String(format: "%.1f", utterance.end)) s, sureness \(sure): \(utterance.text)")
+        }
         if verbose {
             for utterance in heard.utterances {
                 say("  \(utterance.heardBy) \(String(format: "%.1f", utterance.end)): \(utterance.text)")

@@ -1,7 +1,8 @@
 import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore
@@ -115,11 +116,11 @@ private final class ActionLog: Sendable {
     private struct Seen {
         var origin = Double.infinity
         var acted: (wall: Double, at: Double)?
-        var checked: (DictationSession.CheckOutcome, Double)?
+        var checked: (CheckOutcome, Double)?
     }
     private let seen = Mutex(Seen())
 
-    func add(_ event: DictationSession.Event) {
+    func add(_ event: DictationEvent) {
         let time = Date().timeIntervalSince1970
         seen.withLock { seen in
             switch event {
@@ -132,7 +133,7 @@ private final class ActionLog: Sendable {
     }
 
     /// The box's verdict and how long after asking it was in.
-    var verdict: (DictationSession.CheckOutcome, Double)? { seen.withLock { $0.checked } }
+    var verdict: (CheckOutcome, Double)? { seen.withLock { $0.checked } }
 
     func delay() -> Double? {
         seen.withLock { seen in

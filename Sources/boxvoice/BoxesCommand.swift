@@ -1,5 +1,6 @@
 import BoxVoiceBox
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import CommandGrammar

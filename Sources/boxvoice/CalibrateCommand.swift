@@ -1,6 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceCalibration
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoiceLive
 import BoxVoiceStore
 import CommandGrammar

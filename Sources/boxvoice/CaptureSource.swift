@@ -1,5 +1,5 @@
 import BoxVoiceAudio
-import BoxVoiceCore
+import BoxVoiceDictation
 import CommandGrammar
 
 /// The audio a listening command reads, from its `--input`, `--device`, `--alsa-config` and `--realtime`: a WAV

@@ -1,6 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceBox
-import BoxVoiceCore
+import BoxVoiceDictation
 import CommandGrammar
 import Foundation
 

@@ -1,7 +1,8 @@
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceDaemon
 import BoxVoiceDesktop
 import BoxVoicePresentation

@@ -2,7 +2,8 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceStore

@@ -1,5 +1,6 @@
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoicePresentation
 import BoxVoiceKeywords
 import Foundation
@@ -70,7 +71,7 @@ final class DictationOutput: Sendable {
     /// Messages the box refused during the run (the exit status says so).
     var refusals: Int { screen.withLock { $0.refused } }
 
-    func handle(_ event: DictationSession.Event) {
+    func handle(_ event: DictationEvent) {
         if case .refused = event { screen.withLock { $0.refused += 1 } }
         switch mode {
         case .json: Self.json(event)
@@ -123,7 +124,7 @@ final class DictationOutput: Sendable {
         }
     }
 
-    private static func json(_ event: DictationSession.Event) {
+    private static func json(_ event: DictationEvent) {
         if let record = EventRecord(event) { Console.out(record.line) }
     }
 }
@@ -154,7 +155,7 @@ extension DictationOutput.Screen {
         return Int(size.ws_col)
     }
 
-    mutating func plain(_ event: DictationSession.Event) {
+    mutating func plain(_ event: DictationEvent) {
         switch event {
         case .level, .partial, .segment, .hearingBehind: break
         case .listeningEnded: status.apply(event).forEach(Console.err)

@@ -1,5 +1,5 @@
 import BoxVoiceAudio
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoicePresentation
 import BoxVoiceKeywords
 import BoxVoiceLive

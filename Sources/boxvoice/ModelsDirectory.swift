@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
 import Foundation

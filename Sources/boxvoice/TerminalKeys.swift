@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDictation
 import Foundation
 
 /// Enter, Esc and Tab (send the live text now, without waiting for HQ) from standard input, for a running dictation.

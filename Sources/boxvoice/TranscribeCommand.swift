@@ -1,7 +1,8 @@
 import BoxVoiceBox
 import BoxVoiceStore
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import CommandGrammar
 import Foundation
 

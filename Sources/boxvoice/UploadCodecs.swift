@@ -1,4 +1,5 @@
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceStore
 import BoxVoiceContract
 import Foundation

@@ -52,39 +52,3 @@ import Testing
         #expect(result.stderr.contains("/nonexistent/clip.wav"))
     }
 }
-
-/// The live recognizer's acceptance: every clip in Samples/ (but the 150 s one, which the bench covers) through
-/// `boxvoice listen --input`, each printing its expected action — or none for keyword-free speech.
-@Suite struct ListenAcceptanceTests {
-    struct Clip: Decodable, Sendable, CustomTestStringConvertible {
-        let file: String
-        let expectedAction: String?
-        var testDescription: String { file }
-    }
-
-    static let clips: [Clip] = {
-        guard let data = FileManager.default.contents(atPath: Checkout.root + "/Samples/transcripts.json"),
-            let all = try? JSONDecoder().decode([Clip].self, from: data)
-        else { return [] }
-        return all.filter { !$0.file.hasPrefix("long-") }
-    }()
-
-    @Test func theSampleListIsThere() {
-        #expect(Self.clips.count >= 27)
-    }
-
-    @Test(arguments: clips)
-    func everyClipPrintsItsActionAndKeywordFreeClipsNone(_ clip: Clip) throws {
-        let result = try Run.boxvoice("listen", "--json", "--input", Checkout.sample(clip.file))
-        #expect(result.status == 0, "\(result.stderr)")
-        let events = result.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-        let actions = events.filter { $0["event"] as? String == "keyword" }.compactMap { $0["action"] as? String }
-        if let expected = clip.expectedAction {
-            #expect(actions.last == expected, "\(clip.file): \(result.stdout)")
-        } else {
-            #expect(actions.isEmpty, "\(clip.file): \(result.stdout)")
-        }
-    }
-}

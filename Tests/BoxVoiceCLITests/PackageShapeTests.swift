@@ -33,7 +33,16 @@ import Testing
 
     @Test func theManifestIsRead() {
         #expect(Self.targets.count >= 30, "\(Self.targets.map(\.name))")
-        #expect(Self.productModules.map(\.name).contains("BoxVoiceCore"))
+        #expect(Self.productModules.map(\.name).contains("BoxVoiceDictation"))
+        #expect(Self.productModules.map(\.name).contains("BoxVoiceDelivery"))
+    }
+
+    /// Delivery (HQ, outbox, sessions) knows nothing of how a message was dictated: the daemon delivers between
+    /// turns, and `transcribe` uploads a file, with no dictation at all.
+    @Test func deliveryDoesNotDependOnDictation() throws {
+        let delivery = try #require(Self.productModules.first { $0.name == "BoxVoiceDelivery" })
+        #expect(!delivery.dependencies.contains("BoxVoiceDictation"))
+        #expect(!Self.targets.contains { $0.name == "BoxVoiceCore" }, "the flat pipeline module is split, not kept")
     }
 
     @Test func noProductModuleDependsOnTheSimulatorOrTheGrammar() {

@@ -98,16 +98,16 @@ import Testing
     ])
     func requestIdsThatCouldLeaveTheAnswerRouteAreRefused(id: String) {
         #expect(throws: LastAudioRequest.Rejection.self) {
-            try LastAudioRequest.decodeEvent(["requestId": id, "messageId": "m"])
+            try LastAudioRequest.decodeEvent(["requestId": .string(id), "messageId": "m"])
         }
         #expect(throws: LastAudioRequest.Rejection.self) {
-            try LastAudioRequest.decodeV1(["version": 1, "requestId": id, "messageId": "m"])
+            try LastAudioRequest.decodeV1(["version": 1, "requestId": .string(id), "messageId": "m"])
         }
     }
 
     @Test func uuidRequestIdsAndShortTokensPass() throws {
         let uuid = UUID().uuidString.lowercased()
-        #expect(try LastAudioRequest.decodeEvent(["requestId": uuid, "messageId": "m"]).requestId == uuid)
+        #expect(try LastAudioRequest.decodeEvent(["requestId": .string(uuid), "messageId": "m"]).requestId == uuid)
         #expect(
             try LastAudioRequest.decodeEvent(["requestId": "req-7f3c_1", "messageId": "m"]).requestId == "req-7f3c_1")
     }

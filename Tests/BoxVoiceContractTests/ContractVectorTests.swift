@@ -58,7 +58,7 @@ import Testing
     @Test(arguments: vectors("last-audio-request"))
     func lastAudioRequest(_ path: String) throws {
         let vector = try Self.load(path)
-        let input = try #require(vector["input"] as? [String: Any])
+        let input = try JSONSerialization.data(withJSONObject: try #require(vector["input"] as? [String: Any]))
         let decoded = try? LastAudioRequest.decodeV1(input)
         if let expected = vector["expected"] as? [String: Any] {
             let request = try #require(decoded, "\(path) should be accepted")

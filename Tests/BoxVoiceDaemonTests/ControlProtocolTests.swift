@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoiceDaemon
 import Foundation
 import Testing

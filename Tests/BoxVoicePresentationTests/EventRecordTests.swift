@@ -1,5 +1,6 @@
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoicePresentation
 import BoxVoiceStore
 import Foundation
@@ -10,7 +11,7 @@ import Testing
 @Suite struct EventRecordTests {
     static let id = MessageID(parsing: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
 
-    static let events: [DictationSession.Event] = {
+    static let events: [DictationEvent] = {
         var report = RecoveryReport()
         report.adoptedDrafts = [id]
         report.repairedFiles = 2

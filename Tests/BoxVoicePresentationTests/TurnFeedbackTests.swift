@@ -1,5 +1,5 @@
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoicePresentation
 import BoxVoiceStore
 import Foundation

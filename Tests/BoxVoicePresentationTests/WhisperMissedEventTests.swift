@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoicePresentation
 import BoxVoiceLive
 import Testing

@@ -1,6 +1,7 @@
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
+import BoxVoiceDelivery
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore
@@ -146,7 +147,7 @@ extension DictationSession {
             message.keyword = found
             message.endFrame = Int64((utterance.end * 48_000).rounded())
             // The command is announced once what it did is durable: whoever sees it can rely on it.
-            let heard = Event.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
+            let heard = DictationEvent.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
             try session.apply(
                 state.machine.handle(.keyword(found.action), hasContent: session.hasContent(message)), to: &message,
                 state: &state, worker: worker, announcing: heard)

@@ -2,7 +2,8 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceStore
 import BoxVoiceTestSupport
@@ -17,17 +18,17 @@ final class DictationRun: @unchecked Sendable {
     let store: MessageStore
     let control = DictationControl()
     private let lock = NSLock()
-    private var list: [(event: DictationSession.Event, at: Date)] = []
+    private var list: [(event: DictationEvent, at: Date)] = []
     /// Called for each event, on the thread that sent it.
-    var onEvent: @Sendable (DictationSession.Event, DictationRun) -> Void = { _, _ in }
+    var onEvent: @Sendable (DictationEvent, DictationRun) -> Void = { _, _ in }
 
     init(box: SimulatedBox) throws {
         self.box = box
         store = try MessageStore(directory: data.file("store"))
     }
 
-    var events: [DictationSession.Event] { lock.withLock { list.map(\.event) } }
-    var timedEvents: [(event: DictationSession.Event, at: Date)] { lock.withLock { list } }
+    var events: [DictationEvent] { lock.withLock { list.map(\.event) } }
+    var timedEvents: [(event: DictationEvent, at: Date)] { lock.withLock { list } }
     var delivered: [SimMessage] { box.server.messages }
     var fallbacks: Int { events.filter { if case .fallback = $0 { true } else { false } }.count }
 

@@ -19,7 +19,7 @@ public final class MessageFinisher: Sendable {
     /// What segments go to HQ as, and the private folder Opus copies are made in (either nil: WAV).
     public let uploadCodec: UploadCodecPolicy?
     public let workDirectory: String?
-    private let onEvent: @Sendable (DictationSession.Event) -> Void
+    private let onEvent: @Sendable (DictationEvent) -> Void
     private let queue = DispatchQueue(label: "boxvoice.finish")
     /// A permanent HQ failure is reported once; later messages skip HQ.
     private let unavailable = Mutex<BoxFailure?>(nil)
@@ -30,7 +30,7 @@ public final class MessageFinisher: Sendable {
         store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
         hqRetryDelays: [Double] = [1, 2],
         uploadCodec: UploadCodecPolicy? = nil, workDirectory: String? = nil,
-        onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }
+        onEvent: @escaping @Sendable (DictationEvent) -> Void = { _ in }
     ) {
         self.uploadCodec = uploadCodec
         self.workDirectory = workDirectory
@@ -309,7 +309,7 @@ public final class MessageFinisher: Sendable {
     }
 
     /// The `<speech>` frame, stamped with the time of the command (not of the POST).
-    static func frame(_ text: String, origin: SpeechFraming.Origin, id: MessageID, at date: Date) -> String {
+    public static func frame(_ text: String, origin: SpeechFraming.Origin, id: MessageID, at date: Date) -> String {
         SpeechFraming.frame(text, origin: origin, messageId: id.rawValue, localTime: SpeechFraming.localTime(of: date))
     }
 }

@@ -1,6 +1,6 @@
 import BoxSim
 import BoxVoiceAudio
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore

@@ -1,5 +1,5 @@
 import BoxSim
-import BoxVoiceCore
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceTestSupport

@@ -1,4 +1,4 @@
-import BoxVoiceCore
+import BoxVoiceDelivery
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
+import BoxVoiceDelivery
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceStore
@@ -73,12 +74,12 @@ public final class DictationSession: Sendable {
     let detector: KeywordDetector
     let store: MessageStore
     private let finisher: MessageFinisher
-    let onEvent: @Sendable (Event) -> Void
+    let onEvent: @Sendable (DictationEvent) -> Void
     private let hearing: Mutex<Hearing>
 
     public init(
         configuration: Configuration, detector: KeywordDetector, store: MessageStore,
-        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+        onEvent: @escaping @Sendable (DictationEvent) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.detector = detector
@@ -324,7 +325,7 @@ public final class DictationSession: Sendable {
 
     func apply(
         _ effects: [DictationEffect], to message: inout Message, state: inout Hearing,
-        worker: DeliveryWorker, announcing heard: Event? = nil
+        worker: DeliveryWorker, announcing heard: DictationEvent? = nil
     ) throws {
         var heard = heard
         func announce() {
@@ -431,7 +432,7 @@ public final class DictationSession: Sendable {
         if configuration.uploadWhileRecording { message.uploader.submit(segment) } else { message.held.append(segment) }
     }
 
-    private static func event(for report: OutboxDelivery.Report) -> Event? {
+    private static func event(for report: OutboxDelivery.Report) -> DictationEvent? {
         switch report {
         case .delivered(let id, _): .delivered(messageId: id)
         case .postponed(let id, let failure, _): .postponed(messageId: id, failure: failure)

@@ -3,10 +3,11 @@ import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
 import BoxVoiceKeywords
-import BoxVoiceCore
+import BoxVoiceDelivery
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct OutboxDeliveryTests {
@@ -388,11 +389,9 @@ private func deviceToken(for server: BoxSimServer, label: String) throws -> Stri
     return token
 }
 
-/// Events a courier or session reported, from any thread.
-final class EventLog: @unchecked Sendable {
-    // Guarded by `lock`: appended from the reporting threads, read by the test.
-    private let lock = NSLock()
-    private var events: [DictationSession.Event] = []
-    func add(_ event: DictationSession.Event) { lock.withLock { events.append(event) } }
-    var all: [DictationSession.Event] { lock.withLock { events } }
+/// Events a courier or finisher reported, from any thread.
+final class EventLog: Sendable {
+    private let events = Mutex<[DictationEvent]>([])
+    func add(_ event: DictationEvent) { events.withLock { $0.append(event) } }
+    var all: [DictationEvent] { events.withLock { $0 } }
 }

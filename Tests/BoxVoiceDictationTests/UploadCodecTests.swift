@@ -1,7 +1,8 @@
 import BoxSim
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation

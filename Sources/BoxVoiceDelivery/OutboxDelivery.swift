@@ -204,7 +204,7 @@ public struct BoxCourier: Sendable {
 
     public init(
         store: MessageStore, box: BoxReference, client: BoxClient, detector: KeywordDetector,
-        onEvent: @escaping @Sendable (DictationSession.Event) -> Void = { _ in }
+        onEvent: @escaping @Sendable (DictationEvent) -> Void = { _ in }
     ) {
         finisher = MessageFinisher(store: store, box: box, client: client, detector: detector, onEvent: onEvent)
         delivery = OutboxDelivery(store: store, box: box, client: client, finisher: finisher)

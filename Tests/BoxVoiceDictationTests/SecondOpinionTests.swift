@@ -1,5 +1,6 @@
 import BoxSim
-import BoxVoiceCore
+import BoxVoiceDelivery
+import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceTestSupport
 import Foundation
@@ -24,7 +25,7 @@ import Testing
         return run
     }
 
-    private func checks(_ run: DictationRun) -> [(DictationSession.CheckOutcome, Double)] {
+    private func checks(_ run: DictationRun) -> [(CheckOutcome, Double)] {
         run.events.compactMap {
             if case .commandChecked(.sendCheckpoint, let outcome, let seconds) = $0 { (outcome, seconds) } else { nil }
         }

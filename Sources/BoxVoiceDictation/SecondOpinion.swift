@@ -1,5 +1,6 @@
 import BoxVoiceAudio
 import BoxVoiceBox
+import BoxVoiceDelivery
 import BoxVoiceKeywords
 import BoxVoiceLive
 import BoxVoiceSync
@@ -41,7 +42,7 @@ final class SecondOpinion: Sendable {
     let utterance: LiveUtterance
     let started: Date
     let deadline: Date
-    private let verdict = Mutex<DictationSession.CheckOutcome?>(nil)
+    private let verdict = Mutex<CheckOutcome?>(nil)
     private let answered = WakeUp()
 
     /// Starts the check in the background: `audio` (48 kHz) is written to `workDirectory` and transcribed.
@@ -73,13 +74,13 @@ final class SecondOpinion: Sendable {
 
     /// The verdict once there is one (`.undecided` when the box gave no usable answer), or `.undecided` once the
     /// deadline has passed; nil while still waiting.
-    func poll(now: Date = Date()) -> DictationSession.CheckOutcome? {
+    func poll(now: Date = Date()) -> CheckOutcome? {
         if let answer = verdict.withLock({ $0 }) { return answer }
         return now >= deadline ? .undecided : nil
     }
 
     /// The verdict, waited for: it comes when the box answers, or as `.undecided` at the deadline.
-    func awaitVerdict() -> DictationSession.CheckOutcome {
+    func awaitVerdict() -> CheckOutcome {
         answered.wait(until: deadline) { verdict.withLock { $0 } != nil }
         return poll() ?? .undecided
     }

@@ -2,7 +2,7 @@ import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
 import BoxVoiceContract
-import BoxVoiceCore
+import BoxVoiceDelivery
 import BoxVoiceTestSupport
 import Foundation
 import Testing
