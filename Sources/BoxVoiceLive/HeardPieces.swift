@@ -20,6 +20,10 @@ struct HeardPieces {
         var unsure: Bool
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
+        /// The piece's command; nil for the words after the last command.
+        var action: KeywordAction? = nil
+        /// The piece without its command's words: what stays if the command turns out unsure.
+        var withoutCommand: String = ""
         /// Index of the command's last word in the utterance's words; nil for the words after the last command.
         var lastCommandWord: Int?
     }
@@ -61,12 +65,23 @@ struct HeardPieces {
             pieces.append(
                 Piece(
                     text: piece, recognized: unsure ? before : piece, unsure: unsure, sureness: sure,
-                    lastCommandWord: commandWords?.upperBound))
+                    action: place.action, withoutCommand: before, lastCommandWord: commandWords?.upperBound))
             from = place.end
         }
         let rest = text[from...].trimmingCharacters(in: .whitespaces)
-        if !rest.isEmpty { pieces.append(Piece(text: rest, recognized: rest, unsure: false, lastCommandWord: nil)) }
+        if !rest.isEmpty {
+            pieces.append(
+                Piece(text: rest, recognized: rest, unsure: false, withoutCommand: rest, lastCommandWord: nil))
+        }
         return pieces
+    }
+
+    /// The piece's command is taken as not sure after all (the prompt-free decode did not hear it).
+    static func doubted(_ piece: Piece) -> Piece {
+        var doubted = piece
+        doubted.unsure = true
+        doubted.recognized = piece.withoutCommand
+        return doubted
     }
 
     /// How sure Whisper was of a command: the geometric mean of its words' probabilities (each word's least likely

@@ -191,6 +191,11 @@ public final class LiveTranscriber {
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never.
         public var carefulSearch: WhisperModel.Search? = .beam(5)
+        /// A command Whisper was less sure of than this is checked by decoding its utterance once more without the
+        /// prompt: the prompt's command phrases are what Whisper writes into speech it cannot make out (French "au
+        /// revoir" as "Over and out."), and without them it writes what it hears. A command the prompt-free words do
+        /// not hold is taken as unsure. nil: never checked.
+        public var promptFreeCheckBelow: Float? = 0.8
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models

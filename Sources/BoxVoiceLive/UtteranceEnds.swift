@@ -31,6 +31,8 @@ final class UtteranceEnds {
     private let holdsCommand: @Sendable (String) -> Bool
     /// How many utterances were decoded again with the careful search.
     private(set) var carefulDecodes = 0
+    /// How many utterances were decoded again without the prompt to check a command (`promptFreeCheckBelow`).
+    private(set) var promptFreeChecks = 0
     /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
 
@@ -94,13 +96,39 @@ final class UtteranceEnds {
         let quick = quickly(cut, started: started).map(judged)
         guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
             suspects(Self.text(first.words))
-        else { return remembered(quick) }
+        else { return remembered(checkedWithoutPrompt(quick, cut, started: started)) }
         let left = settings.deadline - Date().timeIntervalSince(started)
         carefulDecodes += 1
         let second = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: left, search: careful)
         guard case .success(let transcript) = second else { return remembered(quick) }
         let better = judged(heard(transcript))
-        return remembered(better.holdsSureCommand ? .success(better) : quick)
+        return remembered(
+            checkedWithoutPrompt(better.holdsSureCommand ? .success(better) : quick, cut, started: started))
+    }
+
+    /// A command taken with less sureness than `promptFreeCheckBelow` stands only if the utterance decoded without
+    /// the prompt holds a command of the same kind; otherwise it is unsure (the box is asked, or its words are left
+    /// out). When the check cannot be made in time the words stand as they are.
+    private func checkedWithoutPrompt(
+        _ result: Result<Judged, HearingError>, _ cut: UtteranceCutter.Cut, started: Date
+    ) -> Result<Judged, HearingError> {
+        guard let level = settings.promptFreeCheckBelow, settings.prompt != nil, case .success(var heard) = result
+        else { return result }
+        func needsCheck(_ piece: HeardPieces.Piece) -> Bool {
+            piece.lastCommandWord != nil && !piece.unsure && (piece.sureness ?? 1) < level
+        }
+        guard heard.pieces.contains(where: needsCheck) else { return result }
+        promptFreeChecks += 1
+        let left = settings.deadline - Date().timeIntervalSince(started)
+        guard case .success(let transcript) = worker.transcribe(cut.samples, prompt: nil, deadline: left) else {
+            return result
+        }
+        let confirmed = Set(commandPlaces(Self.text(self.heard(transcript))).map(\.action))
+        heard.pieces = heard.pieces.map { piece in
+            guard needsCheck(piece), let action = piece.action, !confirmed.contains(action) else { return piece }
+            return HeardPieces.doubted(piece)
+        }
+        return .success(heard)
     }
 
     /// An utterance's words and the pieces they were judged as, worked out once: the second look decides on the

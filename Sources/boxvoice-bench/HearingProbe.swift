@@ -9,7 +9,8 @@ import Foundation
 func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
-    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil
+    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
+    promptFreeBelow: Float?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -25,6 +26,7 @@ func probeHearing(
     if let context { options.whisper?.context.seconds = context }
     if !spotter { options.spotterPhrases = nil }
     if let careful { options.whisper?.carefulSearch = careful }
+    if let promptFreeBelow { options.whisper?.promptFreeCheckBelow = promptFreeBelow }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
         let heard = try LiveDecode.run(stream.audio, options: options)
@@ -58,11 +60,13 @@ func probeHearing(
     for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
     where conditionNames.contains(where: { condition.name.contains($0) }) {
         var right = 0, wrong = 0, cpu = 0.0
+        var sureness: [Float] = []
         for (index, clip) in clips.enumerated() {
             let heard = try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: options)
             cpu += heard.cpuSeconds
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
+            sureness += heard.utterances.compactMap(\.commandSureness)
             if fired.first?.action != clip.expected {
                 let texts = heard.utterances.map { ($0.commandIsUnsure ? "(unsure) " : "") + $0.text }
                     .joined(separator: " | ")
@@ -70,6 +74,8 @@ func probeHearing(
             }
         }
         say("\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s")
+        // How sure Whisper was of every command it wrote in these clips, taken or not, lowest first.
+        say("  sureness: " + sureness.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
     }
 }
 

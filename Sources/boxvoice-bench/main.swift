@@ -111,7 +111,8 @@ do {
             threads: value("--threads").flatMap(Int.init) ?? 2,
             context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
             spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init),
-            careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil })
+            careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil },
+            promptFreeBelow: value("--prompt-free-below").map { Float($0) })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -61,7 +61,9 @@ import Testing
     @Test func wordsWithoutACommandAreOnePieceAndNothingIsNoPiece() {
         #expect(
             pieces([("Nothing", 0.1), ("here.", 0.1)]) == [
-                .init(text: "Nothing here.", recognized: "Nothing here.", unsure: false, lastCommandWord: nil)
+                .init(
+                    text: "Nothing here.", recognized: "Nothing here.", unsure: false, withoutCommand: "Nothing here.",
+                    lastCommandWord: nil)
             ])
         #expect(pieces([]).isEmpty)
     }

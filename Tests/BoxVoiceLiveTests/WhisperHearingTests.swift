@@ -121,6 +121,45 @@ import Testing
                 == true)
     }
 
+    /// A command under the check's level is decoded again without the prompt; a command said for real is heard
+    /// there too and stands. Words with no command are never checked.
+    @Test func aCommandSaidForRealStandsTheCheckWithoutThePrompt() throws {
+        let detector = try #require(Self.detector)
+        var settings = try #require(try options().whisper)
+        settings.promptFreeCheckBelow = 1.01  // every command is checked
+        let ends = try UtteranceEnds(
+            settings: settings, holdsCommand: { detector.detect($0) != nil },
+            commandPlaces: { detector.commandPlaces(in: $0) })
+        func cut(_ name: String) throws -> UtteranceCutter.Cut {
+            let samples = try Self.to16k(try WAVCapturePCM.load(Checkout.sample(name)))
+            let seconds = Double(samples.count) / 16_000
+            return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
+        }
+        let talk = try ends.transcribe(try cut("none-budget.wav")).get()
+        #expect(ends.promptFreeChecks == 0, "no command, nothing to check")
+        #expect(!talk.holdsSureCommand)
+        let command = try ends.transcribe(try cut("checkpoint-report.wav")).get()
+        #expect(ends.promptFreeChecks == 1)
+        #expect(command.holdsSureCommand, "\(UtteranceEnds.text(command.words))")
+        #expect(command.pieces.first { $0.lastCommandWord != nil }?.action == .sendCheckpoint)
+    }
+
+    /// A command the prompt-free words did not hold is unsure: its words are what stays without it.
+    @Test func aDoubtedCommandIsUnsureAndKeepsOnlyTheWordsBeforeIt() throws {
+        let words = [("Au", 0.6), ("revoir.", 0.5), ("Over", 0.6), ("and", 0.6), ("out.", 0.6)].map {
+            WhisperModel.TimedWord(text: $0.0, start: 0, end: 0, probability: Float($0.1))
+        }
+        let detector = try #require(Self.detector)
+        let pieces = HeardPieces.pieces(of: words, places: { detector.commandPlaces(in: $0) }, floor: 0.34)
+        let piece = try #require(pieces.first)
+        #expect(!piece.unsure)
+        let doubted = HeardPieces.doubted(piece)
+        #expect(doubted.unsure)
+        #expect(doubted.recognized == "Au revoir.")
+        #expect(doubted.text == piece.text)
+        #expect(doubted.action == .sendClose)
+    }
+
     /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
     @Test func anUtteranceWhisperMissesIsPocketsphinxsAndSaysWhy() throws {
         let samples = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
