@@ -193,7 +193,7 @@ public final class LiveTranscriber {
         public var carefulSearch: WhisperModel.Search? = .beam(5)
         /// A command Whisper was less sure of than this is checked by decoding its utterance once more without the
         /// prompt, and taken as unsure unless the prompt-free words hold it too. Off (nil): the prompt's command
-        /// phrases are what Whisper writes into speech it cannot make out (French "au revoir" as "Over and out."),
+        /// phrases are what Whisper writes into speech it cannot make out (French "au revoir" as the close command),
         /// and the check removed all 5 such commands that excerpts of the French and Russian prompts gave again, but
         /// without the prompt tiny.en also loses commands people said: 11 of 16 clean held-out clips kept theirs
         /// against 16 (BENCHMARKS.md, "Hearing"). `hearing-probe --prompt-free-below` tries a level.

@@ -13,16 +13,7 @@ import Testing
         options.useLanguageModel = languageModel
         let transcriber = try LiveTranscriber(options: options)
         let samples = try WAVCapturePCM.load(Checkout.sample(clip))
-        var found: [LiveUtterance] = []
-        for start in stride(from: 0, to: samples.count, by: 960) {
-            for case .utterance(let utterance) in try transcriber.feed(
-                Array(samples[start..<min(start + 960, samples.count)]))
-            {
-                found.append(utterance)
-            }
-        }
-        for case .utterance(let utterance) in try transcriber.finish() { found.append(utterance) }
-        return found
+        return try heardUtterances(samples, by: transcriber, chunk: 960)
     }
 
     /// The front end only in a noisy room: a clean clip is heard exactly as without any front end; the same clip in

@@ -33,15 +33,7 @@ import Testing
         options.whisper?.deadline = 30
         let transcriber = try LiveTranscriber(options: options)
         let samples = try WAVCapturePCM.load(Checkout.sample(file))
-        var utterances: [LiveUtterance] = []
-        for start in stride(from: 0, to: samples.count, by: 4_800) {
-            for case .utterance(let utterance) in try transcriber.feed(
-                Array(samples[start..<min(start + 4_800, samples.count)]))
-            {
-                utterances.append(utterance)
-            }
-        }
-        for case .utterance(let utterance) in try transcriber.finish() { utterances.append(utterance) }
+        let utterances = try heardUtterances(samples, by: transcriber)
         let actions = utterances.compactMap { Self.detector.detect($0.text)?.action.rawValue }
         let heard = utterances.map(\.text).joined(separator: " | ")
         if let expected = clip.expectedAction {

@@ -25,17 +25,24 @@ import Testing
         return options
     }
 
+    /// The utterance-end road alone, with the contract's detector.
+    private static func utteranceEnds(_ settings: LiveTranscriber.WhisperHearing, _ detector: KeywordDetector) throws
+        -> UtteranceEnds
+    {
+        try UtteranceEnds(
+            settings: settings, holdsCommand: { detector.detect($0) != nil },
+            commandPlaces: { detector.commandPlaces(in: $0) })
+    }
+
+    /// A sample clip as one ended utterance (16 kHz).
+    private static func cut(_ name: String) throws -> UtteranceCutter.Cut {
+        let samples = try to16k(try WAVCapturePCM.load(Checkout.sample(name)))
+        let seconds = Double(samples.count) / 16_000
+        return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
+    }
+
     private func hear(_ samples: [Float], with transcriber: LiveTranscriber) throws -> [LiveUtterance] {
-        var found: [LiveUtterance] = []
-        for start in stride(from: 0, to: samples.count, by: 4_800) {
-            for case .utterance(let utterance) in try transcriber.feed(
-                Array(samples[start..<min(start + 4_800, samples.count)]))
-            {
-                found.append(utterance)
-            }
-        }
-        for case .utterance(let utterance) in try transcriber.finish() { found.append(utterance) }
-        return found
+        try heardUtterances(samples, by: transcriber)
     }
 
     /// Whisper's text of a clip carries the clip's command as the box's detector reads it, and its words.
@@ -92,24 +99,17 @@ import Testing
     @Test func theCarefulSearchRunsOnSuspicionAndItsWordsCountOnlyWithASureCommand() throws {
         let detector = try #require(Self.detector)
         let settings = try #require(try options().whisper)
-        let ends = try UtteranceEnds(
-            settings: settings, holdsCommand: { detector.detect($0) != nil },
-            commandPlaces: { detector.commandPlaces(in: $0) })
-        func cut(_ name: String) throws -> UtteranceCutter.Cut {
-            let samples = try Self.to16k(try WAVCapturePCM.load(Checkout.sample(name)))
-            let seconds = Double(samples.count) / 16_000
-            return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
-        }
+        let ends = try Self.utteranceEnds(settings, detector)
         func text(_ result: Result<UtteranceEnds.Judged, HearingError>) -> String? {
             (try? result.get()).map { UtteranceEnds.text($0.words) }
         }
-        let talk = try cut("none-budget.wav")
+        let talk = try Self.cut("none-budget.wav")
         let unsuspected = text(ends.transcribe(talk, suspects: { _ in false }))
         #expect(ends.carefulDecodes == 0)
         let suspected = text(ends.transcribe(talk, suspects: { _ in true }))
         #expect(ends.carefulDecodes == 1)
         #expect(suspected != nil && suspected == unsuspected, "no command found: the quick words stand")
-        let commandHeard = ends.transcribe(try cut("send-buy-milk.wav"), suspects: { _ in true })
+        let commandHeard = ends.transcribe(try Self.cut("send-buy-milk.wav"), suspects: { _ in true })
         let command = text(commandHeard)
         #expect(ends.carefulDecodes == 1, "a sure command in the quick words needs no second look")
         #expect(command.flatMap { detector.detect($0)?.action } == .send)
@@ -127,18 +127,11 @@ import Testing
         let detector = try #require(Self.detector)
         var settings = try #require(try options().whisper)
         settings.promptFreeCheckBelow = 1.01  // every command is checked
-        let ends = try UtteranceEnds(
-            settings: settings, holdsCommand: { detector.detect($0) != nil },
-            commandPlaces: { detector.commandPlaces(in: $0) })
-        func cut(_ name: String) throws -> UtteranceCutter.Cut {
-            let samples = try Self.to16k(try WAVCapturePCM.load(Checkout.sample(name)))
-            let seconds = Double(samples.count) / 16_000
-            return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
-        }
-        let talk = try ends.transcribe(try cut("none-budget.wav")).get()
+        let ends = try Self.utteranceEnds(settings, detector)
+        let talk = try ends.transcribe(try Self.cut("none-budget.wav")).get()
         #expect(ends.promptFreeChecks == 0, "no command, nothing to check")
         #expect(!talk.holdsSureCommand)
-        let command = try ends.transcribe(try cut("checkpoint-report.wav")).get()
+        let command = try ends.transcribe(try Self.cut("checkpoint-report.wav")).get()
         #expect(ends.promptFreeChecks == 1)
         #expect(command.holdsSureCommand, "\(UtteranceEnds.text(command.words))")
         #expect(command.pieces.first { $0.lastCommandWord != nil }?.action == .sendCheckpoint)
