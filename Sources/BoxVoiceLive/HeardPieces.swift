@@ -14,18 +14,19 @@ struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
         var text: String
-        /// The piece without an unsure command's words: what stays when the command is not confirmed.
-        var recognized: String
-        /// Whisper's command in this piece was under the floor.
+        /// Whisper's command in this piece was under the floor (or doubted since).
         var unsure: Bool
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
         /// The piece's command; nil for the words after the last command.
         var action: KeywordAction? = nil
-        /// The piece without its command's words: what stays if the command turns out unsure.
-        var withoutCommand: String = ""
+        /// The piece without its command's words (the words after the last command: all of them).
+        var withoutCommand: String
         /// Index of the command's last word in the utterance's words; nil for the words after the last command.
         var lastCommandWord: Int?
+
+        /// The piece without an unsure command's words: what stays when the command is not confirmed.
+        var recognized: String { unsure ? withoutCommand : text }
     }
 
     /// - Parameters:
@@ -64,14 +65,13 @@ struct HeardPieces {
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, recognized: unsure ? before : piece, unsure: unsure, sureness: sure,
-                    action: place.action, withoutCommand: before, lastCommandWord: commandWords?.upperBound))
+                    text: piece, unsure: unsure, sureness: sure, action: place.action, withoutCommand: before,
+                    lastCommandWord: commandWords?.upperBound))
             from = place.end
         }
         let rest = text[from...].trimmingCharacters(in: .whitespaces)
         if !rest.isEmpty {
-            pieces.append(
-                Piece(text: rest, recognized: rest, unsure: false, withoutCommand: rest, lastCommandWord: nil))
+            pieces.append(Piece(text: rest, unsure: false, withoutCommand: rest, lastCommandWord: nil))
         }
         return pieces
     }
@@ -80,7 +80,6 @@ struct HeardPieces {
     static func doubted(_ piece: Piece) -> Piece {
         var doubted = piece
         doubted.unsure = true
-        doubted.recognized = piece.withoutCommand
         return doubted
     }
 
