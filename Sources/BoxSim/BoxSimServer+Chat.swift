@@ -15,25 +15,25 @@ extension BoxSimServer {
     /// refused send claims nothing, and a retry of an accepted id to a session that went away is 410, not a duplicate.
     func send(_ body: RequestBody) -> SimResponse {
         guard let object = body.object else { return .json(400, ["error": "body must be a JSON object"]) }
-        guard let message = object["message"] as? String, !message.isEmpty else {
+        guard let message = object["message"]?.string, !message.isEmpty else {
             return .json(400, ["error": "message must be a non-empty string"])
         }
-        guard let session = object["session"] as? String, !session.isEmpty else {
+        guard let session = object["session"]?.string, !session.isEmpty else {
             return .json(400, ["error": "session must be a non-empty string"])
         }
         var messageId = ""
         if let value = object["messageId"] {
-            guard let text = value as? String else { return .json(400, ["error": "messageId must be a string"]) }
+            guard let text = value.string else { return .json(400, ["error": "messageId must be a string"]) }
             messageId = text
         }
         if let channel = object["channel"] {
-            guard let name = channel as? String, Self.allowedChannels.contains(name) else {
+            guard let name = channel.string, Self.allowedChannels.contains(name) else {
                 return .json(400, ["error": "channel must be one of web-desktop, web-mobile, ios-native"])
             }
         }
         var exact = false
         if let value = object["exactSession"] {
-            guard let flag = value as? Bool, String(cString: (value as! NSNumber).objCType) == "c" else {
+            guard let flag = value.bool else {
                 return .json(400, ["error": "exactSession must be a boolean"])
             }
             exact = flag
@@ -75,15 +75,16 @@ extension BoxSimServer {
                         queued: queued))
                 events.emitStored(
                     "chat-user-message",
-                    dataJSON: Self.json([
-                        "sessionId": fresh ? NSNull() : target as Any, "message": message, "user": NSNull(),
-                        "timestamp": Int(now.timeIntervalSince1970 * 1_000),
-                    ]))
+                    dataJSON: JSONValue.object([
+                        "sessionId": fresh ? .null : .string(target), "message": .string(message), "user": .null,
+                        "timestamp": .integer(Int(now.timeIntervalSince1970 * 1_000)),
+                    ]).text)
                 if fresh {
                     shared.sessions.assigned(target)
-                    events.emitStored("chat-session-assigned", dataJSON: Self.json(["sessionId": target]))
+                    events.emitStored(
+                        "chat-session-assigned", dataJSON: JSONValue.object(["sessionId": .string(target)]).text)
                 }
-                return queued ? .json(200, ["queued": true]) : .json(200, ["turnId": turnId!])
+                return queued ? .json(200, ["queued": true]) : .json(200, ["turnId": .string(turnId)])
             }
         }
     }
@@ -147,13 +148,15 @@ extension BoxSimServer {
             return shared.hqCalls
         }
         let result = respond(call: call, audio: audio, guessedFormat: record.guessedFormat)
-        record.text = (try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any])?["text"] as? String
+        record.text = JSONValue.parse(Data(result.body))?.object?["text"]?.string
         return result
     }
 
     func respond(call: Int, audio: DecodedUpload?, guessedFormat: String) -> SimResponse {
         func failure(_ code: String, _ message: String) -> SimResponse {
-            .json(500, ["error": message, "permanent": HQMode.isPermanent(code: code), "code": code])
+            .json(
+                500,
+                ["error": .string(message), "permanent": .bool(HQMode.isPermanent(code: code)), "code": .string(code)])
         }
         func success(_ text: String?) -> SimResponse {
             let fallback =
@@ -161,7 +164,8 @@ extension BoxSimServer {
                     String(format: "boxsim heard %.2f s of audio", Double($0.frames) / Double(max($0.sampleRate, 1)))
                 } ?? ""
             return .json(
-                200, ["text": text ?? configuration.hqText ?? fallback, "diarized": false, "service": "boxsim"])
+                200,
+                ["text": .string(text ?? configuration.hqText ?? fallback), "diarized": false, "service": "boxsim"])
         }
         if configuration.hqRejectedFormats.contains(guessedFormat) {
             return failure("invalid_file_format", "The transcription service cannot read \(guessedFormat) audio")
@@ -183,12 +187,12 @@ extension BoxSimServer {
             guard let recognized = audio?.recognized else {
                 return failure("http_400", "The speech recognizer could not decode the audio")
             }
-            return .json(200, ["text": recognized, "diarized": false, "service": "pocketsphinx"])
+            return .json(200, ["text": .string(recognized), "diarized": false, "service": "pocketsphinx"])
         case .whisper:
             guard let recognized = audio?.recognized else {
                 return failure("http_400", "Whisper could not decode the audio")
             }
-            return .json(200, ["text": recognized, "diarized": false, "service": "whisper"])
+            return .json(200, ["text": .string(recognized), "diarized": false, "service": "whisper"])
         case .fixed(let text): return success(text)
         case .slow(let seconds):
             Thread.sleep(forTimeInterval: seconds)

@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// Retranscription requests and answers (contract §7.2).
@@ -12,17 +13,15 @@ extension BoxSimServer {
     public func unsubscribeEvents(_ token: Int) { eventSink.remove(token) }
 
     func requestLastAudio(_ body: RequestBody) -> SimResponse {
-        guard let object = body.object, let messageId = object["messageId"] as? String, !messageId.isEmpty else {
+        guard let object = body.object, let messageId = object["messageId"]?.string, !messageId.isEmpty else {
             return .json(400, ["error": "bad-request", "message": "messageId must be a non-empty string"])
         }
         var requested = 10_000.0
         if let value = object["timeoutMs"] {
-            guard let number = value as? NSNumber, !(value is String), String(cString: number.objCType) != "c",
-                number.doubleValue.isFinite
-            else {
+            guard let number = value.double, number.isFinite else {
                 return .json(400, ["error": "bad-request", "message": "timeoutMs must be a number"])
             }
-            requested = number.doubleValue
+            requested = number
         }
         let timeout = min(max(requested, 100), 30_000) / 1_000
         let requestId = lastAudio.create(messageId: messageId, timeout: timeout)
@@ -95,7 +94,7 @@ extension BoxSimServer {
             case .unknown: return .json(404, ["error": "unknown-request"])
             }
         }
-        guard body.object?["none"] as? Bool == true else {
+        guard body.object?["none"]?.bool == true else {
             return .json(400, ["error": "bad-answer", "message": "Expected multipart audio or {\"none\": true}"])
         }
         return lastAudio.reportNone(requestId) ? .json(200, ["ok": true]) : .json(404, ["error": "unknown-request"])

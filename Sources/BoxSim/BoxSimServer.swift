@@ -53,7 +53,9 @@ public final class BoxSimServer: @unchecked Sendable {
         events = try EventHub(
             server: http, dataDirectory: configuration.dataDirectory,
             pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
-        _ = eventSink.add { [weak events] name, data in events?.emitTransient(name, dataJSON: Self.json(data)) }
+        _ = eventSink.add { [weak events] name, data in
+            events?.emitTransient(name, dataJSON: JSONValue.object(data.mapValues(JSONValue.string)).text)
+        }
         let hub = events!
         http.handleWebSockets(
             path: "/" + configuration.slug + "/api/trpc",
@@ -76,8 +78,8 @@ public final class BoxSimServer: @unchecked Sendable {
 
     /// Publishes a stored event, as the box does for chat activity; returns its id.
     @discardableResult
-    public func emitStoredEvent(_ name: String, _ data: [String: Any]) -> Int {
-        events.emitStored(name, dataJSON: Self.json(data))
+    public func emitStoredEvent(_ name: String, _ data: JSONValue) -> Int {
+        events.emitStored(name, dataJSON: data.text)
     }
 
     /// The session `GET /api/chat/default` names now.
@@ -89,14 +91,6 @@ public final class BoxSimServer: @unchecked Sendable {
     /// Simulator control: a session is being deleted (`.deleting`), is gone (nil), or is live again.
     public func setSession(_ id: String, _ availability: ChatSessionAvailability?) {
         shared.withLock { $0.sessions.set(id, to: availability.map { $0 == .live ? .live : .deleting }) }
-    }
-
-    static func json(_ object: Any) -> String {
-        let data =
-            (try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]))
-            ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: inspection (in-process)
@@ -150,7 +144,7 @@ public final class BoxSimServer: @unchecked Sendable {
         var response: SimResponse
         switch (request.method, endpoint) {
         case ("POST", "pairing/session"): response = SimResponse(status: 204)
-        case ("GET", "chat/default"): response = .json(200, ["sessionId": defaultSession as Any? ?? NSNull()])
+        case ("GET", "chat/default"): response = .json(200, ["sessionId": .string(defaultSession)])
         case ("POST", "chat/send"): response = send(body)
         case ("POST", "chat/transcribe-audio"): response = transcribe(request, body)
         case ("POST", "chat/last-audio/request"): response = requestLastAudio(body)
@@ -205,7 +199,11 @@ public final class BoxSimServer: @unchecked Sendable {
         switch (request.method, request.path) {
         case ("POST", "/boxsim/pair-link"):
             return .json(
-                200, ["link": mintPairingLink(label: parameter("label") ?? "Bee Box", session: parameter("session"))])
+                200,
+                [
+                    "link": .string(
+                        mintPairingLink(label: parameter("label") ?? "Bee Box", session: parameter("session")))
+                ])
         case ("POST", "/boxsim/retranscribe"):
             // The agent's side (`bbx chat retranscribe`), without a device token.
             guard case .body(let body) = RequestBody.parse(request) else { return .json(400, ["error": "bad-request"]) }
@@ -224,14 +222,16 @@ public final class BoxSimServer: @unchecked Sendable {
             for _ in 0..<count {
                 events?.emitTransient(
                     "chat-last-audio-request",
-                    dataJSON: Self.json(["requestId": UUID().uuidString.lowercased(), "messageId": message]))
+                    dataJSON: JSONValue.object([
+                        "requestId": .string(UUID().uuidString.lowercased()), "messageId": .string(message),
+                    ]).text)
             }
-            return .json(200, ["ok": true, "sent": count])
+            return .json(200, ["ok": true, "sent": .integer(count)])
         case ("POST", "/boxsim/default"):
             // Simulator feature: another client moves the default session (empty: none).
             let session = parameter("session").flatMap { $0.isEmpty ? nil : $0 }
             moveDefault(to: session)
-            return .json(200, ["sessionId": session as Any? ?? NSNull()])
+            return .json(200, ["sessionId": .string(session)])
         case ("POST", "/boxsim/session"):
             // Simulator feature: a session is being deleted, is gone, or is live.
             guard let id = parameter("id"), !id.isEmpty, let state = parameter("state"),
@@ -243,16 +243,19 @@ public final class BoxSimServer: @unchecked Sendable {
             return .json(200, ["ok": true])
         case ("GET", "/boxsim/events"): return encoded(events.storedEvents)
         case ("GET", "/boxsim/pending"):
-            return .json(200, lastAudio.pending.map { ["requestId": $0.requestId, "messageId": $0.messageId] })
+            return .json(
+                200,
+                .array(
+                    lastAudio.pending.map { ["requestId": .string($0.requestId), "messageId": .string($0.messageId)] }))
         case ("GET", "/boxsim/messages"): return encoded(messages)
         case ("GET", "/boxsim/transcriptions"): return encoded(transcriptions)
         case ("GET", "/boxsim/status"):
             return .json(
                 200,
                 [
-                    "baseURL": baseURL, "hq": configuration.hq.description, "devices": devices.count,
-                    "messages": messages.count,
-                    "defaultSession": defaultSession as Any? ?? NSNull(),
+                    "baseURL": .string(baseURL), "hq": .string(configuration.hq.description),
+                    "devices": .integer(devices.count), "messages": .integer(messages.count),
+                    "defaultSession": .string(defaultSession),
                 ])
         default: return .json(404, ["error": "Not found"])
         }
@@ -261,13 +264,13 @@ public final class BoxSimServer: @unchecked Sendable {
     // MARK: §6 pairing
 
     private func redeem(_ body: RequestBody) -> SimResponse {
-        guard let object = body.object, let ticket = object["pairingToken"] as? String, !ticket.isEmpty else {
+        guard let object = body.object, let ticket = object["pairingToken"]?.string, !ticket.isEmpty else {
             return .json(400, ["error": "pairingToken is required"])
         }
         // Optional; when present a non-empty string (the ticket stays unspent otherwise). Trimmed; blank → the default.
         var deviceLabel = "iOS companion"
         if let label = object["deviceLabel"] {
-            guard let text = label as? String, !text.isEmpty else {
+            guard let text = label.string, !text.isEmpty else {
                 return .json(400, ["error": "deviceLabel must be a non-empty string"])
             }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -286,8 +289,10 @@ public final class BoxSimServer: @unchecked Sendable {
         return .json(
             200,
             [
-                "boxSlug": configuration.slug.split(separator: "/").last.map(String.init) ?? configuration.slug,
-                "label": "Bee Box", "deviceId": device.deviceId, "deviceLabel": device.label, "token": device.token,
+                "boxSlug": .string(
+                    configuration.slug.split(separator: "/").last.map(String.init) ?? configuration.slug),
+                "label": "Bee Box", "deviceId": .string(device.deviceId), "deviceLabel": .string(device.label),
+                "token": .string(device.token),
             ])
     }
 

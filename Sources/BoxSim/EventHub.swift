@@ -210,7 +210,7 @@ final class EventHub: Sendable {
                 }
             }
             for id in toCut { state.connections.removeValue(forKey: id) }
-            return state.running
+            return true
         }
         guard running else { return nil }
         for id in toPing {

@@ -1,4 +1,5 @@
 import CCivetweb
+import BoxVoiceContract
 import Foundation
 import Synchronization
 
@@ -29,11 +30,8 @@ public struct SimResponse: Sendable {
     /// What the box's JSON answers are typed (fastify).
     public static let jsonContentType = "application/json; charset=utf-8"
 
-    public static func json(_ status: Int, _ object: Any) -> SimResponse {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return SimResponse(status: status, headers: [("Content-Type", jsonContentType)], body: Array(data))
+    public static func json(_ status: Int, _ value: JSONValue) -> SimResponse {
+        SimResponse(status: status, headers: [("Content-Type", jsonContentType)], body: Array(value.text.utf8))
     }
 }
 

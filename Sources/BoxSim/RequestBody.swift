@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// How the box's HTTP framework turns a request body into a value before any route code — or authentication — runs
@@ -5,7 +6,7 @@ import Foundation
 /// anything else with a body → 415.
 enum RequestBody {
     case none
-    case json(Any)
+    case json(JSONValue)
     case text(String)
     case multipart(contentType: String)
 
@@ -27,8 +28,7 @@ enum RequestBody {
                         400, "FST_ERR_CTP_EMPTY_JSON_BODY",
                         "Body cannot be empty when content-type is set to 'application/json'"))
             }
-            guard let value = try? JSONSerialization.jsonObject(with: Data(request.body), options: [.fragmentsAllowed])
-            else {
+            guard let value = JSONValue.parse(Data(request.body)) else {
                 return .refused(
                     frameworkError(
                         400, "FST_ERR_CTP_INVALID_JSON_BODY",
@@ -49,8 +49,8 @@ enum RequestBody {
     }
 
     /// The body as a JSON object, if it is one.
-    var object: [String: Any]? {
-        if case .json(let value) = self { return value as? [String: Any] }
+    var object: [String: JSONValue]? {
+        if case .json(let value) = self { return value.object }
         return nil
     }
 
@@ -58,8 +58,9 @@ enum RequestBody {
         .json(
             status,
             [
-                "statusCode": status, "code": code, "error": status == 415 ? "Unsupported Media Type" : "Bad Request",
-                "message": message,
+                "statusCode": .integer(status), "code": .string(code),
+                "error": status == 415 ? "Unsupported Media Type" : "Bad Request",
+                "message": .string(message),
             ])
     }
 }

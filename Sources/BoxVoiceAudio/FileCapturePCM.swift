@@ -51,16 +51,13 @@ public enum FileCapturePCM {
         return Made(configPath: configPath, rawPath: rawPath, name: name, frames: samples.count)
     }
 
-    /// Same, from a WAV file (the first channel).
+    /// Same, from a WAV file (mixed down to mono).
     public static func make(
         wav: String, streamFormat: SampleFormat = .float32LE, name: String = "boxvoice_file",
         directory: String, integerOnly: Bool = false
     ) throws -> Made {
         let file = try SoundFile.open(path: wav)
-        let interleaved = try file.readAll()
-        let samples =
-            file.channels == 1
-            ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+        let samples = try file.readAllMono()
         return try make(
             samples: samples, streamFormat: streamFormat, name: name, directory: directory, integerOnly: integerOnly)
     }

@@ -208,6 +208,29 @@ public final class SoundFile {
         try read(maxFrames: Int(max(0, frames)))
     }
 
+    /// Reads up to `maxFrames` frames as mono, sanitized like `read`. Every reader of a file that may not be mono goes
+    /// through here, so a stereo file means the same audio to the recorder, the recognizers and HQ.
+    public func readMono(maxFrames: Int) throws -> [Float] {
+        Self.downmix(try read(maxFrames: maxFrames), channels: channels)
+    }
+
+    /// The whole file from the current position, as mono.
+    public func readAllMono() throws -> [Float] {
+        Self.downmix(try readAll(), channels: channels)
+    }
+
+    /// The mean of each frame's channels: a voice on one side of a stereo recording is kept (taking the first
+    /// channel would drop it), and a voice on both stays at its level.
+    public static func downmix(_ interleaved: [Float], channels: Int) -> [Float] {
+        guard channels > 1 else { return interleaved }
+        let scale = 1 / Float(channels)
+        return stride(from: 0, to: interleaved.count - channels + 1, by: channels).map { start in
+            var sum: Float = 0
+            for offset in 0..<channels { sum += interleaved[start + offset] }
+            return sum * scale
+        }
+    }
+
     public func close() throws {
         guard let handle else { return }
         self.handle = nil

@@ -31,13 +31,10 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
         frames = Int((Double(file.frames) * 48_000 / Double(file.sampleRate)).rounded())
     }
 
-    /// A sound file's first channel as 48 kHz Float32, all at once (for short files: clips, retained segments).
+    /// A sound file as 48 kHz mono Float32, all at once (for short files: clips, retained segments).
     public static func load(_ path: String) throws -> [Float] {
         let file = try SoundFile.open(path: path)
-        let interleaved = try file.readAll()
-        var mono =
-            file.channels == 1
-            ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+        var mono = try file.readAllMono()
         if file.sampleRate != 48_000 {
             let resampler = try Resampler(from: Double(file.sampleRate), to: 48_000)
             mono = try resampler.process(mono) + resampler.flush()
@@ -52,12 +49,8 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
             pendingStart = 0
         }
         while pending.count - pendingStart < count, !fileEnded {
-            let interleaved = try file.read(maxFrames: 4_800)
-            var mono =
-                file.channels == 1
-                ? interleaved
-                : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
-            if interleaved.isEmpty {
+            var mono = try file.readMono(maxFrames: 4_800)
+            if mono.isEmpty {
                 fileEnded = true
                 mono = try resampler?.flush() ?? []
             } else if let resampler {

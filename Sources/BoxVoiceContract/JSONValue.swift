@@ -31,6 +31,18 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// Any number, integer or not.
+    public var double: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    /// A string, or `null` for nil.
+    public static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
     public var object: [String: JSONValue]? {
         if case .object(let value) = self { value } else { nil }
     }
@@ -97,7 +109,7 @@ extension JSONValue: Codable {
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+extension JSONValue: ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByFloatLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }

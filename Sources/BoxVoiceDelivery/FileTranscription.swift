@@ -93,14 +93,8 @@ public struct FileTranscription: Sendable {
         let resampler = source.sampleRate == 48_000 ? nil : try Resampler(from: Double(source.sampleRate), to: 48_000)
         let block = max(source.sampleRate / 2, 1)
         while true {
-            let interleaved = try source.read(maxFrames: block)
-            if interleaved.isEmpty { break }
-            var mono = interleaved
-            if source.channels > 1 {
-                mono = stride(from: 0, to: interleaved.count, by: source.channels).map { start in
-                    interleaved[start..<start + source.channels].reduce(0, +) / Float(source.channels)
-                }
-            }
+            let mono = try source.readMono(maxFrames: block)
+            if mono.isEmpty { break }
             try writer.append(try resampler?.process(mono) ?? mono).forEach(onSegment)
         }
         if let resampler { try writer.append(try resampler.flush()).forEach(onSegment) }

@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import BoxVoiceLive
 import EditDistance
 import Foundation
@@ -132,14 +133,14 @@ public struct UserSettings: Sendable, Equatable {
         for key in object.keys.sorted() {
             let text: String
             switch object[key]! {
-            case .boolean(let value): text = String(value)
-            case .text(let value): text = value
+            case .bool(let value): text = String(value)
+            case .string(let value): text = value
             case .null: continue
-            case .other:
+            default:
                 dropped.append(Problem(key: key, message: "'\(key)' must be \(describe(kind(of: key)))"))
                 continue
             }
-            if kind(of: key) == .boolean, case .text = object[key]! {
+            if kind(of: key) == .boolean, case .string = object[key]! {
                 dropped.append(
                     Problem(key: key, message: "'\(key)' must be true or false (without quotes), not \"\(text)\""))
                 continue
@@ -197,16 +198,14 @@ public struct UserSettings: Sendable, Equatable {
 
     /// The file's text: set values only, keys sorted, booleans as JSON booleans.
     public func encoded() -> Data {
-        var object: [String: Any] = [:]
+        var object: [String: JSONValue] = [:]
         for (key, value) in values {
             guard let value else { continue }
-            object[key] = Self.kind(of: key) == .boolean ? (value == "true") as Any : value as Any
+            object[key] = Self.kind(of: key) == .boolean ? .bool(value == "true") : .string(value)
         }
-        let data =
-            (try? JSONSerialization.data(
-                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return data + Data("\n".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return ((try? encoder.encode(JSONValue.object(object))) ?? Data("{}".utf8)) + Data("\n".utf8)
     }
 
     private static func unknown(_ key: String) -> Problem {
@@ -214,23 +213,5 @@ public struct UserSettings: Sendable, Equatable {
         let hint = Suggestion.nearest(to: key, among: names).map { "; did you mean '\($0)'?" } ?? ""
         return Problem(
             key: key, message: "'\(key)' is not a setting\(hint) (settings: \(names.joined(separator: ", ")))")
-    }
-}
-
-/// A settings value as JSON has it: a boolean stays apart from a number and from the text "true".
-private enum JSONValue: Decodable {
-    case boolean(Bool), text(String), null, other
-
-    init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .boolean(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .text(value)
-        } else {
-            self = .other
-        }
     }
 }

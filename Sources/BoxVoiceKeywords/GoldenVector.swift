@@ -23,67 +23,56 @@ public enum GoldenVector {
     }
 
     public static func evaluate(_ data: Data, with detector: KeywordDetector) -> Outcome {
-        let object: [String: Any]
+        let vector: Vector
         do {
-            guard
-                let decoded = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-                    as? [String: Any]
-            else {
-                return unusable("the file is not a JSON object")
-            }
-            object = decoded
+            vector = try JSONDecoder().decode(Vector.self, from: data)
+        } catch DecodingError.typeMismatch {
+            return unusable("the file is not a JSON object")
         } catch {
             return unusable("the file is not valid JSON (\(error.localizedDescription))")
         }
-        guard let input = object["input"] as? [String: Any] else { return unusable("no \"input\" object") }
-        guard object.keys.contains("expected") else { return unusable("no \"expected\" field") }
-        let expected = object["expected"]!
+        guard let input = vector.input else { return unusable("no \"input\" object") }
+        guard let expected = vector.expected else { return unusable("no \"expected\" field") }
         let inputText = describe(input)
-        switch object["op"] as? String {
+        switch vector.op {
         case "detect":
-            guard let transcript = input["transcript"] as? String else {
-                return unusable("input.transcript is not a string")
+            guard let transcript = input.transcript else { return unusable("input.transcript is not a string") }
+            let found = detector.detect(transcript, atStart: input.atStart ?? false)
+            let produced = found.map {
+                [
+                    "action": $0.action.rawValue, "processedTranscript": $0.processedTranscript,
+                    "matchedPhrase": $0.matchedPhrase,
+                ]
             }
-            let atStart = input["atStart"] as? Bool ?? false
-            let found = detector.detect(transcript, atStart: atStart)
-            let actual =
-                found.map {
-                    describe([
-                        "action": $0.action.rawValue, "processedTranscript": $0.processedTranscript,
-                        "matchedPhrase": $0.matchedPhrase,
-                    ])
-                } ?? "null"
-            if expected is NSNull {
+            let actual = produced.map(describe) ?? "null"
+            switch expected {
+            case .null:
                 return Outcome(passed: found == nil, input: inputText, expected: "null", actual: actual)
+            case .fields(let fields):
+                guard let produced else {
+                    return Outcome(passed: false, input: inputText, expected: describe(fields), actual: "null")
+                }
+                if let unknown = fields.keys.sorted().first(where: { produced[$0] == nil }) {
+                    return unusable("expected has an unknown field \"\(unknown)\"")
+                }
+                let passed = fields.allSatisfy { key, value in value == produced[key] }
+                return Outcome(passed: passed, input: inputText, expected: describe(fields), actual: actual)
+            case .text, .other:
+                return unusable("expected is neither null nor an object of strings")
             }
-            guard let fields = expected as? [String: Any] else {
-                return unusable("expected is neither null nor an object")
-            }
-            guard let found else {
-                return Outcome(passed: false, input: inputText, expected: describe(fields), actual: "null")
-            }
-            let produced: [String: String] = [
-                "action": found.action.rawValue, "processedTranscript": found.processedTranscript,
-                "matchedPhrase": found.matchedPhrase,
-            ]
-            for key in fields.keys where produced[key] == nil {
-                return unusable("expected has an unknown field \"\(key)\"")
-            }
-            let passed = fields.allSatisfy { key, value in (value as? String) == produced[key] }
-            return Outcome(passed: passed, input: inputText, expected: describe(fields), actual: actual)
         case "append":
-            guard let transcript = input["transcript"] as? String, let actionName = input["action"] as? String,
-                let phrase = input["matchedPhrase"] as? String
+            guard let transcript = input.transcript, let actionName = input.action, let phrase = input.matchedPhrase
             else {
                 return unusable("input needs transcript, action and matchedPhrase strings")
             }
             guard let action = KeywordAction(rawValue: actionName) else {
                 return unusable("unknown action \"\(actionName)\"")
             }
-            guard let expectedText = expected as? String else { return unusable("expected is not a string") }
+            guard case .text(let expectedText) = expected else { return unusable("expected is not a string") }
             let actual = detector.appendSendKeywordTag(transcript, action: action, matchedPhrase: phrase)
             return Outcome(
-                passed: actual == expectedText, input: inputText, expected: quote(expectedText), actual: quote(actual))
+                passed: actual == expectedText, input: inputText, expected: describe(expectedText),
+                actual: describe(actual))
         case let op?:
             return unusable("unknown op \"\(op)\"")
         case nil:
@@ -91,23 +80,65 @@ public enum GoldenVector {
         }
     }
 
+    /// A vector as read. A field of the wrong type reads as absent, so each gets its own reason rather than one
+    /// decoding error for the whole file.
+    private struct Vector: Decodable {
+        struct Input: Codable {
+            var transcript: String?
+            var atStart: Bool?
+            var action: String?
+            var matchedPhrase: String?
+
+            init(from decoder: Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                transcript = try? container.decodeIfPresent(String.self, forKey: .transcript)
+                atStart = try? container.decodeIfPresent(Bool.self, forKey: .atStart)
+                action = try? container.decodeIfPresent(String.self, forKey: .action)
+                matchedPhrase = try? container.decodeIfPresent(String.self, forKey: .matchedPhrase)
+            }
+        }
+
+        enum Expected {
+            case null
+            case fields([String: String])
+            case text(String)
+            case other
+        }
+
+        var op: String?
+        var input: Input?
+        /// nil when the key is missing (`null` is `.null`).
+        var expected: Expected?
+
+        enum CodingKeys: String, CodingKey { case op, input, expected }
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            op = try? container.decodeIfPresent(String.self, forKey: .op)
+            input = try? container.decodeIfPresent(Input.self, forKey: .input)
+            if !container.contains(.expected) {
+                expected = nil
+            } else if try container.decodeNil(forKey: .expected) {
+                expected = .null
+            } else if let text = try? container.decode(String.self, forKey: .expected) {
+                expected = .text(text)
+            } else if let fields = try? container.decode([String: String].self, forKey: .expected) {
+                expected = .fields(fields)
+            } else {
+                expected = .other
+            }
+        }
+    }
+
     private static func unusable(_ reason: String) -> Outcome {
         Outcome(passed: false, input: "(unusable vector)", expected: "a valid vector", actual: reason)
     }
 
-    private static func describe(_ object: [String: Any]) -> String {
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else {
-            return String(describing: object)
-        }
+    /// JSON text with sorted keys, as a failure report shows it.
+    private static func describe<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return String(describing: value) }
         return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func quote(_ text: String) -> String {
-        let data = try? JSONSerialization.data(
-            withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 }

@@ -12,13 +12,10 @@ public enum SpeechConversion {
         return converted.map(SampleSanitizer.int16)
     }
 
-    /// A whole sound file, first channel, as recognizer samples.
+    /// A whole sound file, mixed down to mono, as recognizer samples.
     public static func recognizerSamples(fromFile path: String) throws -> [Int16] {
         let file = try SoundFile.open(path: path)
-        let interleaved = try file.readAll()
-        let mono =
-            file.channels == 1
-            ? interleaved : stride(from: 0, to: interleaved.count, by: file.channels).map { interleaved[$0] }
+        let mono = try file.readAllMono()
         return try recognizerSamples(from: mono, rate: file.sampleRate)
     }
 }
