@@ -345,12 +345,6 @@ public final class Daemon: Sendable {
 
     /// What killed runs left (a message awaiting HQ, a recording cut off) is put right, and due messages are sent.
     private func deliverOwed() {
-        do {
-            let report = try configuration.store.recover()
-            if !report.isEmpty { log("recovered: \(report.summary)") }
-        } catch {
-            log("could not check for interrupted recordings: \(error)")
-        }
         for box in served.withLock({ $0.pairing.boxes }) {
             let log = self.log
             let courier = BoxCourier(
@@ -361,7 +355,10 @@ public final class Daemon: Sendable {
                 }
                 if case .hqRedone(let id, _, _) = event { log("\(box.name): HQ redone for \(id) before its send") }
             }
-            for report in courier.run(everything: false) { log("\(box.name): outbox: \(report.summary)") }
+            let done = courier.catchUp(everything: false)
+            if let failure = done.recoveryFailure { log("could not check for interrupted recordings: \(failure)") }
+            if !done.recovered.isEmpty { log("recovered: \(done.recovered.summary)") }
+            for report in done.deliveries { log("\(box.name): outbox: \(report.summary)") }
             for done in configuration.store.compressRetained(box: box.reference) {
                 log(
                     "\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → \(done.bytesAfter) "

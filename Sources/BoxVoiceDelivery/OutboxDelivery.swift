@@ -215,4 +215,28 @@ public struct BoxCourier: Sendable {
         finisher.resumeAbandoned()
         return delivery.deliverDue(everything: everything)
     }
+
+    /// What a catch-up found and did, for its caller to say in its own way.
+    public struct CatchUp: Sendable {
+        /// What killed runs left and was put right (drafts adopted, headers repaired); empty when nothing was.
+        public var recovered = RecoveryReport()
+        /// Why that could not be checked; what was left stays where it is and is checked again next time.
+        public var recoveryFailure: String?
+        public var deliveries: [OutboxDelivery.Report] = []
+    }
+
+    /// The one catch-up on what earlier runs left, before anything new is done with the box: recordings a killed run
+    /// left are put right (for every box: a draft belongs to whoever adopts it first), then `run`. Every command
+    /// that talks to a box and the daemon call this; a dictation does the same steps with its own finisher in the
+    /// background (`DictationSession`).
+    public func catchUp(everything: Bool = true) -> CatchUp {
+        var done = CatchUp()
+        do {
+            done.recovered = try finisher.store.recover()
+        } catch {
+            done.recoveryFailure = "\(error)"
+        }
+        done.deliveries = run(everything: everything)
+        return done
+    }
 }

@@ -101,61 +101,26 @@ public final class DictationSession: Sendable {
         try hearing.withLock { state in try hear(pcm: pcm, stop: stop, control: control, state: &state) }
     }
 
+    /// A run's story: the recording starts, the hearing loads, what earlier runs left is put right, the run begins and
+    /// follows its session, then the voice is heard until the input ends or a command stops it, and the end of the
+    /// input is acted on. Each step is one method below.
     private func hear(pcm: CapturePCM, stop: StopSignal, control: DictationControl, state: inout Hearing) throws {
-        // Capture starts before the recognizer loads (about a second): what is said meanwhile is recorded and waits
-        // to be heard. The recording has a road of its own (`RecordingRoad`): this loop only hears behind it.
-        let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
-        let onEvent = self.onEvent
-        let road = RecordingRoad(
-            capture: capture, hasDeviceClock: pcm.hasDeviceClock,
-            hearingSeconds: pcm.hasDeviceClock ? configuration.hearingLagSeconds : 1,
-            onLevel: { onEvent(.level(elapsed: $0, dBFS: $1)) },
-            onCaptureLoss: { onEvent(.captureLost(frames: $0.framesDropped, overruns: $0.overruns)) })
-        capture.start()
-        road.start()
+        let (capture, road) = startRecording(pcm)
         state.road = road
         defer { road.stop() }
-        var hearing = LiveTranscriber.Options.hearing(
-            detector, spotterPhrases: configuration.spotterPhrases,
-            dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
-            adaptation: configuration.voiceAdaptation, whisper: configuration.whisper)
-        hearing.spottedCommandHold = configuration.spottedCommandHold
-        let transcriber = try LiveTranscriber(options: hearing)
+        let transcriber = try LiveTranscriber(options: hearingOptions())
         let worker = DeliveryWorker(
             delivery: OutboxDelivery(
                 store: store, box: configuration.box, client: configuration.client, finisher: finisher)
-        ) {
+        ) { [onEvent] in
             if let event = Self.event(for: $0) { onEvent(event) }
         }
-        do {
-            let report = try store.recover()
-            if !report.isEmpty { onEvent(.recovered(report)) }
-        } catch {
-            // Dictation goes on; what an earlier run left stays where it is for the next command to put right.
-            onEvent(
-                .failed(
-                    messageId: nil,
-                    reason:
-                        "could not check for what an interrupted run left (\(error)); it is kept and checked again "
-                            + "next time"
-                ))
+        catchUp(worker: worker)
+        state.run = try storing {
+            try store.beginRun(box: configuration.box, requested: configuration.requestedSession)
         }
-        finisher.resumeAbandoned { worker.deliverNow(everything: true) }
-        do {
-            state.run = try store.beginRun(box: configuration.box, requested: configuration.requestedSession)
-        } catch {
-            throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
-        }
-        // A run that does not name its session learns it from the box's events (the stream connects in the
-        // background; listening never waits for it).
         let sessionNamed = WakeUp()
-        let assignments = SessionAssignments(store: store) { _, _ in
-            worker.deliverNow()
-            sessionNamed.ring()
-        }
-        let learns = configuration.followsSessionEvents && (configuration.requestedSession.map { $0 == "new" } ?? true)
-        let events = learns ? configuration.client.eventStream { assignments.handle($0) } : nil
-        events?.start()
+        let events = followSession(worker: worker, named: sessionNamed)
         defer {
             // The microphone closes once hearing is over, not after HQ and delivery: what it would take meanwhile
             // belongs to no message.
@@ -167,82 +132,158 @@ public final class DictationSession: Sendable {
             events?.stop()
         }
         let loop = Loop(session: self, transcriber: transcriber, worker: worker)
-        var message: Message
+        var message = try storing { try begin(&state) }
         do {
-            message = try begin(&state)
-        } catch {
-            throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
-        }
-        var captureStopped = false
-        var toldLag = (at: Date.distantPast, seconds: 0.0)
-        do {
-            reading: while !state.machine.isStopped {
-                if stop.isRequested, !captureStopped {
-                    // Stop taking audio, but hear out what was captured up to now: the last words are often in it.
-                    capture.stop()
-                    captureStopped = true
-                }
-                if let failure = road.failure { throw failure }
-                loop.take(control, state: &state)
-                // Nothing is waiting to be heard: every key pressed so far lies in what was heard.
-                try loop.pressKeys(
-                    upTo: road.hearing.framesQueued == 0 ? .max : state.framesHeard, message: &message, state: &state)
-                if state.machine.isStopped { break reading }
-                let chunks = road.hearing.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
-                if chunks.isEmpty, road.hearing.isClosedAndEmpty { break }
-                for chunk in chunks {
-                    // A key acts before the audio that came after it is heard.
-                    loop.take(control, state: &state)
-                    try loop.pressKeys(upTo: chunk.startFrame, message: &message, state: &state)
-                    if state.machine.isStopped { break reading }
-                    if chunk.startFrame > state.framesHeard {
-                        try loop.skipAhead(to: chunk.startFrame, message: &message, state: &state)
-                        if state.machine.isStopped { break reading }
-                    }
-                    state.framesHeard = chunk.startFrame + Int64(chunk.samples.count)
-                    state.recent.append(chunk.samples, endingAt: state.framesHeard)
-                    for update in try loop.heard(transcriber.feed(chunk.samples), state: state) {
-                        try loop.handle(update, message: &message, state: &state)
-                        if state.machine.isStopped { break reading }
-                    }
-                    try loop.settle(message: &message, state: &state, waiting: false)
-                    if state.machine.isStopped { break reading }
-                }
-                try loop.settle(message: &message, state: &state, waiting: false)
-                if state.machine.isStopped { break reading }
-                submitHeard(&message, state: state)
-                tellLag(road: road, state: state, told: &toldLag)
-            }
-            if let failure = road.failure, !state.machine.isStopped { throw failure }
-            // Keys pressed as the input ended act on it, after whatever is still being checked.
-            loop.take(control, state: &state)
-            if !state.machine.isStopped { try loop.pressKeys(upTo: .max, message: &message, state: &state) }
-            // Whatever is still being checked is decided before the input's end is acted on.
-            if !state.machine.isStopped { try loop.settle(message: &message, state: &state, waiting: true) }
-            if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
-                // The microphone went away mid-message: keep what was said as a draft, then say why.
-                let had = hasContent(message)
-                try apply(
-                    state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state,
-                    worker: worker)
-                throw DictationError.captureFailed(error, draft: had ? message.id : nil)
-            }
-            if !state.machine.isStopped {
-                for update in try loop.heard(transcriber.finish(), state: state) {
-                    try loop.handle(update, message: &message, state: &state)
-                    if state.machine.isStopped { return }
-                }
-                try loop.settle(message: &message, state: &state, waiting: true)
-                if state.machine.isStopped { return }
-                try apply(
-                    state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
-                    worker: worker)
-            }
+            try listen(
+                road: road, capture: capture, stop: stop, control: control, loop: loop, message: &message,
+                state: &state)
+            try endInput(capture: capture, control: control, loop: loop, message: &message, state: &state)
         } catch let error as DictationError {
             throw error
         } catch let error where error is SoundFileError || error is StoreError {
             throw keepAfterFault(error, message: &message, road: road)
         }
+    }
+
+    /// Capture starts before the recognizer loads (about a second): what is said meanwhile is recorded and waits to
+    /// be heard. The recording has a road of its own (`RecordingRoad`): the loop only hears behind it.
+    private func startRecording(_ pcm: CapturePCM) -> (AudioCapture, RecordingRoad) {
+        let capture = AudioCapture(pcm: pcm, queueSeconds: pcm.hasDeviceClock ? configuration.captureQueueSeconds : 1)
+        let onEvent = self.onEvent
+        let road = RecordingRoad(
+            capture: capture, hasDeviceClock: pcm.hasDeviceClock,
+            hearingSeconds: pcm.hasDeviceClock ? configuration.hearingLagSeconds : 1,
+            onLevel: { onEvent(.level(elapsed: $0, dBFS: $1)) },
+            onCaptureLoss: { onEvent(.captureLost(frames: $0.framesDropped, overruns: $0.overruns)) })
+        capture.start()
+        road.start()
+        return (capture, road)
+    }
+
+    private func hearingOptions() -> LiveTranscriber.Options {
+        var options = LiveTranscriber.Options.hearing(
+            detector, spotterPhrases: configuration.spotterPhrases,
+            dictionaryCache: configuration.dictionaryCache, frontEnd: configuration.frontEnd,
+            adaptation: configuration.voiceAdaptation, whisper: configuration.whisper)
+        options.spottedCommandHold = configuration.spottedCommandHold
+        return options
+    }
+
+    /// What killed earlier runs left is put right (drafts adopted, headers repaired), then messages left awaiting HQ
+    /// are finished and everything due is delivered, in the background.
+    private func catchUp(worker: DeliveryWorker) {
+        do {
+            let report = try store.recover()
+            if !report.isEmpty { onEvent(.recovered(report)) }
+        } catch {
+            // Dictation goes on; what an earlier run left stays where it is for the next command to put right.
+            onEvent(
+                .failed(
+                    messageId: nil,
+                    reason:
+                        "could not check for what an interrupted run left (\(error)); it is kept and checked again "
+                        + "next time"
+                ))
+        }
+        finisher.resumeAbandoned { worker.deliverNow(everything: true) }
+    }
+
+    /// A run that does not name its session learns it from the box's events (the stream connects in the background;
+    /// listening never waits for it). Returns the stream to stop at the end, if one was opened.
+    private func followSession(worker: DeliveryWorker, named: WakeUp) -> EventStream? {
+        let assignments = SessionAssignments(store: store) { _, _ in
+            worker.deliverNow()
+            named.ring()
+        }
+        let learns = configuration.followsSessionEvents && (configuration.requestedSession.map { $0 == "new" } ?? true)
+        let events = learns ? configuration.client.eventStream { assignments.handle($0) } : nil
+        events?.start()
+        return events
+    }
+
+    /// A store failure at the start of a run or a message: nothing was said yet, so there is no draft to keep.
+    private func storing<T>(_ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch {
+            throw DictationError.storageFailed(error, draft: nil, diskFull: (error as? StoreError)?.isDiskFull ?? false)
+        }
+    }
+
+    /// Hears what the recording road passes on until the input ends, a command stops the machine, or `stop` is
+    /// requested (then capture stops, and what was captured up to then is still heard: the last words are often in
+    /// it). Keys act where they came in the audio.
+    private func listen(
+        road: RecordingRoad, capture: AudioCapture, stop: StopSignal, control: DictationControl, loop: Loop,
+        message: inout Message, state: inout Hearing
+    ) throws {
+        var captureStopped = false
+        var toldLag = (at: Date.distantPast, seconds: 0.0)
+        reading: while !state.machine.isStopped {
+            if stop.isRequested, !captureStopped {
+                capture.stop()
+                captureStopped = true
+            }
+            if let failure = road.failure { throw failure }
+            loop.take(control, state: &state)
+            // Nothing is waiting to be heard: every key pressed so far lies in what was heard.
+            try loop.pressKeys(
+                upTo: road.hearing.framesQueued == 0 ? .max : state.framesHeard, message: &message, state: &state)
+            if state.machine.isStopped { break reading }
+            let chunks = road.hearing.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
+            if chunks.isEmpty, road.hearing.isClosedAndEmpty { break }
+            for chunk in chunks {
+                // A key acts before the audio that came after it is heard.
+                loop.take(control, state: &state)
+                try loop.pressKeys(upTo: chunk.startFrame, message: &message, state: &state)
+                if state.machine.isStopped { break reading }
+                if chunk.startFrame > state.framesHeard {
+                    try loop.skipAhead(to: chunk.startFrame, message: &message, state: &state)
+                    if state.machine.isStopped { break reading }
+                }
+                state.framesHeard = chunk.startFrame + Int64(chunk.samples.count)
+                state.recent.append(chunk.samples, endingAt: state.framesHeard)
+                for update in try loop.heard(loop.transcriber.feed(chunk.samples), state: state) {
+                    try loop.handle(update, message: &message, state: &state)
+                    if state.machine.isStopped { break reading }
+                }
+                try loop.settle(message: &message, state: &state, waiting: false)
+                if state.machine.isStopped { break reading }
+            }
+            try loop.settle(message: &message, state: &state, waiting: false)
+            if state.machine.isStopped { break reading }
+            submitHeard(&message, state: state)
+            tellLag(road: road, state: state, told: &toldLag)
+        }
+        if let failure = road.failure, !state.machine.isStopped { throw failure }
+    }
+
+    /// The input ended (or was stopped): keys pressed as it ended act first, then whatever is still being checked is
+    /// decided, the recognizer's last words are heard, and only then is the end of the input acted on. A microphone
+    /// that went away mid-message keeps what was said as a draft.
+    private func endInput(
+        capture: AudioCapture, control: DictationControl, loop: Loop, message: inout Message, state: inout Hearing
+    ) throws {
+        loop.take(control, state: &state)
+        if !state.machine.isStopped { try loop.pressKeys(upTo: .max, message: &message, state: &state) }
+        if !state.machine.isStopped { try loop.settle(message: &message, state: &state, waiting: true) }
+        if let error = capture.error, !(error is CaptureEnded), !state.machine.isStopped {
+            let had = hasContent(message)
+            try apply(
+                state.machine.handle(.keyword(.micOff), hasContent: had), to: &message, state: &state,
+                worker: loop.worker)
+            throw DictationError.captureFailed(error, draft: had ? message.id : nil)
+        }
+        guard !state.machine.isStopped else { return }
+        for update in try loop.heard(loop.transcriber.finish(), state: state) {
+            try loop.handle(update, message: &message, state: &state)
+            if state.machine.isStopped { return }
+        }
+        try loop.settle(message: &message, state: &state, waiting: true)
+        if state.machine.isStopped { return }
+        try apply(
+            state.machine.handle(.endOfInput, hasContent: hasContent(message)), to: &message, state: &state,
+            worker: loop.worker)
     }
 
     /// Says how far hearing is behind the recording, about once a second while it is a second or more, and once when

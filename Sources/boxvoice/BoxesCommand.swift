@@ -126,11 +126,12 @@ enum PendingMessages {
         do {
             let store = try LocalStore.open()
             let detector = try ModelsDirectory.keywordDetector(override: nil)
-            let report = try store.recover()
-            if !report.isEmpty { Console.err("boxvoice: \(report.summary)") }
-            for report in BoxCourier(store: store, box: box, client: client, detector: detector).run() {
-                Console.err("boxvoice: pending message: \(report.summary)")
+            let done = BoxCourier(store: store, box: box, client: client, detector: detector).catchUp()
+            if let failure = done.recoveryFailure {
+                Console.err("boxvoice: could not check for what an interrupted run left (\(failure)); it is kept")
             }
+            if !done.recovered.isEmpty { Console.err("boxvoice: \(done.recovered.summary)") }
+            for report in done.deliveries { Console.err("boxvoice: pending message: \(report.summary)") }
         } catch {
             Console.err("boxvoice: could not read the outbox (\(error)); pending messages stay there")
         }
