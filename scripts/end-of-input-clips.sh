@@ -5,8 +5,11 @@
 #   miss was looked at while choosing the hearing's settings, so it is a development set now.
 # - Set 2 (the default, held out): other sentences in festival's kal (diphone, American male) and slt (HTS, American
 #   female) voices (Debian's festvox-kallpc16k and festvox-us-slt-hts), which no step of any tuning used.
-# Keep set 2 out of every tuning step: it checks that the end of the input settles the last command.
-# Usage: scripts/end-of-input-clips.sh DIR [1|2]
+# - Set 3 (held out, made when set 2's one miss turned out to be a recognition miss that a pause does not mend):
+#   new sentences in espeak-ng's plain British English voice with a male and a female variant (en-gb+m3,
+#   en-gb+f2), which no step of any tuning used.
+# Keep sets 2 and 3 out of every tuning step: they check that the end of the input settles the last command.
+# Usage: scripts/end-of-input-clips.sh DIR [1|2|3]
 set -euo pipefail
 out=$1
 set_name=${2:-2}
@@ -47,10 +50,23 @@ slt|erase|No wait that is not what I meant, start over
 slt|erase,send,sendCheckpoint,sendClose|Pick up the dry cleaning, start over. Pick up the parcel from the post office, send message. The slides for the review are finished, send checkpoint. I am heading home now, over and out
 LIST
 )
+set3=$(cat <<'LIST'
+en-gb+m3|send|Please ask the neighbours to take in the post while we are away, send message
+en-gb+m3|sendCheckpoint|The first half of the budget review is written up, send checkpoint
+en-gb+m3|micOff|Give me a minute to find the right page, stop listening
+en-gb+m3|cancel|Forget what I said about the garden fence, cancel message
+en-gb+f2|sendClose|The train gets in at half past nine tomorrow, over and out
+en-gb+f2|sendClose|The parcel for Jenny is wrapped and ready, send and close the mic
+en-gb+f2|sendHq|Tell the vet the dog has eaten nothing since Sunday, clean up and send
+en-gb+f2|erase|The number I gave you is wrong, start over
+en-gb+f2|erase,send,sendCheckpoint,sendClose|Bring the red folder, start over. Bring the blue folder to the meeting, send message. The quotes from all three builders are in, send checkpoint. That will do for this week, over and out
+LIST
+)
 case $set_name in
     1) list=$set1 ;;
     2) list=$set2 ;;
-    *) echo "end-of-input-clips.sh: no set '$set_name' (1 or 2)" >&2; exit 2 ;;
+    3) list=$set3 ;;
+    *) echo "end-of-input-clips.sh: no set '$set_name' (1, 2 or 3)" >&2; exit 2 ;;
 esac
 i=0
 while IFS='|' read -r voice actions sentence; do

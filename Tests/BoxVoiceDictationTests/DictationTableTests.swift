@@ -237,7 +237,12 @@ final class DictationRun: @unchecked Sendable {
         #expect(messages.count == 3)
         #expect(messages.allSatisfy { $0.message.hasPrefix("<speech stt=\"live\" message-id=\"\($0.messageId)\"") })
         #expect(run.fallbacks == 1)
-        #expect(run.box.server.transcriptions.count == 1, "after the permanent failure no more segments are uploaded")
+        // Uploads already under way when the failure came back may still arrive (on a busy machine the next
+        // messages are heard before the first one's answer); none may start after it.
+        let failedAt = try #require(run.timedEvents.first { if case .fallback = $0.event { true } else { false } }?.at)
+        let later = run.box.server.transcriptions.filter { $0.at > failedAt }
+        #expect(later.isEmpty, "after the permanent failure no more segments are uploaded")
+        #expect(!run.box.server.transcriptions.isEmpty)
     }
 
     @Test func flakyHQSucceedsAfterRetries() throws {
