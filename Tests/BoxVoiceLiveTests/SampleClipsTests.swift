@@ -31,6 +31,9 @@ import Testing
                     .trimmingCharacters(in: .whitespacesAndNewlines)))
         // Generous: the suite runs many decodes at once on two cores, and a late Whisper is not what is tested here.
         options.whisper?.deadline = 30
+        // The clips are decoded side by side already: a second Whisper thread per decode would only wait for the
+        // first (spinning, as ggml's threads do) and cost the suite CPU, not time.
+        options.whisper?.threads = 1
         let transcriber = try LiveTranscriber(options: options)
         let samples = try WAVCapturePCM.load(Checkout.sample(file))
         let utterances = try heardUtterances(samples, by: transcriber)
