@@ -127,6 +127,7 @@ let package = Package(
             name: "BoxVoiceTestSupport",
             dependencies: [
                 "BoxVoiceDesktop", "BoxVoiceAudio", "BoxVoiceKeywords", "BoxVoiceBox", "BoxSim", "BoxVoiceStore",
+                "BoxVoiceLive",
             ], path: "Tests/BoxVoiceTestSupport"),
         .testTarget(name: "BoxVoiceSyncTests", dependencies: ["BoxVoiceSync"]),
         .testTarget(name: "BoxVoiceAudioTests", dependencies: ["BoxVoiceAudio", "BoxVoiceTestSupport"]),

@@ -256,15 +256,8 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         let env = Run.isolatedEnvironment(home)
         box.server.devices.map(\.token).forEach(Secrets.register)  // the daemon's log is scanned for them below
 
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: Run.boxvoice)
-        daemon.arguments = ["daemon"]
-        daemon.environment = env
-        let log = Pipe()
-        daemon.standardError = log
-        daemon.standardOutput = FileHandle.nullDevice
-        try daemon.run()
-        defer { if daemon.isRunning { daemon.terminate() } }
+        let daemon = try Spawned(Run.boxvoice, ["daemon"], environment: env)
+        defer { daemon.signal(SIGKILL) }
         let deadline = Date(timeIntervalSinceNow: 10)
         while box.server.eventConnections == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(box.server.eventConnections == 1)
@@ -276,12 +269,12 @@ private func dictatedToAPairedBox() throws -> (box: SimulatedBox, home: Temporar
         #expect(response.header("x-message-id") == messageId)
         #expect(response.header("x-session-id") == "s1")
 
-        daemon.terminate()  // SIGTERM: a clean exit
-        daemon.waitUntilExit()
-        #expect(daemon.terminationStatus == 0)
-        let printed = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // The box hands the requester the audio as it arrives; the daemon logs the answer once the box has said so.
+        #expect(daemon.waitFor("answered", timeout: 10), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)  // a clean exit
+        #expect(daemon.wait(timeout: 10) == 0)
+        let printed = daemon.stderr
         #expect(printed.contains("connected"))
-        #expect(printed.contains("answered"))
         #expect(printed.contains("stopped"))
         #expect(Secrets.leaked(in: printed).isEmpty)
     }

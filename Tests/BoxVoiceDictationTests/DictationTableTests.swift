@@ -49,6 +49,7 @@ final class DictationRun: @unchecked Sendable {
             box: "home", client: BoxClient(baseURL: box.baseURL, token: token), session: "s1",
             spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         configuration.hqRetryDelays = [0.1, 0.2]
+        configuration.dictionaryCache = SharedCache.dictionaryFolder
         configure(&configuration)
         let session = DictationSession(
             configuration: configuration, detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary),

@@ -269,6 +269,7 @@ public enum Run {
         environment["XDG_CONFIG_HOME"] = home.file("config")
         environment["XDG_RUNTIME_DIR"] = home.file("run")
         environment["XDG_CACHE_HOME"] = home.file("cache")
+        SharedCache.link(into: home.file("cache/boxvoice"))
         return environment
     }
 
