@@ -313,8 +313,9 @@ private func dictateMemory(boxvoice: String, clip: String, work: String) throws 
     for recognizer in ["whisper", "pocketsphinx"] {
         let home = work + "/memory-\(recognizer)"
         try FileManager.default.createDirectory(atPath: home + "/config/boxvoice", withIntermediateDirectories: true)
-        try Data("{\"recognizer\": \"\(recognizer)\"}".utf8).write(
-            to: URL(fileURLWithPath: home + "/config/boxvoice/config.json"))
+        var settings = UserSettings()
+        try settings.set("recognizer", recognizer)
+        try settings.encoded().write(to: URL(fileURLWithPath: home + "/config/boxvoice/config.json"))
         let box = try BoxSimServer(
             configuration: BoxSimConfiguration(dataDirectory: home + "/box", hq: .fixed("Text of one segment.")))
         defer { box.stop() }

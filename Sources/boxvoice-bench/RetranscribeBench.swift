@@ -182,7 +182,7 @@ private func ask(_ box: BoxSimServer, messageId: String, emitted: EmitTimes, ans
     -> (Int, Double, String)
 {
     let before = emitted.last
-    let body = Data(#"{"messageId":"\#(messageId)","timeoutMs":10000}"#.utf8)
+    let body = Data(JSONValue.object(["messageId": .string(messageId), "timeoutMs": 10_000]).text.utf8)
     let request = HTTPRequest(
         method: .post, url: "http://127.0.0.1:\(box.port)/boxsim/retranscribe",
         body: .bytes(body, contentType: "application/json"), timeout: 30,
