@@ -75,14 +75,13 @@ extension BoxSimServer {
                         queued: queued))
                 events.emitStored(
                     "chat-user-message",
-                    dataJSON: JSONValue.object([
+                    data: [
                         "sessionId": fresh ? .null : .string(target), "message": .string(message), "user": .null,
                         "timestamp": .integer(Int(now.timeIntervalSince1970 * 1_000)),
-                    ]).text)
+                    ])
                 if fresh {
                     shared.sessions.assigned(target)
-                    events.emitStored(
-                        "chat-session-assigned", dataJSON: JSONValue.object(["sessionId": .string(target)]).text)
+                    events.emitStored("chat-session-assigned", data: ["sessionId": .string(target)])
                 }
                 return queued ? .json(200, ["queued": true]) : .json(200, ["turnId": .string(turnId)])
             }

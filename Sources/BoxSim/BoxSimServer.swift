@@ -54,7 +54,7 @@ public final class BoxSimServer: @unchecked Sendable {
             server: http, dataDirectory: configuration.dataDirectory,
             pingInterval: configuration.pingIntervalSeconds, pongGrace: configuration.pongGraceSeconds)
         _ = eventSink.add { [weak events] name, data in
-            events?.emitTransient(name, dataJSON: JSONValue.object(data.mapValues(JSONValue.string)).text)
+            events?.emitTransient(name, data: .object(data.mapValues(JSONValue.string)))
         }
         let hub = events!
         http.handleWebSockets(
@@ -79,7 +79,7 @@ public final class BoxSimServer: @unchecked Sendable {
     /// Publishes a stored event, as the box does for chat activity; returns its id.
     @discardableResult
     public func emitStoredEvent(_ name: String, _ data: JSONValue) -> Int {
-        events.emitStored(name, dataJSON: data.text)
+        events.emitStored(name, data: data)
     }
 
     /// The session `GET /api/chat/default` names now.
@@ -222,9 +222,7 @@ public final class BoxSimServer: @unchecked Sendable {
             for _ in 0..<count {
                 events?.emitTransient(
                     "chat-last-audio-request",
-                    dataJSON: JSONValue.object([
-                        "requestId": .string(UUID().uuidString.lowercased()), "messageId": .string(message),
-                    ]).text)
+                    data: ["requestId": .string(UUID().uuidString.lowercased()), "messageId": .string(message)])
             }
             return .json(200, ["ok": true, "sent": .integer(count)])
         case ("POST", "/boxsim/default"):

@@ -128,7 +128,9 @@ final class EventHub: Sendable {
             if case .given(let last) = lastEventId {
                 for event in state.stored.after(last) {
                     server?.send(
-                        EventFrames.event(reply, name: event.name, dataJSON: event.data, trackedId: String(event.id)),
+                        EventFrames.event(
+                            reply, name: event.name, data: JSONValue.parse(event.data) ?? .object([:]),
+                            trackedId: String(event.id)),
                         to: connection)
                 }
             }
@@ -140,16 +142,17 @@ final class EventHub: Sendable {
     // MARK: events
 
     /// A transient event: delivered to whoever is subscribed now, never stored or replayed.
-    func emitTransient(_ name: String, dataJSON: String) {
-        state.withLock { deliver(name, dataJSON, trackedId: nil, to: $0.connections) }
+    func emitTransient(_ name: String, data: JSONValue) {
+        state.withLock { deliver(name, data, trackedId: nil, to: $0.connections) }
     }
 
-    /// A stored event under the next id, replayed to a subscriber that names an earlier `lastEventId`.
+    /// A stored event under the next id, replayed to a subscriber that names an earlier `lastEventId`. It is kept
+    /// as JSON text (as the box keeps it); live subscribers get the value itself.
     @discardableResult
-    func emitStored(_ name: String, dataJSON: String) -> Int {
+    func emitStored(_ name: String, data: JSONValue) -> Int {
         state.withLock { state in
-            let event = state.stored.append(name: name, data: dataJSON)
-            deliver(name, dataJSON, trackedId: String(event.id), to: state.connections)
+            let event = state.stored.append(name: name, data: data.text)
+            deliver(name, data, trackedId: String(event.id), to: state.connections)
             return event.id
         }
     }
@@ -175,11 +178,10 @@ final class EventHub: Sendable {
     }
 
     /// Called with the state locked: holding the lock while sending keeps every subscriber's events in emission order.
-    private func deliver(_ name: String, _ dataJSON: String, trackedId: String?, to connections: [Int: Connection]) {
+    private func deliver(_ name: String, _ data: JSONValue, trackedId: String?, to connections: [Int: Connection]) {
         for (connection, held) in connections {
             for reply in held.subscriptions.values {
-                server?.send(
-                    EventFrames.event(reply, name: name, dataJSON: dataJSON, trackedId: trackedId), to: connection)
+                server?.send(EventFrames.event(reply, name: name, data: data, trackedId: trackedId), to: connection)
             }
         }
     }

@@ -182,10 +182,10 @@ public enum EventFrames {
     public static func started(_ reply: Reply) -> String { reply.frame(result: ServerResult(type: "started")) }
     public static func stopped(_ reply: Reply) -> String { reply.frame(result: ServerResult(type: "stopped")) }
 
-    /// An event frame; `data` is the event's payload as JSON text. Stored events carry their id twice, as the box's
+    /// An event frame carrying `data` as the event's payload. Stored events carry their id twice, as the box's
     /// tracked envelope does.
-    public static func event(_ reply: Reply, name: String, dataJSON: String, trackedId: String?) -> String {
-        let payload = EventPayload(event: name, data: JSONValue.parse(dataJSON) ?? .object([:]))
+    public static func event(_ reply: Reply, name: String, data: JSONValue, trackedId: String?) -> String {
+        let payload = EventPayload(event: name, data: data)
         guard let trackedId else { return reply.frame(result: ServerResult(type: "data", data: .event(payload))) }
         return reply.frame(
             result: ServerResult(type: "data", id: trackedId, data: .tracked(id: trackedId, data: payload)))

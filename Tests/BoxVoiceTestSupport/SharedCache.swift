@@ -6,17 +6,16 @@ import Foundation
 /// 0.4 CPU-s in a debug build), and every in-process dictation would load the whole 134,723-word dictionary instead.
 /// The cut is the same file for all of them, so sharing it changes nothing they hear.
 public enum SharedCache {
-    /// The folder holding the cut, for `dictionaryCache` options.
+    /// Where the cut is kept for this test process (removed when it exits).
+    private static let folder = NSTemporaryDirectory() + "boxvoice-shared-cache-\(getpid())"
+
+    /// The folder holding the cut, for `dictionaryCache` options; the cut is made on first use.
     public static let dictionaryFolder: String = {
-        let folder = NSTemporaryDirectory() + "boxvoice-shared-cache-\(getpid())"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         _ = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: folder)
-        atexit { try? FileManager.default.removeItem(atPath: SharedCache.dictionaryFolderPath) }
+        atexit { try? FileManager.default.removeItem(atPath: SharedCache.folder) }
         return folder
     }()
-
-    /// The same path, without making the cut (for the exit handler, which must not start it).
-    private static var dictionaryFolderPath: String { NSTemporaryDirectory() + "boxvoice-shared-cache-\(getpid())" }
 
     /// Links the cut into a user's cache folder (`$XDG_CACHE_HOME/boxvoice`), where `boxvoice` looks for it first.
     public static func link(into cache: String) {
