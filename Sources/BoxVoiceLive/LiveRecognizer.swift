@@ -143,8 +143,12 @@ public final class CommandSpotter: LiveRecognizer {
                 words.insert(Substring(word.lowercased()))
             }
         }
-        return try PronunciationDictionary.subset(of: path, keeping: words)
+        return try phraseLines.value(of: path, key: words.sorted().joined(separator: " ")) {
+            try PronunciationDictionary.subset(of: path, keeping: words)
+        }
     }
+
+    private static let phraseLines = ModelFileMemo<String>()
 
     private var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }
 

@@ -139,6 +139,41 @@ public final class PocketSphinxDecoder {
         return hypothesis
     }
 
+    /// How strongly a keyword search spotted its phrase, on the scale its thresholds are compared on.
+    public struct SpotStrength: Comparable, Sendable {
+        let score: Int32
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.score < rhs.score }
+    }
+
+    /// The strongest spot of a keyword search's phrase in one recording (fed in live-sized pieces), nil if the
+    /// search's own threshold spotted nothing. A threshold no more lenient than the search's spots the phrase in
+    /// this recording exactly when `strength(of:)` of it is at most this: the search's path through the audio does
+    /// not depend on the threshold, which only decides which of its scores count as spots. So one decode at the most
+    /// lenient threshold a caller needs answers for every stricter one, which is what makes tuning a threshold cheap.
+    public func strongestSpot(in samples: [Int16]) throws -> SpotStrength? {
+        try start()
+        for offset in stride(from: 0, to: samples.count, by: 1_600) {
+            try process(Array(samples[offset..<min(offset + 1_600, samples.count)]))
+        }
+        try end()
+        var strongest: Int32?
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            let probability = ps_seg_prob(current, nil, nil, nil)
+            strongest = max(strongest ?? probability, probability)
+            segment = ps_seg_next(current)
+        }
+        return strongest.map { SpotStrength(score: $0) }
+    }
+
+    /// A keyword threshold (`/1e-20/` in a list) on the scale of `strongestSpot`. pocketsphinx's keyword search turns
+    /// the threshold into its senone-score scale (log base 1.0001, shifted by 10 bits) and reports a spot's score
+    /// less a constant 1,500 (`SENSCR_SHIFT`, `KWS_MAX` in its source, not its headers): `SpotStrengthTests` checks
+    /// this against a decode at each threshold, so a library that changes them fails a test, not a calibration.
+    public func strength(of threshold: Double) -> SpotStrength {
+        SpotStrength(score: (logmath_log(ps_get_logmath(decoder), threshold) >> 10) - 1_500)
+    }
+
     /// Decodes a whole recording as one utterance, handed over at once (`full_utt`): its cepstral mean is taken over
     /// the recording itself, so the text depends on this recording alone — not on what the decoder heard before, as a
     /// live utterance's running estimate does. What an HQ service transcribing files one by one needs.

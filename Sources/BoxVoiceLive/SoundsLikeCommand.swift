@@ -28,11 +28,17 @@ public struct SoundsLikeCommand: Sendable {
     public init(phrases: [String], dictionary path: String, tolerance: Double = SoundsLikeCommand.defaultTolerance)
         throws
     {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PocketSphinxError(operation: "loading the dictionary", detail: "cannot read \(path)")
+        let pronunciations = try Self.indexes.value(of: path) {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw PocketSphinxError(operation: "loading the dictionary", detail: "cannot read \(path)")
+            }
+            return Pronunciations(Array(data))
         }
-        self.init(phrases: phrases, pronunciations: Pronunciations(Array(data)), tolerance: tolerance)
+        self.init(phrases: phrases, pronunciations: pronunciations, tolerance: tolerance)
     }
+
+    /// Each dictionary is indexed once per process (`ModelFileMemo`).
+    private static let indexes = ModelFileMemo<Pronunciations>(limit: 2)
 
     /// From a small table (tests).
     public init(

@@ -90,25 +90,26 @@ public struct SpotterCalibration: Sendable {
             number += 1
             progress(TuningStep(phrase: entry.phrase, number: number, of: tunable, cleaned: false))
             let others = talk + takes.all(except: entry.phrase)
-            func score(_ threshold: String) throws -> (found: Int, false: Int) {
-                let list = folder + "/phrase.txt"
-                try "\(entry.phrase) /\(threshold)/\n".write(toFile: list, atomically: true, encoding: .utf8)
-                let decoder = try PocketSphinxDecoder(model: small, keyphrases: list)
-                return (
-                    try own.filter { try fires(decoder, $0) }.count, try others.filter { try fires(decoder, $0) }.count
-                )
+            // One decode of each recording at the most lenient threshold tried answers for all of them (see
+            // `PocketSphinxDecoder.strongestSpot`): eleven decodes of every recording per phrase became one.
+            let tried = [entry.threshold] + exponents.flatMap { ["1e-\($0)", "1e-\($0 + margin)"] }
+            let list = folder + "/phrase.txt"
+            try "\(entry.phrase) /\(tried.map(Self.value).min() ?? 0)/\n".write(
+                toFile: list, atomically: true, encoding: .utf8)
+            let decoder = try PocketSphinxDecoder(model: small, keyphrases: list)
+            let ownSpots = try own.map { try decoder.strongestSpot(in: $0) }
+            let otherSpots = try others.map { try decoder.strongestSpot(in: $0) }
+            func score(_ threshold: String) -> (found: Int, false: Int) {
+                let needed = decoder.strength(of: Self.value(threshold))
+                func spotted(_ spots: [PocketSphinxDecoder.SpotStrength?]) -> Int {
+                    spots.filter { $0.map { $0 >= needed } ?? false }.count
+                }
+                return (spotted(ownSpots), spotted(otherSpots))
             }
-            let byDefault = try score(entry.threshold)
-            var scores: [Int: (found: Int, false: Int)] = [:]
-            func scored(_ exponent: Int) throws -> (found: Int, false: Int) {
-                if let known = scores[exponent] { return known }
-                let result = try score("1e-\(exponent)")
-                scores[exponent] = result
-                return result
-            }
-            let best = try Self.choice(
-                exponents: exponents, start: Self.exponent(of: entry.threshold), margin: margin, score: scored
-            )
+            let byDefault = score(entry.threshold)
+            let best = Self.choice(
+                exponents: exponents, start: Self.exponent(of: entry.threshold), margin: margin
+            ) { score("1e-\($0)") }
             .map { (threshold: "1e-\($0.exponent)", found: $0.found) }
             if let best, best.found > 0 { tuned[index].threshold = best.threshold }
             outcomes.append(
@@ -148,6 +149,9 @@ public struct SpotterCalibration: Sendable {
         let most = silent.map(\.found).max() ?? 0
         return silent.filter { $0.found == most }.min { abs($0.exponent - start) < abs($1.exponent - start) }
     }
+
+    /// A threshold's value as pocketsphinx reads it (what it cannot read counts as 0, the most lenient).
+    static func value(_ threshold: String) -> Double { Double(threshold) ?? 0 }
 
     /// The power of ten of a threshold written `1e-N`; 0 for any other form (then the strictest candidate is nearest).
     public static func exponent(of threshold: String) -> Int {
