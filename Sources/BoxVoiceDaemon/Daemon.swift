@@ -356,8 +356,7 @@ public final class Daemon: Sendable {
                 if case .hqRedone(let id, _, _) = event { log("\(box.name): HQ redone for \(id) before its send") }
             }
             let done = courier.catchUp(everything: false)
-            if let failure = done.recoveryFailure { log("could not check for interrupted recordings: \(failure)") }
-            if !done.recovered.isEmpty { log("recovered: \(done.recovered.summary)") }
+            if let said = done.recovery.summary { log(said) }
             for report in done.deliveries { log("\(box.name): outbox: \(report.summary)") }
             for done in configuration.store.compressRetained(box: box.reference) {
                 log(

@@ -97,7 +97,7 @@ public struct OutboxDelivery: Sendable {
                         if let run = message.run { held.insert(run) }
                         reports.append(.held(message.id))
                     case .success(let acceptance?):
-                        try store.recordAccepted(message.id, outcome: Self.describe(acceptance))
+                        try store.recordAccepted(message.id, as: Self.stored(acceptance))
                         if let run = message.run {
                             try store.recordRunAccepted(run, message: message.id, sentTo: message.session ?? "new")
                         }
@@ -186,11 +186,11 @@ public struct OutboxDelivery: Sendable {
         }
     }
 
-    static func describe(_ acceptance: Wire.SendAcceptance) -> String {
+    static func stored(_ acceptance: Wire.SendAcceptance) -> BoxAcceptance {
         switch acceptance {
-        case .started(let turnId): "started:\(turnId)"
-        case .queued: "queued"
-        case .deduplicated: "deduplicated"
+        case .started(let turnId): .started(turn: turnId)
+        case .queued: .queued
+        case .deduplicated: .deduplicated
         }
     }
 }
@@ -218,10 +218,8 @@ public struct BoxCourier: Sendable {
 
     /// What a catch-up found and did, for its caller to say in its own way.
     public struct CatchUp: Sendable {
-        /// What killed runs left and was put right (drafts adopted, headers repaired); empty when nothing was.
-        public var recovered = RecoveryReport()
-        /// Why that could not be checked; what was left stays where it is and is checked again next time.
-        public var recoveryFailure: String?
+        /// What killed runs left and was put right (drafts adopted, headers repaired), or why it was not checked.
+        public var recovery = RecoveryCheck.done(RecoveryReport())
         public var deliveries: [OutboxDelivery.Report] = []
     }
 
@@ -230,13 +228,7 @@ public struct BoxCourier: Sendable {
     /// that talks to a box and the daemon call this; a dictation does the same steps with its own finisher in the
     /// background (`DictationSession`).
     public func catchUp(everything: Bool = true) -> CatchUp {
-        var done = CatchUp()
-        do {
-            done.recovered = try finisher.store.recover()
-        } catch {
-            done.recoveryFailure = "\(error)"
-        }
-        done.deliveries = run(everything: everything)
-        return done
+        let recovery = finisher.store.checkForInterruptedRuns()
+        return CatchUp(recovery: recovery, deliveries: run(everything: everything))
     }
 }

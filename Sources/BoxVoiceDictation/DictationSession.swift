@@ -172,18 +172,11 @@ public final class DictationSession: Sendable {
     /// What killed earlier runs left is put right (drafts adopted, headers repaired), then messages left awaiting HQ
     /// are finished and everything due is delivered, in the background.
     private func catchUp(worker: DeliveryWorker) {
-        do {
-            let report = try store.recover()
-            if !report.isEmpty { onEvent(.recovered(report)) }
-        } catch {
-            // Dictation goes on; what an earlier run left stays where it is for the next command to put right.
-            onEvent(
-                .failed(
-                    messageId: nil,
-                    reason:
-                        "could not check for what an interrupted run left (\(error)); it is kept and checked again "
-                        + "next time"
-                ))
+        // Dictation goes on either way; what an earlier run left stays where it is for the next check.
+        let recovery = store.checkForInterruptedRuns()
+        switch recovery {
+        case .done(let report): if !report.isEmpty { onEvent(.recovered(report)) }
+        case .failed: onEvent(.failed(messageId: nil, reason: recovery.summary ?? ""))
         }
         finisher.resumeAbandoned { worker.deliverNow(everything: true) }
     }

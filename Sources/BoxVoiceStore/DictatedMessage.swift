@@ -52,6 +52,34 @@ public enum DeliveryFailureKind: String, Sendable, Equatable, CaseIterable {
     case uncertain
 }
 
+/// How the box accepted a message (the contract's send answer), as the store keeps it.
+public enum BoxAcceptance: Sendable, Equatable {
+    /// It started a turn in its session.
+    case started(turn: String)
+    /// The session was busy: it runs when the turn before it ends.
+    case queued
+    /// The box already had a message with this id (an earlier attempt reached it).
+    case deduplicated
+
+    /// As the `outcome` column holds it (`started:<turn>`, `queued`, `deduplicated`), as it always has.
+    var storedText: String {
+        switch self {
+        case .started(let turn): "started:\(turn)"
+        case .queued: "queued"
+        case .deduplicated: "deduplicated"
+        }
+    }
+
+    init?(storedText text: String) {
+        switch text {
+        case "queued": self = .queued
+        case "deduplicated": self = .deduplicated
+        case _ where text.hasPrefix("started:"): self = .started(turn: String(text.dropFirst("started:".count)))
+        default: return nil
+        }
+    }
+}
+
 /// One dictated message: its row in the store. A value: reading it never changes it.
 public struct DictatedMessage: Sendable, Equatable {
     public var id: MessageID
@@ -79,8 +107,8 @@ public struct DictatedMessage: Sendable, Equatable {
     public var nextAttemptAt: Date?
     public var lastError: String?
     public var failure: DeliveryFailureKind?
-    /// How the box accepted it (`started:<turn>`, `queued`, `deduplicated`).
-    public var outcome: String?
+    /// How the box accepted it; nil until it did.
+    public var acceptance: BoxAcceptance?
     /// The box's default session is to be asked for when the message is sent (dictation started without asking the
     /// box: listening never waits on the network, and an unreachable box is never a reason to open a new session).
     public var sessionUnresolved: Bool

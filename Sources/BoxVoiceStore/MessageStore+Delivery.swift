@@ -34,12 +34,13 @@ extension MessageStore {
     }
 
     /// The box accepted it.
-    public func recordAccepted(_ id: MessageID, outcome: String) throws {
+    public func recordAccepted(_ id: MessageID, as acceptance: BoxAcceptance) throws {
         try write { db in
             try change(
                 id, .accepted,
                 [
-                    ("outcome", .text(outcome)), ("next_attempt_at", .null), ("last_error", .null), ("failure", .null),
+                    ("outcome", .text(acceptance.storedText)), ("next_attempt_at", .null), ("last_error", .null),
+                    ("failure", .null),
                     ("attempts", .integer(Int64(try attempts(id, in: db) + 1))),
                 ], in: db)
         }

@@ -32,7 +32,34 @@ public struct RecoveryReport: Sendable, Equatable {
     }
 }
 
+/// What checking for what killed runs left came to. Every command that touches the outbox checks first, and none
+/// stops for a check that failed: what was left stays where it is for the next check.
+public enum RecoveryCheck: Sendable, Equatable {
+    /// Put right (the report is empty when nothing was left).
+    case done(RecoveryReport)
+    /// Not checked: the store could not be read or changed.
+    case failed(reason: String)
+
+    /// Said once to the user; nil when there is nothing to say.
+    public var summary: String? {
+        switch self {
+        case .done(let report): report.isEmpty ? nil : report.summary
+        case .failed(let reason):
+            "could not check for what an interrupted run left (\(reason)); it is kept and checked again next time"
+        }
+    }
+}
+
 extension MessageStore {
+    /// `recover()`, its failure a value: the one step every catch-up begins with.
+    public func checkForInterruptedRuns() -> RecoveryCheck {
+        do {
+            return .done(try recover())
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+    }
+
     /// Puts right what killed runs left: a message still `recording` whose process is gone becomes a draft (its WAVs
     /// repaired; nothing said → discarded), a message folder with no row is adopted as a draft, and folders no row
     /// needs are removed. Messages a live process holds (its lease) are left alone, so the daemon may call this

@@ -342,7 +342,8 @@ public final class MessageStore: Sendable {
             body: row[9].text, text: row[10].text, recordedAt: Date(timeIntervalSince1970: row[11].real ?? 0),
             hasAudio: (row[12].integer ?? 0) != 0, attempts: Int(row[13].integer ?? 0),
             nextAttemptAt: row[14].real.map(Date.init(timeIntervalSince1970:)), lastError: row[15].text,
-            failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)), outcome: row[17].text,
+            failure: row[16].text.flatMap(DeliveryFailureKind.init(rawValue:)),
+            acceptance: row[17].text.flatMap(BoxAcceptance.init(storedText:)),
             sessionUnresolved: (row[18].integer ?? 0) != 0, run: row[19].text.map(SessionRun.ID.init(rawValue:)),
             hqOwed: (row[20].integer ?? 0) != 0)
     }

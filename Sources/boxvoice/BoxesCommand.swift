@@ -127,10 +127,7 @@ enum PendingMessages {
             let store = try LocalStore.open()
             let detector = try ModelsDirectory.keywordDetector(override: nil)
             let done = BoxCourier(store: store, box: box, client: client, detector: detector).catchUp()
-            if let failure = done.recoveryFailure {
-                Console.err("boxvoice: could not check for what an interrupted run left (\(failure)); it is kept")
-            }
-            if !done.recovered.isEmpty { Console.err("boxvoice: \(done.recovered.summary)") }
+            if let said = done.recovery.summary { Console.err("boxvoice: \(said)") }
             for report in done.deliveries { Console.err("boxvoice: pending message: \(report.summary)") }
         } catch {
             Console.err("boxvoice: could not read the outbox (\(error)); pending messages stay there")

@@ -43,7 +43,7 @@ enum OutboxCommand: Command {
                 "resend",
                 summary:
                     "send a possibly-delivered (or failed) message again as a new message, into the box's default "
-                        + "session",
+                    + "session",
                 arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
             CommandSpec(
                 "discard", summary: "forget a draft, failed or pending message (and its recording)",
@@ -105,8 +105,7 @@ enum OutboxCommand: Command {
             } else {
                 boxes = try store.boxesWithWork()
             }
-            let report = try store.recover()
-            if !report.isEmpty { Console.err(report.summary) }
+            if let said = store.checkForInterruptedRuns().summary { Console.err(said) }
             let detector = try ModelsDirectory.keywordDetector(override: nil)
             var failed = false
             for box in boxes {

@@ -62,7 +62,7 @@ import Testing
         let box = try HostileServer { request, send in
             // The other courier's answer is recorded while this one's request is in flight.
             guard request.contains(id.rawValue) else { return }
-            try? store.recordAccepted(id, outcome: "started:other")
+            try? store.recordAccepted(id, as: .started(turn: "other"))
             let body = #"{"turnId":"t1"}"#
             _ = send(
                 Array(
@@ -123,7 +123,7 @@ import Testing
         let reports = OutboxDelivery(store: try outbox(), box: "home", client: client).deliverDue()
         #expect(reports == [.delivered(id, acceptance: .deduplicated)])
         #expect(sim.server.messages.count == 1)
-        #expect(try box.message(id)?.outcome == "deduplicated")
+        #expect(try box.message(id)?.acceptance == .deduplicated)
     }
 
     @Test func aRefusalFailsTheMessageAndKeepsItsText() throws {

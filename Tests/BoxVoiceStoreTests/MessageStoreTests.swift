@@ -136,9 +136,10 @@ struct StoreFixture {
         #expect(try store.message(newer)?.hasAudio == false, "the limit of one still holds for the others")
         #expect(try store.message(newest)?.hasAudio == true)
         #expect(try store.compressRecording(recording.id) == nil)
-        #expect(store.segmentFiles(of: try #require(try store.message(recording.id))).map {
-            ($0 as NSString).lastPathComponent
-        } == ["seg-0001.wav"])
+        #expect(
+            store.segmentFiles(of: try #require(try store.message(recording.id))).map {
+                ($0 as NSString).lastPathComponent
+            } == ["seg-0001.wav"])
     }
 
     @Test func aRefusalAfterAnUncertainAttemptIsPossiblyDelivered() throws {
@@ -157,11 +158,21 @@ struct StoreFixture {
     @Test func deliveredIsFinalAndStaysAsHistory() throws {
         let store = try fixture.open()
         let id = try fixture.pending(store)
-        try store.recordAccepted(id, outcome: "deduplicated")
-        #expect(try store.message(id)?.outcome == "deduplicated")
+        try store.recordAccepted(id, as: .deduplicated)
+        #expect(try store.message(id)?.acceptance == .deduplicated)
         #expect(throws: StoreError.notAllowed(id, from: .delivered, .discard)) { try store.discard(id) }
         #expect(throws: StoreError.notAllowed(id, from: .delivered, .retry)) { try store.requestSend(id) }
         #expect(try store.message(id)?.state == .delivered)
+    }
+
+    @Test func howTheBoxAcceptedAMessageIsReadBackAsItWasRecorded() throws {
+        let store = try fixture.open()
+        for acceptance: BoxAcceptance in [.started(turn: "turn:7"), .queued, .deduplicated] {
+            let id = try fixture.pending(store)
+            #expect(try store.message(id)?.acceptance == nil)
+            try store.recordAccepted(id, as: acceptance)
+            #expect(try store.message(id)?.acceptance == acceptance)
+        }
     }
 
     @Test func aDraftKeepsItsAudioAndSendingItAsksForHQ() throws {
@@ -212,7 +223,7 @@ struct StoreFixture {
                         }
                     case 2:
                         if let due = try store.due(box: .paired("box\(thread)"), ignoringBackoff: true).first {
-                            try store.recordAccepted(due.id, outcome: "queued")
+                            try store.recordAccepted(due.id, as: .queued)
                         }
                     case 3:
                         let recording = try store.beginRecording(box: .paired("box\(thread)"), session: nil)
