@@ -82,15 +82,14 @@ public final class AudioCapture: Sendable {
         defer { buffer.deallocate() }
         var position: Int64 = 0
         do {
-            while !shouldStop {
-                let outcome = try pcm.read(into: buffer, frames: frames)
-                guard case .frames(let count) = outcome else {
-                    self.outcome.withLock {
-                        outcome == .overrun ? ($0.stats.overruns += 1) : ($0.stats.suspends += 1)
+            while let count = try pcm.readPeriod(
+                into: buffer, frames: frames, stopping: { shouldStop },
+                interrupted: { interruption in
+                    outcome.withLock {
+                        interruption == .overrun ? ($0.stats.overruns += 1) : ($0.stats.suspends += 1)
                     }
-                    try pcm.recover(from: outcome)
-                    continue
-                }
+                })
+            {
                 guard count > 0 else { continue }
                 var samples: [Float] = []
                 let repaired = pcm.format.convertToFloat(buffer, frameCount: count, appendingTo: &samples)

@@ -23,3 +23,22 @@ public protocol CapturePCM: AnyObject {
     func recover(from outcome: PCMReadOutcome) throws
     func close()
 }
+
+extension CapturePCM {
+    /// Reads the next period into `buffer` the way every reader of a microphone must: an overrun or a suspend is
+    /// told to `interrupted` and recovered from, and reading goes on until the device gives frames (returned, 0 at
+    /// the end of a file) or `stopping` says to end (nil). The one read loop both `AudioCapture` and
+    /// `PreRollMicrophone` run on their threads.
+    func readPeriod(
+        into buffer: UnsafeMutableRawPointer, frames: Int, stopping: () -> Bool,
+        interrupted: (PCMReadOutcome) -> Void = { _ in }
+    ) throws -> Int? {
+        while !stopping() {
+            let outcome = try read(into: buffer, frames: frames)
+            if case .frames(let count) = outcome { return count }
+            interrupted(outcome)
+            try recover(from: outcome)
+        }
+        return nil
+    }
+}

@@ -66,15 +66,13 @@ public final class PreRollMicrophone: Sendable {
     private func readForever() {
         let bytesPerFrame = format.bytesPerSample
         var buffer = [UInt8](repeating: 0, count: periodFrames * bytesPerFrame)
-        while !state.withLock({ $0.stopped }) {
+        while true {
             do {
-                let outcome = try buffer.withUnsafeMutableBytes {
-                    try source.read(into: $0.baseAddress!, frames: periodFrames)
+                let read = try buffer.withUnsafeMutableBytes {
+                    try source.readPeriod(
+                        into: $0.baseAddress!, frames: periodFrames, stopping: { state.withLock { $0.stopped } })
                 }
-                guard case .frames(let count) = outcome else {
-                    try source.recover(from: outcome)
-                    continue
-                }
+                guard let count = read else { break }
                 let bytes = buffer[..<(count * bytesPerFrame)]
                 state.withLock { state in
                     if state.turnOpen {

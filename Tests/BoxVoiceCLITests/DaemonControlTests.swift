@@ -47,9 +47,12 @@ import Testing
         #expect(words.waitFor("delivered "), "\(words.stdout)")
         #expect(words.stdout.contains("… ") && !words.stdout.contains("{"), "what was heard, in words: \(words.stdout)")
         #expect(bar.waitFor("\"class\":\"recording\""), "\(bar.stdout)")
+        // The bar is a process of its own: it may show the turn's end after the JSON stream does.
         #expect(
-            bar.stdout.split(separator: "\n").count >= 3
-                && bar.stdout.hasSuffix("\"class\":\"idle\",\"text\":\"\",\"tooltip\":\"boxvoice: idle\"}\n"),
+            bar.waitUntil { stdout, _ in
+                stdout.split(separator: "\n").count >= 3
+                    && stdout.hasSuffix("\"class\":\"idle\",\"text\":\"\",\"tooltip\":\"boxvoice: idle\"}\n")
+            },
             "idle, recording, idle: \(bar.stdout)")
         #expect(box.server.messages.count == 1)
         // The file PCM is paced like a microphone: a turn of a few seconds is one segment, one HQ upload.

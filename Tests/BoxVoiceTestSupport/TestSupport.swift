@@ -156,12 +156,18 @@ public final class Spawned: @unchecked Sendable {
 
     /// Waits until stdout or stderr holds `text`; false on timeout or when the process ended without it.
     public func waitFor(_ text: String, timeout: TimeInterval = 30) -> Bool {
+        waitUntil(timeout: timeout) { stdout, stderr in stdout.contains(text) || stderr.contains(text) }
+    }
+
+    /// Waits until `holds` is true of stdout and stderr as written so far; false on timeout or when the process
+    /// ended without it.
+    public func waitUntil(timeout: TimeInterval = 30, _ holds: (_ stdout: String, _ stderr: String) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
-            if stdout.contains(text) || stderr.contains(text) { return true }
+            if holds(stdout, stderr) { return true }
             if !process.isRunning {
                 group.wait()
-                return stdout.contains(text) || stderr.contains(text)
+                return holds(stdout, stderr)
             }
             Thread.sleep(forTimeInterval: 0.02)
         }
