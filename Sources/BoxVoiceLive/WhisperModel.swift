@@ -72,33 +72,61 @@ private let quietLog: @convention(c) (ggml_log_level, UnsafePointer<CChar>?, Uns
 /// Called before any whisper.cpp context is made (the model's, the VAD's).
 func silenceWhisperLogs() { whisper_log_set(quietLog, nil) }
 
+/// Whisper's weights, loaded once per process for each model file and shared by every `WhisperModel` decoding with
+/// them: each transcriber (every dictation, each of the daemon's turns, each of boxsim's HQ requests) would
+/// otherwise read and lay out the 75 MB again. whisper.cpp only reads a context's weights while decoding, each
+/// decoder with a state of its own, so one context serves any number of threads.
+final class WhisperWeights: Sendable {
+    // Safe to share: after loading, whisper.cpp only reads the context (decodes write to their own states).
+    nonisolated(unsafe) let context: OpaquePointer
+
+    private init(context: OpaquePointer) { self.context = context }
+
+    deinit { whisper_free(context) }
+
+    /// The weights of the model at `path`, loaded now if this process has not yet.
+    static func of(_ path: String) throws -> WhisperWeights {
+        try loaded.value(of: path) {
+            var parameters = whisper_context_default_params()
+            parameters.use_gpu = false
+            parameters.flash_attn = false
+            // Word times from the alignment heads' attention (dynamic time warping): an utterance holding several
+            // commands is split at them. The token-probability times whisper.cpp also offers are not set without
+            // timestamp tokens.
+            parameters.dtw_token_timestamps = true
+            parameters.dtw_aheads_preset = WHISPER_AHEADS_TINY_EN
+            guard let context = whisper_init_from_file_with_params_no_state(path, parameters) else {
+                throw HearingError(
+                    code: .modelUnusable,
+                    detail: "\(path) is not a Whisper model whisper.cpp can load; run `make setup` again")
+            }
+            return WhisperWeights(context: context)
+        }
+    }
+
+    private static let loaded = ModelFileMemo<WhisperWeights>(limit: 2)
+}
+
 /// Whisper over 16 kHz mono Float32: one utterance in, its text out. This file is the only place that calls
-/// whisper.cpp's decoder. One decode at a time (the context holds one decoding state); `WhisperWorker` gives it
-/// a thread of its own.
+/// whisper.cpp's decoder. One decode at a time (it holds one decoding state over the shared weights);
+/// `WhisperWorker` gives it a thread of its own.
 public final class WhisperModel {
     public static let sampleRate = 16_000
-    private let context: OpaquePointer
+    private let weights: WhisperWeights
+    private let state: OpaquePointer
+    private var context: OpaquePointer { weights.context }
 
     public init(path: String) throws {
         silenceWhisperLogs()
         try Self.requireFile(path)
-        var parameters = whisper_context_default_params()
-        parameters.use_gpu = false
-        parameters.flash_attn = false
-        // Word times from the alignment heads' attention (dynamic time warping): an utterance holding several
-        // commands is split at them. The token-probability times whisper.cpp also offers are not set without
-        // timestamp tokens.
-        parameters.dtw_token_timestamps = true
-        parameters.dtw_aheads_preset = WHISPER_AHEADS_TINY_EN
-        guard let context = whisper_init_from_file_with_params(path, parameters) else {
-            throw HearingError(
-                code: .modelUnusable,
-                detail: "\(path) is not a Whisper model whisper.cpp can load; run `make setup` again")
+        weights = try WhisperWeights.of(path)
+        guard let state = whisper_init_state(weights.context) else {
+            throw HearingError(code: .modelUnusable, detail: "whisper.cpp could not make a decoding state for \(path)")
         }
-        self.context = context
+        self.state = state
     }
 
-    deinit { whisper_free(context) }
+    deinit { whisper_free_state(state) }
 
     /// A missing model file, said as the user can fix it (checked before loading, and where loading comes later).
     static func requireFile(_ path: String) throws {
@@ -221,7 +249,7 @@ public final class WhisperModel {
                 return (prompt ?? "").withCString { promptText in
                     parameters.initial_prompt = prompt == nil ? nil : promptText
                     return samples.withUnsafeBufferPointer {
-                        whisper_full(context, parameters, $0.baseAddress, Int32($0.count))
+                        whisper_full_with_state(context, state, parameters, $0.baseAddress, Int32($0.count))
                     }
                 }
             }
@@ -235,9 +263,9 @@ public final class WhisperModel {
         }
         var text = ""
         var noSpeech: Float = 0
-        for segment in 0..<whisper_full_n_segments(context) {
-            if let piece = whisper_full_get_segment_text(context, segment) { text += String(cString: piece) }
-            noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob(context, segment))
+        for segment in 0..<whisper_full_n_segments_from_state(state) {
+            if let piece = whisper_full_get_segment_text_from_state(state, segment) { text += String(cString: piece) }
+            noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob_from_state(state, segment))
         }
         return Transcript(
             text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(),
@@ -260,10 +288,10 @@ public final class WhisperModel {
             bytes = []
             probability = 1
         }
-        for segment in 0..<whisper_full_n_segments(context) {
-            for index in 0..<whisper_full_n_tokens(context, segment) {
-                let token = whisper_full_get_token_data(context, segment, index)
-                guard token.id < endOfText, let piece = whisper_full_get_token_text(context, segment, index) else {
+        for segment in 0..<whisper_full_n_segments_from_state(state) {
+            for index in 0..<whisper_full_n_tokens_from_state(state, segment) {
+                let token = whisper_full_get_token_data_from_state(state, segment, index)
+                guard token.id < endOfText, let piece = whisper_full_get_token_text_from_state(context, state, segment, index) else {
                     continue
                 }
                 let tokenBytes = Array(UnsafeRawBufferPointer(start: piece, count: strlen(piece)))
