@@ -291,9 +291,9 @@ public final class WhisperModel {
         for segment in 0..<whisper_full_n_segments_from_state(state) {
             for index in 0..<whisper_full_n_tokens_from_state(state, segment) {
                 let token = whisper_full_get_token_data_from_state(state, segment, index)
-                guard token.id < endOfText, let piece = whisper_full_get_token_text_from_state(context, state, segment, index) else {
-                    continue
-                }
+                guard token.id < endOfText,
+                    let piece = whisper_full_get_token_text_from_state(context, state, segment, index)
+                else { continue }
                 let tokenBytes = Array(UnsafeRawBufferPointer(start: piece, count: strlen(piece)))
                 let time = Double(max(0, token.t_dtw)) / 100
                 if tokenBytes.first == UInt8(ascii: " ") || bytes.isEmpty {
