@@ -33,7 +33,7 @@ extension PocketSphinxModel {
                 operation: "loading the language model",
                 detail: "\(languageModel) is missing; install the Debian package pocketsphinx-en-us")
         }
-        err_set_logfp(nil)  // sphinxbase logs to stderr unless told otherwise; decoders send theirs to /dev/null too
+        PocketSphinxDecoder.silenceLogs()
         guard let logmath = logmath_init(1.0001, 0, 0) else {
             throw PocketSphinxError(operation: "loading the language model", detail: "logmath_init failed")
         }
@@ -63,7 +63,7 @@ public final class PocketSphinxDecoder {
     private let decoder: OpaquePointer
     private var inUtterance = false
 
-    /// Loads the model (a second or so for Debian's en-us). pocketsphinx's own log goes to /dev/null.
+    /// Loads the model (a second or so for Debian's en-us), with pocketsphinx's log off (`silenceLogs`).
     /// - Parameter keyphrases: a keyword-search list (`phrase /threshold/` per line) to spot instead of decoding
     ///   with the language model.
     public init(model: PocketSphinxModel = .debianEnglish, keyphrases: String? = nil, extraArguments: [String] = [])
@@ -83,8 +83,9 @@ public final class PocketSphinxDecoder {
         let search = keyphrases.map { ["-kws", $0] } ?? ["-lm", model.languageModel]
         let adapted = model.adaptation.map { ["-mllr", $0] } ?? []
         let arguments =
-            ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary, "-logfn", "/dev/null"]
+            ["boxvoice", "-hmm", model.acousticModel] + search + ["-dict", model.dictionary]
             + adapted + extraArguments
+        Self.silenceLogs()
         var cStrings = arguments.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let config = cStrings.withUnsafeMutableBufferPointer { buffer in
@@ -102,6 +103,13 @@ public final class PocketSphinxDecoder {
     }
 
     deinit { ps_free(decoder) }
+
+    /// Turns sphinxbase's log off, for every thread: it logs to stderr unless told otherwise. Its log is one global
+    /// stream, so a decoder must not be given a log file of its own (`-logfn`): each new one closed the stream
+    /// another thread's decoder was writing to, which crashed the test process (two transcribers built at once).
+    static func silenceLogs() { _ = logsSilenced }
+
+    private static let logsSilenced: Void = err_set_logfp(nil)
 
     /// Starts an utterance.
     public func start() throws {
