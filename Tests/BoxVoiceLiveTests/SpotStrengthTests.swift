@@ -1,6 +1,7 @@
 import BoxVoiceLive
 import BoxVoiceTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// One decode's strongest spot answers, for every stricter threshold, what a decode at that threshold would have
@@ -77,5 +78,34 @@ import Testing
         try "send message /1e-50/\n".write(toFile: file, atomically: true, encoding: .utf8)
         let decoder = try PocketSphinxDecoder(model: try Self.model(for: "send message", in: folder), keyphrases: file)
         #expect(try decoder.strongestSpot(in: [Int16](repeating: 0, count: 32_000)) == nil)
+    }
+}
+
+/// sphinxbase keeps one log stream for the whole process: decoders built and freed on several threads at once, while
+/// others decode, must not touch it (a decoder given a log file of its own closed the stream another was writing
+/// to, and the process crashed).
+@Suite struct DecodersOnSeveralThreadsTests {
+    @Test func decodersBuiltAndDecodingOnThreeThreadsAtOnceAllFinish() throws {
+        let folder = TemporaryDirectory("threads")
+        let list = folder.file("list.txt")
+        try "send message /1e-20/\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let model = try SpotStrengthTests.model(for: "send message", in: folder)
+        let samples = try SpeechConversion.recognizerSamples(fromFile: Checkout.sample("send-buy-milk.wav"))
+        let spotted = Mutex(0)
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                for _ in 0..<8 {
+                    guard let decoder = try? PocketSphinxDecoder(model: model, keyphrases: list),
+                        (try? decoder.strongestSpot(in: samples)) != nil
+                    else { continue }
+                    spotted.withLock { $0 += 1 }
+                }
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(spotted.withLock { $0 } == 24, "every decoder spotted the clean send command")
     }
 }
