@@ -260,14 +260,4 @@ public struct SpotterCalibration: Sendable {
         }
         return lines.joined(separator: "\n") + "\n"
     }
-
-    private func fires(_ decoder: PocketSphinxDecoder, _ samples: [Int16]) throws -> Bool {
-        try decoder.start()
-        defer { _ = try? decoder.end() }
-        for start in stride(from: 0, to: samples.count, by: 1_600) {
-            try decoder.process(Array(samples[start..<min(start + 1_600, samples.count)]))
-            if !decoder.hypothesis.trimmingCharacters(in: .whitespaces).isEmpty { return true }
-        }
-        return false
-    }
 }
