@@ -33,7 +33,7 @@ enum PronunciationDictionary {
         return String(decoding: kept, as: UTF8.self)
     }
 
-    /// FNV-1a of a word's bytes.
+    /// FNV-1a of some bytes (a word; a file's description).
     private static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -54,16 +54,13 @@ enum PronunciationDictionary {
 
     /// FNV-1a over each file's path, size and modification time.
     static func fingerprint(_ paths: String...) throws -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for path in paths {
+        let described = try paths.map { path in
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             let size = attributes[.size] as? Int ?? 0
             let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            for byte in "\(path)\u{0}\(size)\u{0}\(modified)\u{0}".utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            return "\(path)\u{0}\(size)\u{0}\(modified)\u{0}"
         }
-        return String(hash, radix: 16)
+        return String(hash(described.joined().utf8), radix: 16)
     }
 }
 
