@@ -22,7 +22,7 @@ public protocol LiveRecognizer: AnyObject {
     func endUtterance() throws -> [RecognizerEvent]
     /// Whether an utterance is open: speech was detected and has not ended.
     var inUtterance: Bool { get }
-    /// Runs audio through the decoder and forgets what it heard: only the feature normalization it adapted stays.
+    /// Adapts the decoders' feature normalization to audio, as decoding it would, and keeps nothing else of it.
     func prime(_ samples: [Int16]) throws
 }
 
@@ -84,9 +84,7 @@ public final class PocketSphinxRecognizer: LiveRecognizer {
     }
 
     public func prime(_ samples: [Int16]) throws {
-        for chunk in steps(samples) { try decoder.process(chunk) }
-        _ = try decoder.end()
-        try decoder.start()
+        try decoder.adaptNormalization(to: samples)
     }
 
     public func endUtterance() throws -> [RecognizerEvent] {
@@ -181,11 +179,7 @@ public final class CommandSpotter: LiveRecognizer {
     }
 
     public func prime(_ samples: [Int16]) throws {
-        for decoder in decoders {
-            for chunk in steps(samples) { try decoder.process(chunk) }
-            try decoder.end()
-            try decoder.start()
-        }
+        for decoder in decoders { try decoder.adaptNormalization(to: samples) }
     }
 
     /// A spotted phrase is final the moment it fires: nothing is held back.

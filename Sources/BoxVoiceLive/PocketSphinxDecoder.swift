@@ -62,6 +62,8 @@ public final class PocketSphinxDecoder {
     public static let sampleRate = 16_000
     private let decoder: OpaquePointer
     private var inUtterance = false
+    /// Audio was fed since the utterance started (`adaptNormalization` needs a decoder that has heard none).
+    private var heardInUtterance = false
 
     /// Loads the model (a second or so for Debian's en-us), with pocketsphinx's log off (`silenceLogs`).
     /// - Parameter keyphrases: a keyword-search list (`phrase /threshold/` per line) to spot instead of decoding
@@ -117,14 +119,87 @@ public final class PocketSphinxDecoder {
             throw PocketSphinxError(operation: "starting an utterance", detail: "ps_start_utt")
         }
         inUtterance = true
+        heardInUtterance = false
     }
 
     /// Feeds 16 kHz mono samples.
     public func process(_ samples: [Int16]) throws {
+        heardInUtterance = true
         let rc = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 0) }
         guard rc >= 0 else {
             throw PocketSphinxError(operation: "decoding audio", detail: "ps_process_raw returned \(rc)")
         }
+    }
+
+    /// Adapts the decoder's running cepstral mean to `samples` as decoding them as an utterance would, without the
+    /// search: the mean is the only thing an utterance leaves behind for the next one, and the search over it is
+    /// what costs (for the language model, about a seventh of a core per second of audio). The cepstra come from
+    /// the decoder's own front end and go through sphinxbase's own live normalization, frame by frame in the same
+    /// order, then the utterance is ended as `end()` ends one, which takes the new mean: `PrimingTests` pins the
+    /// means and the decodes after them equal to a searched priming's. A model whose features need more than the
+    /// mean (gain control, variance normalization) is primed by searching. Needs a decoder between utterances, as
+    /// `start()` leaves it.
+    public func adaptNormalization(to samples: [Int16]) throws {
+        if !inUtterance { try start() }
+        guard !heardInUtterance else {
+            throw PocketSphinxError(
+                operation: "adapting the feature normalization", detail: "the decoder is inside an utterance")
+        }
+        guard let frontEnd = ps_get_fe(decoder), let features = ps_get_feat(decoder) else {
+            throw PocketSphinxError(operation: "adapting the feature normalization", detail: "no front end")
+        }
+        guard features.pointee.agc == AGC_NONE, features.pointee.varnorm == 0 else {
+            for chunk in steps(samples) { try process(chunk) }
+            try end()
+            try start()
+            return
+        }
+        if features.pointee.cmn != CMN_NONE {
+            // What sphinxbase does to the first frames fed live: the model's `current` mean becomes a running one.
+            features.pointee.cmn = CMN_LIVE
+            let width = Int(fe_get_output_size(frontEnd))
+            let capacity = 256
+            var block = [mfcc_t](repeating: 0, count: capacity * width)
+            block.withUnsafeMutableBufferPointer { cepstra in
+                var rows = (0..<capacity).map { Optional(cepstra.baseAddress! + $0 * width) }
+                rows.withUnsafeMutableBufferPointer { rows in
+                    let normalization = features.pointee.cmn_struct
+                    samples.withUnsafeBufferPointer { pcm in
+                        var next = pcm.baseAddress
+                        var left = pcm.count
+                        while left > 0 {
+                            var frames = Int32(capacity)
+                            let before = left
+                            fe_process_frames(frontEnd, &next, &left, rows.baseAddress, &frames, nil)
+                            cmn_live(normalization, rows.baseAddress, 0, frames)
+                            if frames == 0 && left == before { break }
+                        }
+                    }
+                    var last: Int32 = 0
+                    fe_end_utt(frontEnd, rows[0], &last)
+                    cmn_live(normalization, rows.baseAddress, 0, last)
+                }
+            }
+        }
+        // An utterance with no frames left: ending it takes the mean from what was summed above.
+        try end()
+        try start()
+    }
+
+    /// sphinxbase's running cepstral normalization: the mean the next utterance is normalized with, and the sum and
+    /// frame count it is taken from.
+    struct Normalization: Equatable {
+        var mean: [Float]
+        var sum: [Float]
+        var frames: Int
+    }
+
+    var normalization: Normalization? {
+        guard let state = ps_get_feat(decoder)?.pointee.cmn_struct?.pointee else { return nil }
+        let width = Int(state.veclen)
+        return Normalization(
+            mean: Array(UnsafeBufferPointer(start: state.cmn_mean, count: width)),
+            sum: Array(UnsafeBufferPointer(start: state.sum, count: width)), frames: Int(state.nframe))
     }
 
     /// The best hypothesis so far (partial while the utterance runs).
