@@ -42,9 +42,9 @@ import Testing
 
     /// What calibration relies on: a transform estimated from some sentences of a voice in a noisy room makes the
     /// recognizer hear that voice's other sentences in that room with fewer word errors than the model as shipped
-    /// (summed over two sample voices, each adapted on its own first four sentences; as shipped → adapted: awb 26 → 23
-    /// and kal16 26 → 20 word errors through the live path's capped search; with pocketsphinx's own wider search,
-    /// over all four voices when written: rms 25 → 25, awb 27 → 23, kal16 24 → 18, slt 18 → 15).
+    /// (summed over two sample voices, each adapted on its own first four sentences; as shipped → adapted: awb
+    /// 26 → 23 and kal16 26 → 20 word errors through the live path's capped search; with pocketsphinx's own wider
+    /// search, over all four voices when written: rms 25 → 25, awb 27 → 23, kal16 24 → 18, slt 18 → 15).
     @Test func adaptingToAVoiceInNoiseHearsItsOtherSentencesInThatNoiseBetter() throws {
         var shipped = 0, after = 0, report: [String] = []
         for voice in ["awb", "kal16"] {
