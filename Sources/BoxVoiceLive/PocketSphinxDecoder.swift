@@ -235,9 +235,7 @@ public final class PocketSphinxDecoder {
     /// lenient threshold a caller needs answers for every stricter one, which is what makes tuning a threshold cheap.
     public func strongestSpot(in samples: [Int16]) throws -> SpotStrength? {
         try start()
-        for offset in stride(from: 0, to: samples.count, by: 1_600) {
-            try process(Array(samples[offset..<min(offset + 1_600, samples.count)]))
-        }
+        for chunk in steps(samples) { try process(chunk) }
         try end()
         var strongest: Int32?
         var segment = ps_seg_iter(decoder)
