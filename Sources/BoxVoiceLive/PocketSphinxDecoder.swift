@@ -136,9 +136,9 @@ public final class PocketSphinxDecoder {
     /// what costs (for the language model, about a seventh of a core per second of audio). The cepstra come from
     /// the decoder's own front end and go through sphinxbase's own live normalization, frame by frame in the same
     /// order, then the utterance is ended as `end()` ends one, which takes the new mean: `PrimingTests` pins the
-    /// means and the decodes after them equal to a searched priming's. A model whose features need more than the
-    /// mean (gain control, variance normalization) is primed by searching. Needs a decoder between utterances, as
-    /// `start()` leaves it.
+    /// means and the decodes after them equal to a searched priming's. A model whose features are normalized
+    /// otherwise (no running mean, gain control, variance normalization) is primed by searching, as before. Needs a
+    /// decoder between utterances, as `start()` leaves it.
     public func adaptNormalization(to samples: [Int16]) throws {
         if !inUtterance { try start() }
         guard !heardInUtterance else {
@@ -148,37 +148,35 @@ public final class PocketSphinxDecoder {
         guard let frontEnd = ps_get_fe(decoder), let features = ps_get_feat(decoder) else {
             throw PocketSphinxError(operation: "adapting the feature normalization", detail: "no front end")
         }
-        guard features.pointee.agc == AGC_NONE, features.pointee.varnorm == 0 else {
+        guard features.pointee.cmn != CMN_NONE, features.pointee.agc == AGC_NONE, features.pointee.varnorm == 0 else {
             for chunk in steps(samples) { try process(chunk) }
             try end()
             try start()
             return
         }
-        if features.pointee.cmn != CMN_NONE {
-            // What sphinxbase does to the first frames fed live: the model's `current` mean becomes a running one.
-            features.pointee.cmn = CMN_LIVE
-            let width = Int(fe_get_output_size(frontEnd))
-            let capacity = 256
-            var block = [mfcc_t](repeating: 0, count: capacity * width)
-            block.withUnsafeMutableBufferPointer { cepstra in
-                var rows = (0..<capacity).map { Optional(cepstra.baseAddress! + $0 * width) }
-                rows.withUnsafeMutableBufferPointer { rows in
-                    let normalization = features.pointee.cmn_struct
-                    samples.withUnsafeBufferPointer { pcm in
-                        var next = pcm.baseAddress
-                        var left = pcm.count
-                        while left > 0 {
-                            var frames = Int32(capacity)
-                            let before = left
-                            fe_process_frames(frontEnd, &next, &left, rows.baseAddress, &frames, nil)
-                            cmn_live(normalization, rows.baseAddress, 0, frames)
-                            if frames == 0 && left == before { break }
-                        }
+        // What sphinxbase does to the first frames fed live: the model's `current` mean becomes a running one.
+        features.pointee.cmn = CMN_LIVE
+        let normalization = features.pointee.cmn_struct
+        let width = Int(fe_get_output_size(frontEnd))
+        let capacity = 256
+        var block = [mfcc_t](repeating: 0, count: capacity * width)
+        block.withUnsafeMutableBufferPointer { cepstra in
+            var rows = (0..<capacity).map { Optional(cepstra.baseAddress! + $0 * width) }
+            rows.withUnsafeMutableBufferPointer { rows in
+                samples.withUnsafeBufferPointer { pcm in
+                    var next = pcm.baseAddress
+                    var left = pcm.count
+                    while left > 0 {
+                        var frames = Int32(capacity)
+                        let before = left
+                        fe_process_frames(frontEnd, &next, &left, rows.baseAddress, &frames, nil)
+                        cmn_live(normalization, rows.baseAddress, 0, frames)
+                        if frames == 0 && left == before { break }
                     }
-                    var last: Int32 = 0
-                    fe_end_utt(frontEnd, rows[0], &last)
-                    cmn_live(normalization, rows.baseAddress, 0, last)
                 }
+                var last: Int32 = 0
+                fe_end_utt(frontEnd, rows[0], &last)
+                cmn_live(normalization, rows.baseAddress, 0, last)
             }
         }
         // An utterance with no frames left: ending it takes the mean from what was summed above.
