@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func aTakeActingOnItsOwnCommandIsHeardAndOneActingOnAnotherOrACommandInTalkIsAMistake() throws {
-        let trial = CalibrationTrial(detector: try Self.detector(), dictionaryCache: nil)
+        let trial = CalibrationTrial(detector: try Self.detector(), dictionaryCache: SharedCache.dictionaryFolder)
         let cancel = try Self.clip("cancel-forget-it.wav")  // "… Cancel message."
         // The same recording as a take of "cancel message" (its own command) and of "send message" (another one).
         let takes: CalibrationTakes = ["cancel message": [cancel], "send message": [cancel]]
@@ -69,7 +69,7 @@ import Testing
         try "stale".write(toFile: old, atomically: true, encoding: .utf8)
         var calibration = VoiceCalibration(
             defaults: try SpotterCalibration(phrasesFile: Self.phrases),
-            trial: CalibrationTrial(detector: try Self.detector(), dictionaryCache: nil))
+            trial: CalibrationTrial(detector: try Self.detector(), dictionaryCache: SharedCache.dictionaryFolder))
         calibration.adaptationTools.baumWelch = "/nonexistent/bw"
         let noisy = try SpeechConversion.recognizerSamples(
             from: Noise.clip("cancel-forget-it.wav", snr: 40, seed: 3), rate: 48_000)

@@ -89,7 +89,8 @@ import Testing
     private func hear(_ audio: [Float], enterAt: Double? = nil) throws -> [(utterance: LiveUtterance, givenAt: Double)]
     {
         let transcriber = try LiveTranscriber(
-            options: LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt"))
+            options: LiveTranscriber.Options.sharingTheCut(
+                spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt"))
         var heard: [(LiveUtterance, Double)] = []
         var entered = false
         for start in stride(from: 0, to: audio.count, by: 4_800) {

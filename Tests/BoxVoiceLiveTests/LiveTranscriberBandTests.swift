@@ -18,7 +18,7 @@ import Testing
     func hear(_ samples: [Float], followingTheBand: Bool, phrases: String = Self.phrases) throws -> (
         utterances: [LiveUtterance], narrow: Bool
     ) {
-        var options = LiveTranscriber.Options(spotterPhrases: phrases)
+        var options = LiveTranscriber.Options.sharingTheCut(spotterPhrases: phrases)
         options.followsInputBand = followingTheBand
         let transcriber = try LiveTranscriber(options: options)
         var found: [LiveUtterance] = []
@@ -72,7 +72,7 @@ import Testing
         // Some seconds of talk through the headset: the judgement window (5 s) fills with its audio.
         let talk = try Self.throughA8kHzHeadset("none-budget.wav") + Self.throughA8kHzHeadset("none-garden.wav")
         let headset = try Self.throughA8kHzHeadset("cancel-forget-it.wav")
-        let transcriber = try LiveTranscriber(options: LiveTranscriber.Options(spotterPhrases: list))
+        let transcriber = try LiveTranscriber(options: LiveTranscriber.Options.sharingTheCut(spotterPhrases: list))
         var hits: [SpottedPhrase] = []
         func feed(_ audio: [Float]) throws {
             for start in stride(from: 0, to: audio.count, by: 4_800) {

@@ -20,7 +20,8 @@ import Testing
     /// white noise is cleaned.
     @Test func theFrontEndCleansOnlyInANoisyRoom() throws {
         func hear(_ samples: [Float], frontEnd: Bool) throws -> (texts: [String], cleaned: Bool) {
-            var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+            var options = LiveTranscriber.Options.sharingTheCut(
+                spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
             if frontEnd {
                 options.frontEnd = SpeechFrontEnd.Settings()
                 options.frontEndOnlyInNoise = true
@@ -72,7 +73,8 @@ import Testing
     }
 
     private func hear(_ audio: [Float], endingAtPause pause: Double?) throws -> [LiveUtterance] {
-        var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+        var options = LiveTranscriber.Options.sharingTheCut(
+            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         options.commandPauseSeconds = pause
         let transcriber = try LiveTranscriber(options: options)
         var heard: [LiveUtterance] = []
@@ -125,7 +127,7 @@ import Testing
         // The first 40 s of the long clip: sentences separated by 0.5–1.4 s pauses.
         let samples = Array(try WAVCapturePCM.load(Checkout.sample("long-meeting-notes.wav")).prefix(40 * 48_000))
         let silences = Signal.silences(samples, sampleRate: 48_000, minimumSeconds: 0.3)
-        let transcriber = try LiveTranscriber(options: LiveTranscriber.Options(spotterPhrases: nil))
+        let transcriber = try LiveTranscriber(options: LiveTranscriber.Options.sharingTheCut(spotterPhrases: nil))
         var ends: [Double] = []
         for start in stride(from: 0, to: samples.count, by: 960) {
             for case .utterance(let utterance) in try transcriber.feed(

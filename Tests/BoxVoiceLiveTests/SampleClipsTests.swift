@@ -11,7 +11,6 @@ import Testing
 /// keyword-free speech. In-process: `listen` itself is run end to end on a few clips by the CLI tests.
 @Suite struct SampleClipsTests {
     static let detector = KeywordDetector(vocabulary: try! Vocabulary.load(path: Checkout.keywordVocabulary))
-    static let cache = TemporaryDirectory("sample-clips")
 
     static let clips: [HearingParts.Clip] = ((try? HearingParts.clips()) ?? []).filter { !$0.file.hasPrefix("long-") }
 
@@ -24,7 +23,7 @@ import Testing
         let clip = try #require(Self.clips.first { $0.file == file })
         var options = LiveTranscriber.Options.hearing(
             Self.detector, spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt",
-            dictionaryCache: Self.cache.path,
+            dictionaryCache: SharedCache.dictionaryFolder,
             whisper: LiveTranscriber.WhisperHearing(
                 models: HearingModels(folder: HearingParts.folder),
                 prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)

@@ -16,7 +16,8 @@ import Testing
     }
 
     private func options(deadline: Double = 30) throws -> LiveTranscriber.Options {
-        var options = LiveTranscriber.Options(spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
+        var options = LiveTranscriber.Options.sharingTheCut(
+            spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt")
         var whisper = LiveTranscriber.WhisperHearing(
             models: HearingModels(folder: HearingParts.folder),
             prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8))

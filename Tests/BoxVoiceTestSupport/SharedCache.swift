@@ -29,3 +29,13 @@ public enum SharedCache {
         }
     }
 }
+
+extension LiveTranscriber.Options {
+    /// The live path's defaults with the dictionary cut this test process shares (`SharedCache`): the same words are
+    /// heard, and the cut is not made again for every transcriber a test builds.
+    public static func sharingTheCut(spotterPhrases: String?) -> Self {
+        var options = Self(spotterPhrases: spotterPhrases)
+        options.dictionaryCache = SharedCache.dictionaryFolder
+        return options
+    }
+}
