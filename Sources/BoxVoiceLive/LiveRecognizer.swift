@@ -29,24 +29,51 @@ public protocol LiveRecognizer: AnyObject {
 /// pocketsphinx with its language model; utterance ends come from its own speech/silence detection.
 public final class PocketSphinxRecognizer: LiveRecognizer {
     private let decoder: PocketSphinxDecoder
+    /// Where the decoder goes when this recognizer is done, and under what (nil: it is freed).
+    private let pooled: (pool: DecoderPool, key: String)?
     private var fed: Int64 = 0
     private var inSpeech = false
     private var lastPartial = ""
 
     /// - Parameter dictionaryCache: where the dictionary cut to the language model's words is kept between runs;
     ///   nil makes it afresh in a temporary folder. If it cannot be made, the full dictionary is used (same
-    ///   hypotheses, more memory).
+    ///   hypotheses, more memory). With a cache, the decoder is taken from and given back to `pool`
+    ///   (`DecoderPool`): a decoder built from a temporary cut could never be asked for again.
     ///   - activeHMMLimit: the most HMMs the search keeps alive per frame (pocketsphinx's `-maxhmmpf`); nil keeps
     ///     pocketsphinx's own limit (30,000).
-    public init(model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil, activeHMMLimit: Int? = nil)
-        throws
-    {
+    ///   - secondPass: pocketsphinx's flat-lexicon pass over each ended utterance (`-fwdflat`), which re-scores
+    ///     every frame of it (`LiveTranscriber.Options.languageModelSecondPass` says where it is off).
+    public convenience init(
+        model: PocketSphinxModel = .debianEnglish, dictionaryCache: String? = nil, activeHMMLimit: Int? = nil,
+        secondPass: Bool = true
+    ) throws {
+        try self.init(
+            model: model, dictionaryCache: dictionaryCache, activeHMMLimit: activeHMMLimit, secondPass: secondPass,
+            pool: .languageModel)
+    }
+
+    init(
+        model: PocketSphinxModel, dictionaryCache: String?, activeHMMLimit: Int?, secondPass: Bool, pool: DecoderPool
+    ) throws {
         let folder = try dictionaryCache ?? PrivateTemporaryFolder.make("lm-dictionary")
         defer { if dictionaryCache == nil { try? FileManager.default.removeItem(atPath: folder) } }
-        decoder = try PocketSphinxDecoder(
-            model: model.limitedToLanguageModelWords(keptIn: folder),
-            extraArguments: activeHMMLimit.map { ["-maxhmmpf", String($0)] } ?? [])
+        let limited = model.limitedToLanguageModelWords(keptIn: folder)
+        let arguments = Self.searchArguments(activeHMMLimit: activeHMMLimit, secondPass: secondPass)
+        pooled = dictionaryCache == nil ? nil : DecoderPool.key(limited, arguments: arguments).map { (pool, $0) }
+        decoder =
+            try pooled.flatMap { $0.pool.take($0.key) }
+            ?? PocketSphinxDecoder(
+                model: limited, extraArguments: arguments)
         try decoder.start()
+    }
+
+    deinit {
+        if let pooled { pooled.pool.give(decoder, as: pooled.key) }
+    }
+
+    /// pocketsphinx's arguments for the search `init` describes, for a decoder made by hand to hear as this one does.
+    public static func searchArguments(activeHMMLimit: Int?, secondPass: Bool) -> [String] {
+        (activeHMMLimit.map { ["-maxhmmpf", String($0)] } ?? []) + (secondPass ? [] : ["-fwdflat", "no"])
     }
 
     private var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }

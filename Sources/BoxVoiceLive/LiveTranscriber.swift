@@ -92,6 +92,17 @@ public final class LiveTranscriber {
         /// model fits poorly — a noisy room, an accent, another language — keeps the search wide and slow; capped, it
         /// decoded the Russian stream about a quarter faster, the English one with no more word errors (BENCHMARKS.md).
         public var activeHMMLimit: Int? = 5_000
+        /// pocketsphinx's second, flat-lexicon pass over each ended utterance, which re-scores every frame of it to
+        /// polish its final text (nil: only where that text is the utterance's, without `whisper`). On the
+        /// utterance-end road Whisper's text replaces it: without the pass the held-out clips gave the same commands
+        /// in all nine conditions (137 of 144) for 9 % less CPU, while on the pocketsphinx road it hears 3 more of
+        /// the 144 (76 against 73) (BENCHMARKS.md, "The test suite's cost ... fifth session").
+        public var languageModelSecondPass: Bool?
+        var secondPassIsOn: Bool { languageModelSecondPass ?? (whisper == nil) }
+        /// The language model's search as these options set it, as pocketsphinx arguments.
+        public var languageModelSearch: [String] {
+            PocketSphinxRecognizer.searchArguments(activeHMMLimit: activeHMMLimit, secondPass: secondPassIsOn)
+        }
         /// Decides whether a spotted phrase is already in the recognized text (by the action it means).
         public var sameCommand: @Sendable (_ recognized: String, _ phrase: String) -> Bool = { recognized, phrase in
             recognized.lowercased().contains(phrase.lowercased())
@@ -247,7 +258,8 @@ public final class LiveTranscriber {
         language =
             options.useLanguageModel
             ? try PocketSphinxRecognizer(
-                model: options.model, dictionaryCache: options.dictionaryCache, activeHMMLimit: options.activeHMMLimit)
+                model: options.model, dictionaryCache: options.dictionaryCache, activeHMMLimit: options.activeHMMLimit,
+                secondPass: options.secondPassIsOn)
             : nil
         spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
         evidence = try CommandEvidence(options)

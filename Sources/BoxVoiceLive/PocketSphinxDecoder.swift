@@ -102,9 +102,40 @@ public final class PocketSphinxDecoder {
                 operation: "loading the model", detail: "ps_init returned nothing for \(model.acousticModel)")
         }
         decoder = created
+        if let features = ps_get_feat(created), let state = normalization {
+            pristine = (features.pointee.cmn, state)
+        }
     }
 
     deinit { ps_free(decoder) }
+
+    /// The kind of cepstral normalization and its running state as `ps_init` left them (`resetForReuse`).
+    private var pristine: (kind: cmn_type_t, state: Normalization)?
+
+    /// Puts the decoder back as `ps_init` left it, for another owner to hear with as with a new one
+    /// (`DecoderPoolTests`). What an utterance leaves behind for the next is the running cepstral mean, and the kind
+    /// of normalization (live decoding turns the model's batch mean into a running one); a new stream clears the
+    /// front end's noise estimate and sample count; the search, the voice-activity detector and the feature buffers
+    /// start afresh with every utterance.
+    func resetForReuse() throws {
+        if inUtterance { try end() }
+        guard ps_start_stream(decoder) >= 0 else {
+            throw PocketSphinxError(operation: "starting a stream", detail: "ps_start_stream")
+        }
+        heardInUtterance = false
+        guard let pristine else { return }
+        guard let features = ps_get_feat(decoder), let state = features.pointee.cmn_struct,
+            Int(state.pointee.veclen) == pristine.state.mean.count
+        else {
+            throw PocketSphinxError(operation: "resetting the normalization", detail: "no cepstral normalization")
+        }
+        features.pointee.cmn = pristine.kind
+        for index in pristine.state.mean.indices {
+            state.pointee.cmn_mean[index] = pristine.state.mean[index]
+            state.pointee.sum[index] = pristine.state.sum[index]
+        }
+        state.pointee.nframe = Int32(pristine.state.frames)
+    }
 
     /// Turns sphinxbase's log off, for every thread: it logs to stderr unless told otherwise. Its log is one global
     /// stream, so a decoder must not be given a log file of its own (`-logfn`): each new one closed the stream

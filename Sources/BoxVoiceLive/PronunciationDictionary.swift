@@ -53,7 +53,9 @@ enum PronunciationDictionary {
     }
 
     /// FNV-1a over each file's path, size and modification time.
-    static func fingerprint(_ paths: String...) throws -> String {
+    static func fingerprint(_ paths: String...) throws -> String { try fingerprint(paths) }
+
+    static func fingerprint(_ paths: [String]) throws -> String {
         let described = try paths.map { path in
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             let size = attributes[.size] as? Int ?? 0

@@ -28,6 +28,11 @@ func probeHearing(
     if let careful { options.whisper?.carefulSearch = careful }
     if let promptFreeBelow { options.whisper?.promptFreeCheckBelow = promptFreeBelow }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
+    // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears
+    // without Whisper, as boxvoice does when told to or when the hearing parts are missing.
+    let environment = ProcessInfo.processInfo.environment
+    if let pass = environment["BENCH_SECOND_PASS"] { options.languageModelSecondPass = pass == "on" }
+    if environment["BENCH_ROAD"] == "pocketsphinx" { options.whisper = nil }
     if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
         let heard = try LiveDecode.run(stream.audio, options: options)
         let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))

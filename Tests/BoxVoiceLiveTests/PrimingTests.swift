@@ -16,6 +16,13 @@ import Testing
         try decoder.start()
     }
 
+    /// The language model's decoder as the live path makes it.
+    private static func liveDecoder() throws -> PocketSphinxDecoder {
+        try PocketSphinxDecoder(
+            model: PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: SharedCache.dictionaryFolder),
+            extraArguments: LiveTranscriber.Options(spotterPhrases: nil).languageModelSearch)
+    }
+
     private func decode(_ decoder: PocketSphinxDecoder, _ samples: [Int16]) throws -> String {
         for chunk in steps(samples) { try decoder.process(chunk) }
         return try decoder.end()
@@ -33,8 +40,7 @@ import Testing
         let audio = try snr.map { try Noise.clip(clip, snr: $0, seed: 7) } ?? WAVCapturePCM.load(Checkout.sample(clip))
         let samples = try SpeechConversion.recognizerSamples(from: audio, rate: 48_000)
         let opening = Array(samples.prefix(Int(seconds * Double(PocketSphinxDecoder.sampleRate)) + 37))
-        let model = PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: SharedCache.dictionaryFolder)
-        let searched = try PocketSphinxDecoder(model: model), adapted = try PocketSphinxDecoder(model: model)
+        let searched = try Self.liveDecoder(), adapted = try Self.liveDecoder()
         let shipped = try #require(searched.normalization)
 
         try searchedPriming(searched, opening)
@@ -52,8 +58,7 @@ import Testing
     }
 
     @Test func aDecoderInsideAnUtteranceIsNotPrimed() throws {
-        let decoder = try PocketSphinxDecoder(
-            model: PocketSphinxModel.debianEnglish.limitedToLanguageModelWords(keptIn: SharedCache.dictionaryFolder))
+        let decoder = try Self.liveDecoder()
         try decoder.start()
         try decoder.process([Int16](repeating: 0, count: 1_600))
         let before = try #require(decoder.normalization)

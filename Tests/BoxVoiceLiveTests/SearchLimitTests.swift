@@ -8,7 +8,8 @@ import Testing
 @Suite struct SearchLimitTests {
     /// Decodes `clip` through the live path's language-model recognizer, fed as the microphone feeds it.
     private static func heard(_ clip: String, limit: Int?) throws -> String {
-        let recognizer = try PocketSphinxRecognizer(activeHMMLimit: limit)
+        let recognizer = try PocketSphinxRecognizer(
+            dictionaryCache: SharedCache.dictionaryFolder, activeHMMLimit: limit)
         let samples = try SpeechConversion.recognizerSamples(fromFile: Checkout.sample(clip))
         var texts: [String] = []
         for event in try recognizer.feed(samples) + recognizer.finish() {
