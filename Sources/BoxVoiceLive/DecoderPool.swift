@@ -59,8 +59,9 @@ final class DecoderPool: Sendable {
             return (state.given, state.waiting.count > keeping ? state.waiting.removeFirst() : nil)
         }
         _ = dropped  // freed here, outside the lock
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + idleSeconds) { [self] in
-            let expired: Idle? = idle.withLock { state in
+        // Weakly: a pool that is gone freed its decoders with it.
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + idleSeconds) { [weak self] in
+            let expired: Idle? = self?.idle.withLock { state in
                 state.waiting.firstIndex { $0.number == number }.map { state.waiting.remove(at: $0) }
             }
             _ = expired  // freed here, outside the lock
