@@ -94,7 +94,7 @@ import Testing
         let port = first.port
         first.stop()
         let second = try RestartableBox.restart(configuration, port: port)
-        defer { DispatchQueue.global().async { second.stop() } }
+        defer { second.stopInTheBackground() }
         // The device token and the message id both outlive the restart.
         #expect(
             try BoxClient(baseURL: second.baseURL, token: token).send(

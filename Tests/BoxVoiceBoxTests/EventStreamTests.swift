@@ -124,7 +124,7 @@ import Testing
         first.stop()
         #expect(log.wait(for: { if case .disconnected = $0 { return true } else { return false } }, timeout: 5))
         let second = try RestartableBox.restart(configuration, port: port)  // same data: the device is still paired
-        defer { DispatchQueue.global().async { second.stop() } }
+        defer { second.stopInTheBackground() }
         #expect(log.waitUntil(timeout: 10) { $0.filter { $0 == .subscribed }.count >= 2 })
     }
 

@@ -141,7 +141,7 @@ import Testing
         let port = box.port
         box.stop()
         let again = try RestartableBox.restart(configuration, port: port)
-        defer { DispatchQueue.global().async { again.stop() } }
+        defer { again.stopInTheBackground() }
         // Reconnect attempts made while the box was down back off 0, 2, 4, 8, 16, 30 s (contract §7.1); under a loaded
         // test run the box can come back just after the 8 s attempt, so the next one may be up to 16 s later.
         let deadline = Date(timeIntervalSinceNow: 35)

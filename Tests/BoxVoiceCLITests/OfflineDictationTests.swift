@@ -33,7 +33,7 @@ import Testing
         #expect(boxes.stdout.contains("unreachable since"), "\(boxes.stdout)")
 
         let second = try RestartableBox.restart(configuration, port: port)
-        defer { DispatchQueue.global().async { second.stop() } }
+        defer { second.stopInTheBackground() }
         let retry = try Run.process(Run.boxvoice, ["outbox", "retry"], environment: env)
         #expect(retry.status == 0, "\(retry.stderr)")
         let messages = second.messages

@@ -102,7 +102,7 @@ import Testing
         #expect(delivery.deliverDue(now: start.addingTimeInterval(5)).isEmpty)  // not due yet
 
         let second = try RestartableBox.restart(configuration, port: port)
-        defer { DispatchQueue.global().async { second.stop() } }
+        defer { second.stopInTheBackground() }
         let reports = delivery.deliverDue(now: start.addingTimeInterval(10))
         #expect(reports.count == 1)
         #expect(second.messages.map(\.messageId) == [id.rawValue])
@@ -278,7 +278,7 @@ import Testing
         #expect(try store.message(id)?.hqOwed == true, "no request reached the box: HQ is still owed")
 
         let second = try RestartableBox.restart(configuration, port: port)
-        defer { DispatchQueue.global().async { second.stop() } }
+        defer { second.stopInTheBackground() }
         let reports = delivery.deliverDue(now: start.addingTimeInterval(10))
         guard reports.count == 1, case .delivered(id, _)? = reports.first else {
             Issue.record("expected one delivery once the box is back, got \(reports)")

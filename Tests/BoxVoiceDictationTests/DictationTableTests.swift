@@ -54,7 +54,10 @@ final class DictationRun: @unchecked Sendable {
         let session = DictationSession(
             configuration: configuration, detector: try KeywordDetector(contentsOf: Checkout.keywordVocabulary),
             store: store
-        ) { [self] event in
+        ) { [weak self] event in
+            // Weakly: `control` keeps the session's finisher (and so this closure) for Enter's live-text send, and a
+            // strong capture would keep this run, its box and its folders alive until the process exits.
+            guard let self else { return }
             lock.withLock { list.append((event, Date())) }
             onEvent(event, self)
         }
