@@ -40,6 +40,23 @@ for pair in es:es_MX_f_Allison fr:fr_CA_f_June it:it_IT_m_Carlo ru:ru_RU_f_Ivrvo
         file=$(decode "$sounds/$voice" "$name" "$lang") && printf '%s\t\n' "$file" >>"$out/$lang.tsv"
     done
 done
+# Two more voices, held out from every tuning step (false commands only: no texts): Armelle Desjardins's French and
+# Colombian Spanish, GPL-2 prompt packages recorded over the telephone (GSM, 8 kHz). Never committed.
+heldout=(asterisk-prompt-fr-armelle asterisk-prompt-es-co)
+apt-get download "${heldout[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get download "${heldout[@]}" >/dev/null; }
+mkdir -p "$out/y"
+for name in "${heldout[@]}"; do dpkg -x "$name"_*.deb "$out/y"; done
+for lang in fr es; do
+    : >"$out/${lang}2.tsv"
+    mkdir -p "$out/${lang}2"
+    (cd "$out/y/usr/share/asterisk/sounds/$lang" && find . -name '*.gsm' | sed 's|^\./||; s|\.gsm$||' | sort) |
+    while IFS= read -r name; do
+        file="${lang}2/${name//\//__}.wav"
+        ffmpeg -nostdin -hide_banner -loglevel error -y -f gsm -ar 8000 \
+            -i "$out/y/usr/share/asterisk/sounds/$lang/$name.gsm" -ar 16000 -ac 1 "$out/$file" &&
+            printf '%s\t\n' "$file" >>"$out/${lang}2.tsv"
+    done
+done
 # Command clips in a voice and sentences the project's tuning never saw: festival's ked diphone voice (US English,
 # built from a real speaker's recordings; espeak-ng's formant voices are not understood by pocketsphinx at all).
 mkdir -p "$out/commands"

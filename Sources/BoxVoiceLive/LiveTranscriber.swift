@@ -61,6 +61,8 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandIsUnsure = false
     /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
     public var commandSureness: Float?
+    /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
+    public var commandPromptFreeSureness: Float?
 }
 
 public enum LiveUpdate: Sendable, Equatable {
@@ -202,13 +204,13 @@ public final class LiveTranscriber {
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never.
         public var carefulSearch: WhisperModel.Search? = .beam(5)
-        /// A command Whisper was less sure of than this is checked by decoding its utterance once more without the
-        /// prompt, and taken as unsure unless the prompt-free words hold it too. Off (nil): the prompt's command
-        /// phrases are what Whisper writes into speech it cannot make out (French "au revoir" as the close command),
-        /// and the check removed all 5 such commands that excerpts of the French and Russian prompts gave again, but
-        /// without the prompt tiny.en also loses commands people said: 11 of 16 clean held-out clips kept theirs
-        /// against 16 (BENCHMARKS.md, "Hearing"). `hearing-probe --prompt-free-below` tries a level.
-        public var promptFreeCheckBelow: Float?
+        /// How sure Whisper must still be of a command's words when they are weighed again without the prompt
+        /// (`HeardPieces.promptFreeSureness`) for it to act by itself; under it the box is asked first. The prompt's
+        /// command phrases are what Whisper writes into speech it cannot make out (French "au revoir" as the close
+        /// command); then it is the prompt, not the audio, that makes them likely. Chosen between the French and
+        /// Russian prompts' false commands (0.011 at most) and the development clips' commands (0.022 and up, but
+        /// for two in the telephone band) (BENCHMARKS.md, "Hearing"). nil: not weighed.
+        public var promptFreeFloor: Float? = 0.015
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models
@@ -371,6 +373,7 @@ public final class LiveTranscriber {
                     narrowband: hearsNarrowband, heardBy: .whisper)
                 utterance.commandIsUnsure = heard.piece.unsure
                 utterance.commandSureness = heard.piece.sureness
+                utterance.commandPromptFreeSureness = heard.piece.promptFreeSureness
                 return .utterance(utterance)
             }
         case .failure(let error):

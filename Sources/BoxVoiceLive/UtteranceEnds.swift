@@ -31,8 +31,8 @@ final class UtteranceEnds {
     private let holdsCommand: @Sendable (String) -> Bool
     /// How many utterances were decoded again with the careful search.
     private(set) var carefulDecodes = 0
-    /// How many utterances were decoded again without the prompt to check a command (`promptFreeCheckBelow`).
-    private(set) var promptFreeChecks = 0
+    /// Which decodes are weighed again without the prompt: those holding a command, when the prompt-free floor is set.
+    private var weighsCommands: (@Sendable (String) -> Bool)? { settings.promptFreeFloor == nil ? nil : holdsCommand }
     /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
 
@@ -96,39 +96,14 @@ final class UtteranceEnds {
         let quick = quickly(cut, started: started).map(judged)
         guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
             suspects(Self.text(first.words))
-        else { return remembered(checkedWithoutPrompt(quick, cut, started: started)) }
+        else { return remembered(quick) }
         let left = settings.deadline - Date().timeIntervalSince(started)
         carefulDecodes += 1
-        let second = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: left, search: careful)
+        let second = worker.transcribe(
+            cut.samples, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands)
         guard case .success(let transcript) = second else { return remembered(quick) }
         let better = judged(heard(transcript))
-        return remembered(
-            checkedWithoutPrompt(better.holdsSureCommand ? .success(better) : quick, cut, started: started))
-    }
-
-    /// A command taken with less sureness than `promptFreeCheckBelow` stands only if the utterance decoded without
-    /// the prompt holds a command of the same kind; otherwise it is unsure (the box is asked, or its words are left
-    /// out). When the check cannot be made in time the words stand as they are.
-    private func checkedWithoutPrompt(
-        _ result: Result<Judged, HearingError>, _ cut: UtteranceCutter.Cut, started: Date
-    ) -> Result<Judged, HearingError> {
-        guard let level = settings.promptFreeCheckBelow, settings.prompt != nil, case .success(var heard) = result
-        else { return result }
-        func needsCheck(_ piece: HeardPieces.Piece) -> Bool {
-            piece.lastCommandWord != nil && !piece.unsure && (piece.sureness ?? 1) < level
-        }
-        guard heard.pieces.contains(where: needsCheck) else { return result }
-        promptFreeChecks += 1
-        let left = settings.deadline - Date().timeIntervalSince(started)
-        guard case .success(let transcript) = worker.transcribe(cut.samples, prompt: nil, deadline: left) else {
-            return result
-        }
-        let confirmed = Set(commandPlaces(Self.text(self.heard(transcript))).map(\.action))
-        heard.pieces = heard.pieces.map { piece in
-            guard needsCheck(piece), let action = piece.action, !confirmed.contains(action) else { return piece }
-            return HeardPieces.doubted(piece)
-        }
-        return .success(heard)
+        return remembered(better.holdsSureCommand ? .success(better) : quick)
     }
 
     /// An utterance's words and the pieces they were judged as, worked out once: the second look decides on the
@@ -141,19 +116,26 @@ final class UtteranceEnds {
     }
 
     private func judged(_ words: [WhisperModel.TimedWord]) -> Judged {
-        Judged(words: words, pieces: HeardPieces.pieces(of: words, places: commandPlaces, floor: settings.commandFloor))
+        Judged(
+            words: words,
+            pieces: HeardPieces.pieces(
+                of: words, places: commandPlaces, floor: settings.commandFloor,
+                promptFreeFloor: settings.promptFreeFloor))
     }
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
     private func quickly(_ cut: UtteranceCutter.Cut, started: Date) -> Result<[WhisperModel.TimedWord], HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
-        let alone = worker.transcribe(cut.samples, prompt: settings.prompt, deadline: settings.deadline).map(heard)
+        let alone = worker.transcribe(
+            cut.samples, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands
+        ).map(heard)
         guard case .success(let words) = alone, !context.isEmpty, !holdsCommand(Self.text(words)) else {
             return alone
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
-        let second = worker.transcribe(context + cut.samples, prompt: settings.prompt, deadline: left)
+        let second = worker.transcribe(
+            context + cut.samples, prompt: settings.prompt, deadline: left, scoringWithoutPrompt: weighsCommands)
         guard case .success(let withContext) = second else {
             return alone
         }
@@ -200,9 +182,10 @@ final class UtteranceEnds {
     {
         guard context > 0 else { return words }
         return words.filter { $0.end >= context + lead / 2 }.map {
-            WhisperModel.TimedWord(
-                text: $0.text, start: max(0, $0.start - context), end: max(0, $0.end - context),
-                probability: $0.probability)
+            var word = $0
+            word.start = max(0, $0.start - context)
+            word.end = max(0, $0.end - context)
+            return word
         }
     }
 
@@ -268,9 +251,9 @@ final class UtteranceEnds {
             }
             text = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !text.isEmpty {
-                kept.append(
-                    WhisperModel.TimedWord(
-                        text: text, start: word.start, end: word.end, probability: word.probability))
+                var plainWord = word
+                plainWord.text = text
+                kept.append(plainWord)
             }
         }
         return withoutRepeats(withoutStutters(kept))

@@ -165,12 +165,19 @@ public final class WhisperModel {
         public var end: Double
         /// How sure Whisper was of the word: the lowest probability it gave any of the word's tokens.
         public var probability: Float
+        /// The same, had Whisper been given no prompt: the lowest probability of the word's tokens, each given the
+        /// audio and the tokens before it but not the prompt (`transcribe`'s `scoringWithoutPrompt`); nil when the
+        /// decode was not scored so.
+        public var promptFreeProbability: Float?
 
-        public init(text: String, start: Double, end: Double, probability: Float = 1) {
+        public init(
+            text: String, start: Double, end: Double, probability: Float = 1, promptFreeProbability: Float? = nil
+        ) {
             self.text = text
             self.start = start
             self.end = end
             self.probability = probability
+            self.promptFreeProbability = promptFreeProbability
         }
     }
 
@@ -200,9 +207,13 @@ public final class WhisperModel {
     ///   - shouldStop: polled while decoding; true abandons it (`HearingError.Code.abandoned`).
     ///   - oneSegment: an utterance (at most 30 s) as one piece; false for longer recordings (HQ), decoded window
     ///     by window.
+    ///   - scoringWithoutPrompt: given the decoded text, whether to weigh its words again as if there had been no
+    ///     prompt (`TimedWord.promptFreeProbability`): the command phrases in the prompt are what Whisper writes
+    ///     into speech it cannot make out, and then it is the prompt, not the audio, that makes them likely.
     public func transcribe(
         _ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
-        oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil
+        oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil,
+        scoringWithoutPrompt: ((String) -> Bool)? = nil
     ) throws -> Transcript {
         let samples = Self.paddedForAlignment(samples)
         let utteranceSearch = oneSegment ? search : .greedy
@@ -267,46 +278,124 @@ public final class WhisperModel {
             if let piece = whisper_full_get_segment_text_from_state(state, segment) { text += String(cString: piece) }
             noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob_from_state(state, segment))
         }
+        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tokens = textTokens()
+        var promptFree: [Float]?
+        if prompt != nil, oneSegment, let scoringWithoutPrompt, scoringWithoutPrompt(text) {
+            promptFree = forcedLogProbabilities(tokens.map(\.id), prompt: nil, threads: Int(parameters.n_threads))
+        }
         return Transcript(
-            text: text.trimmingCharacters(in: .whitespacesAndNewlines), words: timedWords(),
-            noSpeechProbability: noSpeech)
+            text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech)
     }
 
-    /// The last decode's words: its text tokens joined (a token starting with a space starts a word), their bytes
-    /// decoded as UTF-8 once a word is whole (a token can hold part of a character).
-    private func timedWords() -> [TimedWord] {
+    /// One text token of the last decode.
+    private struct Token {
+        var id: whisper_token
+        var bytes: [UInt8]
+        var probability: Float
+        /// Seconds from the start of the audio decoded.
+        var time: Double
+    }
+
+    /// The last decode's text tokens, in order (its special tokens left out).
+    private func textTokens() -> [Token] {
         let endOfText = whisper_token_eot(context)
-        var words: [TimedWord] = []
-        var bytes: [UInt8] = []
-        var start = 0.0, end = 0.0
-        var probability: Float = 1
-        func close() {
-            let word = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !word.isEmpty {
-                words.append(TimedWord(text: word, start: start, end: end, probability: probability))
-            }
-            bytes = []
-            probability = 1
-        }
+        var tokens: [Token] = []
         for segment in 0..<whisper_full_n_segments_from_state(state) {
             for index in 0..<whisper_full_n_tokens_from_state(state, segment) {
                 let token = whisper_full_get_token_data_from_state(state, segment, index)
                 guard token.id < endOfText,
                     let piece = whisper_full_get_token_text_from_state(context, state, segment, index)
                 else { continue }
-                let tokenBytes = Array(UnsafeRawBufferPointer(start: piece, count: strlen(piece)))
-                let time = Double(max(0, token.t_dtw)) / 100
-                if tokenBytes.first == UInt8(ascii: " ") || bytes.isEmpty {
-                    close()
-                    start = time
-                }
-                bytes += tokenBytes
-                probability = min(probability, token.p)
-                end = max(end, time)
+                tokens.append(
+                    Token(
+                        id: token.id, bytes: Array(UnsafeRawBufferPointer(start: piece, count: strlen(piece))),
+                        probability: token.p, time: Double(max(0, token.t_dtw)) / 100))
             }
+        }
+        return tokens
+    }
+
+    /// Tokens joined into words (a token starting with a space starts a word), their bytes decoded as UTF-8 once a
+    /// word is whole (a token can hold part of a character). `promptFree`: each token's log-probability without
+    /// the prompt, when scored.
+    private static func words(of tokens: [Token], promptFree: [Float]?) -> [TimedWord] {
+        var words: [TimedWord] = []
+        var bytes: [UInt8] = []
+        var start = 0.0, end = 0.0
+        var probability: Float = 1, freeProbability: Float = 1
+        func close() {
+            let word = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !word.isEmpty {
+                words.append(
+                    TimedWord(
+                        text: word, start: start, end: end, probability: probability,
+                        promptFreeProbability: promptFree == nil ? nil : freeProbability))
+            }
+            bytes = []
+            probability = 1
+            freeProbability = 1
+        }
+        for (index, token) in tokens.enumerated() {
+            if token.bytes.first == UInt8(ascii: " ") || bytes.isEmpty {
+                close()
+                start = token.time
+            }
+            bytes += token.bytes
+            probability = min(probability, token.probability)
+            if let promptFree, index < promptFree.count {
+                freeProbability = min(freeProbability, exp(promptFree[index]))
+            }
+            end = max(end, token.time)
         }
         close()
         return words
+    }
+
+    /// The log-probability Whisper gives each of `tokens` in turn over the audio it last encoded, given the tokens
+    /// before it and `prompt` as whisper.cpp lays a prompt out (nil: none): the decoder run forward over the words,
+    /// the encoder's work reused. nil if whisper.cpp fails a step.
+    private func forcedLogProbabilities(_ tokens: [whisper_token], prompt: String?, threads: Int) -> [Float]? {
+        guard !tokens.isEmpty else { return [] }
+        var feed: [whisper_token] = []
+        if let prompt, !prompt.isEmpty {
+            var promptTokens = [whisper_token](repeating: 0, count: 1_024)
+            let count = whisper_tokenize(context, prompt, &promptTokens, Int32(promptTokens.count))
+            guard count >= 0 else { return nil }
+            // whisper.cpp keeps the prompt's last tokens that fit in half the text context, after the "previous" mark.
+            let room = Int(whisper_n_text_ctx(context)) / 2 - 1
+            feed = [whisper_token_prev(context)] + promptTokens[max(0, Int(count) - room)..<Int(count)]
+        }
+        feed.append(whisper_token_sot(context))
+        if whisper_is_multilingual(context) != 0 {
+            feed += [whisper_token_lang(context, whisper_lang_id("en")), whisper_token_transcribe(context)]
+        }
+        feed.append(whisper_token_not(context))
+        let vocabulary = Int(whisper_n_vocab(context))
+        var past: Int32 = 0
+        var scores: [Float] = []
+        for token in tokens {
+            let status = feed.withUnsafeBufferPointer {
+                whisper_decode_with_state(context, state, $0.baseAddress, Int32($0.count), past, Int32(threads))
+            }
+            guard status == 0, let logits = whisper_get_logits_from_state(state) else { return nil }
+            let last = UnsafeBufferPointer(start: logits + (feed.count - 1) * vocabulary, count: vocabulary)
+            let highest = last.max() ?? 0
+            let total = last.reduce(0.0) { $0 + exp(Double($1 - highest)) }
+            scores.append(last[Int(token)] - highest - Float(log(total)))
+            past += Int32(feed.count)
+            feed = [token]
+        }
+        return scores
+    }
+
+    /// The last decode's text tokens weighed again under `prompt`, as probabilities, beside the probabilities the
+    /// decode itself gave them: for tests that pin the weighing to whisper.cpp's own search.
+    func lastDecodeWeighed(prompt: String?) -> (weighed: [Float], decoded: [Float])? {
+        let tokens = textTokens()
+        return forcedLogProbabilities(tokens.map(\.id), prompt: prompt, threads: 2).map {
+            ($0.map { exp($0) }, tokens.map(\.probability))
+        }
     }
 }
 

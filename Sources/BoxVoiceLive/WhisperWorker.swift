@@ -12,13 +12,18 @@ public final class WhisperWorker: Sendable {
         let prompt: String?
         /// nil: the worker's own search.
         let search: WhisperModel.Search?
+        let scoringWithoutPrompt: (@Sendable (String) -> Bool)?
         let done = DispatchSemaphore(value: 0)
         let abandoned = Atomic<Bool>(false)
         let answer = Mutex<Result<WhisperModel.Transcript, HearingError>?>(nil)
-        init(samples: [Float], prompt: String?, search: WhisperModel.Search?) {
+        init(
+            samples: [Float], prompt: String?, search: WhisperModel.Search?,
+            scoringWithoutPrompt: (@Sendable (String) -> Bool)?
+        ) {
             self.samples = samples
             self.prompt = prompt
             self.search = search
+            self.scoringWithoutPrompt = scoringWithoutPrompt
         }
     }
 
@@ -66,7 +71,8 @@ public final class WhisperWorker: Sendable {
                             try model.get().transcribe(
                                 job.samples, prompt: job.prompt, threads: threads,
                                 search: job.search ?? search,
-                                shouldStop: { job.abandoned.load(ordering: .relaxed) }))
+                                shouldStop: { job.abandoned.load(ordering: .relaxed) },
+                                scoringWithoutPrompt: job.scoringWithoutPrompt))
                     } catch let error as HearingError {
                         result = .failure(error)
                     } catch {
@@ -89,11 +95,15 @@ public final class WhisperWorker: Sendable {
     }
 
     /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer.
-    /// - Parameter search: this decode's search (nil: the worker's).
+    /// - Parameters:
+    ///   - search: this decode's search (nil: the worker's).
+    ///   - scoringWithoutPrompt: which decoded texts to weigh again without the prompt (`WhisperModel.transcribe`).
     public func transcribe(
-        _ samples: [Float], prompt: String?, deadline: Double, search: WhisperModel.Search? = nil
+        _ samples: [Float], prompt: String?, deadline: Double, search: WhisperModel.Search? = nil,
+        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil
     ) -> Result<WhisperModel.Transcript, HearingError> {
-        let job = Job(samples: samples, prompt: prompt, search: search)
+        let job = Job(
+            samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt)
         queue.jobs.withLock { $0.waiting.append(job) }
         queue.wake.signal()
         if job.done.wait(timeout: .now() + max(0, deadline)) == .timedOut {

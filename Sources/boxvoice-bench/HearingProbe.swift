@@ -10,7 +10,7 @@ func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
-    promptFreeBelow: Float?? = nil
+    promptFreeFloor: Float?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -26,7 +26,7 @@ func probeHearing(
     if let context { options.whisper?.context.seconds = context }
     if !spotter { options.spotterPhrases = nil }
     if let careful { options.whisper?.carefulSearch = careful }
-    if let promptFreeBelow { options.whisper?.promptFreeCheckBelow = promptFreeBelow }
+    if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears
     // without Whisper, as boxvoice does when told to or when the hearing parts are missing.
@@ -45,7 +45,10 @@ func probeHearing(
             guard taken < fired.count, detector.detect(utterance.text) != nil else { continue }
             taken += 1
             let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
-            say("  command at \(String(format: "%.1f", utterance.end)) s, sureness \(sure): \(utterance.text)")
+            let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
+            say(
+                "  command at \(String(format: "%.1f", utterance.end)) s, sureness \(sure), without the prompt \(free)"
+                    + ": \(utterance.text)")
         }
         if verbose {
             for utterance in heard.utterances {
@@ -66,12 +69,19 @@ func probeHearing(
     where conditionNames.contains(where: { condition.name.contains($0) }) {
         var right = 0, wrong = 0, cpu = 0.0
         var sureness: [Float] = []
+        var pairs: [String] = []
         for (index, clip) in clips.enumerated() {
             let heard = try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: options)
             cpu += heard.cpuSeconds
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
             sureness += heard.utterances.compactMap(\.commandSureness)
+            pairs += heard.utterances.compactMap { utterance in
+                utterance.commandSureness.map { sure in
+                    let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
+                    return String(format: "%.2f/", sure) + free + (utterance.commandIsUnsure ? "u" : "")
+                }
+            }
             if fired.first?.action != clip.expected {
                 let texts = heard.utterances.map { ($0.commandIsUnsure ? "(unsure) " : "") + $0.text }
                     .joined(separator: " | ")
@@ -81,6 +91,7 @@ func probeHearing(
         say("\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s")
         // How sure Whisper was of every command it wrote in these clips, taken or not, lowest first.
         say("  sureness: " + sureness.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
+        say("  with, without the prompt: " + pairs.joined(separator: " "))
     }
 }
 

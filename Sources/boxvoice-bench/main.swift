@@ -89,7 +89,7 @@ do {
             models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
             conditionNames: list("--conditions", separator: ";"),
             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? [
-                "en", "es", "fr", "it", "ru",
+                "en", "es", "fr", "it", "ru", "fr2", "es2",
             ],
             timing: !arguments.contains("--no-timing"))
     case "hearing-probe"?:
@@ -112,7 +112,7 @@ do {
             context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
             spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init),
             careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil },
-            promptFreeBelow: value("--prompt-free-below").map { Float($0) })
+            promptFreeFloor: value("--prompt-free-floor").map { Float($0) })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

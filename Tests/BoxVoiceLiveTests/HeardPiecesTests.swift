@@ -70,4 +70,39 @@ import Testing
     @Test func aFloorOfZeroTrustsEveryCommand() {
         #expect(pieces([("Send", 0.01), ("message.", 0.01)], floor: 0).map(\.unsure) == [false])
     }
+
+    /// A command Whisper wrote with confidence whose words are unlikely once the prompt is taken away is unsure: the
+    /// prompt, not the audio, made it. Its words are left out of what stays. Words not weighed so are judged by
+    /// their sureness alone, and each command by its own words.
+    @Test func aCommandOnlyThePromptMadeLikelyIsUnsureAndItsWordsAreLeftOut() {
+        func weighed(_ spelled: [(String, Float, Float?)]) -> [WhisperModel.TimedWord] {
+            spelled.enumerated().map { index, word in
+                WhisperModel.TimedWord(
+                    text: word.0, start: Double(index), end: Double(index) + 0.5, probability: word.1,
+                    promptFreeProbability: word.2)
+            }
+        }
+        func judged(_ words: [WhisperModel.TimedWord], promptFreeFloor: Float? = 0.02) -> [HeardPieces.Piece] {
+            HeardPieces.pieces(
+                of: words, places: { Self.detector.commandPlaces(in: $0) }, floor: 0.34,
+                promptFreeFloor: promptFreeFloor)
+        }
+        let auRevoir = weighed([("Over", 0.7, 0.01), ("and", 0.8, 0.02), ("out.", 0.9, 0.005)])
+        let heard = judged(auRevoir)
+        #expect(heard.map(\.unsure) == [true])
+        #expect(heard.map(\.recognized) == [""])
+        #expect(abs((heard.first?.promptFreeSureness ?? 1) - 0.01) < 1e-4, "the geometric mean of 0.01, 0.02, 0.005")
+        #expect(judged(auRevoir, promptFreeFloor: nil).map(\.unsure) == [false], "no prompt-free floor: sure")
+        #expect(judged(auRevoir, promptFreeFloor: 0.009).map(\.unsure) == [false], "just over a lower floor")
+        let notWeighed = weighed([("Over", 0.7, nil), ("and", 0.8, nil), ("out.", 0.9, nil)])
+        #expect(judged(notWeighed).map(\.unsure) == [false])
+        #expect(judged(notWeighed).first?.promptFreeSureness == nil)
+        let two = judged(
+            weighed([
+                ("Buy", 0.9, 0.9), ("milk,", 0.9, 0.9), ("send", 0.9, 0.5), ("message.", 0.9, 0.4),
+                ("Over", 0.7, 0.01), ("and", 0.8, 0.02), ("out.", 0.9, 0.005),
+            ]))
+        #expect(two.map(\.unsure) == [false, true])
+        #expect(two.map(\.recognized) == ["Buy milk, send message.", ""])
+    }
 }

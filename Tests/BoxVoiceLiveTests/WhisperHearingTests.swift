@@ -122,36 +122,36 @@ import Testing
                 == true)
     }
 
-    /// A command under the check's level is decoded again without the prompt; a command said for real is heard
-    /// there too and stands. Words with no command are never checked.
-    @Test func aCommandSaidForRealStandsTheCheckWithoutThePrompt() throws {
-        let detector = try #require(Self.detector)
-        var settings = try #require(try options().whisper)
-        settings.promptFreeCheckBelow = 1.01  // every command is checked
-        let ends = try Self.utteranceEnds(settings, detector)
-        let talk = try ends.transcribe(try Self.cut("none-budget.wav")).get()
-        #expect(ends.promptFreeChecks == 0, "no command, nothing to check")
-        #expect(!talk.holdsSureCommand)
-        let command = try ends.transcribe(try Self.cut("checkpoint-report.wav")).get()
-        #expect(ends.promptFreeChecks == 1)
-        #expect(command.holdsSureCommand, "\(UtteranceEnds.text(command.words))")
-        #expect(command.pieces.first { $0.lastCommandWord != nil }?.action == .sendCheckpoint)
+    /// Weighing a decode's own words again under its own prompt gives the probabilities whisper.cpp's search gave
+    /// them (up to the few tokens its search never writes, such as timestamps): the weighing lays out the prompt and
+    /// reads the decoder's output as whisper.cpp does, so the same words without the prompt are weighed right too.
+    @Test func weighingADecodesWordsUnderItsPromptGivesItsOwnProbabilities() throws {
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        _ = try model.transcribe(
+            try Self.to16k(try WAVCapturePCM.load(Checkout.sample("checkpoint-report.wav"))), prompt: prompt)
+        let both = try #require(model.lastDecodeWeighed(prompt: prompt))
+        #expect(both.weighed.count == both.decoded.count && both.decoded.count > 5)
+        let apart = zip(both.weighed, both.decoded).map { abs($0 - $1) }
+        #expect(apart.allSatisfy { $0 < 0.05 }, "\(both)")
+        let free = try #require(model.lastDecodeWeighed(prompt: nil))
+        #expect(zip(free.weighed, both.decoded).contains { abs($0 - $1) > 0.05 }, "the prompt counts: \(free)")
     }
 
-    /// A command the prompt-free words did not hold is unsure: its words are what stays without it.
-    @Test func aDoubtedCommandIsUnsureAndKeepsOnlyTheWordsBeforeIt() throws {
-        let words = [("Au", 0.6), ("revoir.", 0.5), ("Over", 0.6), ("and", 0.6), ("out.", 0.6)].map {
-            WhisperModel.TimedWord(text: $0.0, start: 0, end: 0, probability: Float($0.1))
-        }
+    /// A command said for real keeps its words likely without the prompt and acts; only decodes holding a command
+    /// are weighed again.
+    @Test func aCommandSaidForRealIsLikelyWithoutThePromptToo() throws {
         let detector = try #require(Self.detector)
-        let pieces = HeardPieces.pieces(of: words, places: { detector.commandPlaces(in: $0) }, floor: 0.34)
-        let piece = try #require(pieces.first)
-        #expect(!piece.unsure)
-        let doubted = HeardPieces.doubted(piece)
-        #expect(doubted.unsure)
-        #expect(doubted.recognized == "Au revoir.")
-        #expect(doubted.text == piece.text)
-        #expect(doubted.action == .sendClose)
+        let settings = try #require(try options().whisper)
+        let floor = try #require(settings.promptFreeFloor)
+        let ends = try Self.utteranceEnds(settings, detector)
+        let talk = try ends.transcribe(try Self.cut("none-budget.wav")).get()
+        #expect(!talk.words.isEmpty && talk.words.allSatisfy { $0.promptFreeProbability == nil })
+        let command = try ends.transcribe(try Self.cut("checkpoint-report.wav")).get()
+        let piece = try #require(command.pieces.first { $0.lastCommandWord != nil })
+        #expect(piece.action == .sendCheckpoint)
+        #expect((piece.promptFreeSureness ?? 0) > floor, "\(UtteranceEnds.text(command.words))")
+        #expect(command.holdsSureCommand)
     }
 
     /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
