@@ -26,7 +26,7 @@ done < <(cd "$root/Models" && find . -type f | sed 's|^\./||' | sort)
 # The neural hearing parts `make setup` built: the libraries where the binaries' rpath looks ($ORIGIN/../lib/boxvoice),
 # the models beside Models (ModelsDirectory and HearingModels look there first).
 hearing=$root/.build/hearing
-[ -f "$hearing/models/ggml-tiny.en.bin" ] || { echo "install: the hearing parts are missing; run \`make setup\` first" >&2; exit 1; }
+[ -f "$hearing/models/ggml-base-q8_0.bin" ] || { echo "install: the hearing parts are missing; run \`make setup\` first" >&2; exit 1; }
 while IFS= read -r library; do
     if [ -L "$hearing/lib/$library" ]; then
         # Symlinks (sonames) stay symlinks: the uninstall list names them too.
@@ -37,7 +37,7 @@ while IFS= read -r library; do
         put 644 "$hearing/lib/$library" "lib/boxvoice/$library"
     fi
 done < <(cd "$hearing/lib" && find . -maxdepth 1 -name 'lib*.so*' | sed 's|^\./||' | sort)
-for model in ggml-tiny.en.bin silero-v6.2.0.bin DeepFilterNet3_onnx.tar.gz whisper.cpp.LICENSE DeepFilterNet.LICENSE; do
+for model in ggml-base-q8_0.bin silero-v6.2.0.bin DeepFilterNet3_onnx.tar.gz whisper.cpp.LICENSE DeepFilterNet.LICENSE; do
     put 644 "$hearing/models/$model" "share/boxvoice/Models/$model"
 done
 # The unit names the installed binary: systemd does not search PATH.

@@ -33,7 +33,7 @@ License: all-rights-reserved
  No licence has been chosen for boxvoice yet: the project has not granted one, so none is
  claimed here. Ask the boxvoice developers before redistributing this package.
 
-Files: usr/lib/boxvoice/libwhisper* usr/lib/boxvoice/libggml* usr/share/boxvoice/Models/ggml-tiny.en.bin
+Files: usr/lib/boxvoice/libwhisper* usr/lib/boxvoice/libggml* usr/share/boxvoice/Models/ggml-base-q8_0.bin
  usr/share/boxvoice/Models/silero-v6.2.0.bin
 Copyright: 2023-2026 The ggml authors; Whisper weights 2022 OpenAI
 License: MIT

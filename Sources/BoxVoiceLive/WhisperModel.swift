@@ -5,7 +5,8 @@ import Synchronization
 /// Where the neural hearing parts are: the files `make setup` builds into `.build/hearing/models` and
 /// `make install` copies beside Models.
 public struct HearingModels: Sendable, Equatable {
-    /// Whisper's weights in ggml format (tiny.en, converted by scripts/whisper-ggml.py).
+    /// Whisper's weights in ggml format (base, multilingual, converted by scripts/whisper-ggml.py and quantized to
+    /// 8 bits by whisper.cpp's own tool).
     public var whisper: String
     /// Silero VAD v6.2 in ggml format.
     public var voiceActivity: String
@@ -21,7 +22,7 @@ public struct HearingModels: Sendable, Equatable {
     /// The three files in one folder, under the names `make setup` gives them.
     public init(folder: String) {
         self.init(
-            whisper: folder + "/ggml-tiny.en.bin", voiceActivity: folder + "/silero-v6.2.0.bin",
+            whisper: folder + "/ggml-base-q8_0.bin", voiceActivity: folder + "/silero-v6.2.0.bin",
             noiseFilter: folder + "/DeepFilterNet3_onnx.tar.gz")
     }
 
@@ -74,7 +75,7 @@ func silenceWhisperLogs() { whisper_log_set(quietLog, nil) }
 
 /// Whisper's weights, loaded once per process for each model file and shared by every `WhisperModel` decoding with
 /// them: each transcriber (every dictation, each of the daemon's turns, each of boxsim's HQ requests) would
-/// otherwise read and lay out the 75 MB again. whisper.cpp only reads a context's weights while decoding, each
+/// otherwise read and lay out the 82 MB again. whisper.cpp only reads a context's weights while decoding, each
 /// decoder with a state of its own, so one context serves any number of threads.
 final class WhisperWeights: Sendable {
     // Safe to share: after loading, whisper.cpp only reads the context (decodes write to their own states).
@@ -94,7 +95,7 @@ final class WhisperWeights: Sendable {
             // commands is split at them. The token-probability times whisper.cpp also offers are not set without
             // timestamp tokens.
             parameters.dtw_token_timestamps = true
-            parameters.dtw_aheads_preset = WHISPER_AHEADS_TINY_EN
+            parameters.dtw_aheads_preset = try ModelShape(path).alignmentHeads
             guard let context = whisper_init_from_file_with_params_no_state(path, parameters) else {
                 throw HearingError(
                     code: .modelUnusable,
@@ -105,6 +106,49 @@ final class WhisperWeights: Sendable {
     }
 
     private static let loaded = ModelFileMemo<WhisperWeights>(limit: 2)
+}
+
+/// The size of a Whisper model, read from its ggml header before loading: word timing needs the model's own
+/// alignment heads (the attention heads that follow the audio), and whisper.cpp is told which set before it loads.
+struct ModelShape: Equatable {
+    var vocabulary: Int32
+    var textState: Int32
+    var textLayers: Int32
+
+    init(vocabulary: Int32, textState: Int32, textLayers: Int32) {
+        self.vocabulary = vocabulary
+        self.textState = textState
+        self.textLayers = textLayers
+    }
+
+    init(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw HearingError(code: .modelUnusable, detail: "\(path) cannot be read; run `make setup` again")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 40)) ?? Data()
+        let fields = header.count == 40 ? header.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) } : []
+        guard fields.count == 10, UInt32(bitPattern: fields[0].littleEndian) == 0x6767_6D6C else {
+            throw HearingError(
+                code: .modelUnusable, detail: "\(path) is not a Whisper model in ggml format; run `make setup` again")
+        }
+        self.init(
+            vocabulary: fields[1].littleEndian, textState: fields[7].littleEndian, textLayers: fields[9].littleEndian)
+    }
+
+    /// Multilingual models have the language tokens (51,865 tokens and more); English-only ones 51,864.
+    var isMultilingual: Bool { vocabulary >= 51_865 }
+
+    /// whisper.cpp's alignment heads for this size; a size it has none for uses its top text layers' heads.
+    var alignmentHeads: whisper_alignment_heads_preset {
+        switch (textState, textLayers) {
+        case (384, 4): isMultilingual ? WHISPER_AHEADS_TINY : WHISPER_AHEADS_TINY_EN
+        case (512, 6): isMultilingual ? WHISPER_AHEADS_BASE : WHISPER_AHEADS_BASE_EN
+        case (768, 12): isMultilingual ? WHISPER_AHEADS_SMALL : WHISPER_AHEADS_SMALL_EN
+        case (1024, 24): isMultilingual ? WHISPER_AHEADS_MEDIUM : WHISPER_AHEADS_MEDIUM_EN
+        default: WHISPER_AHEADS_N_TOP_MOST
+        }
+    }
 }
 
 /// Whisper over 16 kHz mono Float32: one utterance in, its text out. This file is the only place that calls
@@ -188,6 +232,9 @@ public final class WhisperModel {
         public var words: [TimedWord]
         /// Whisper's own estimate that the audio held no speech (0...1).
         public var noSpeechProbability: Float
+        /// How likely Whisper finds it that the audio is English, among the languages it knows (0...1); nil for an
+        /// English-only model, or a decode not weighed (`transcribe`'s `scoringWithoutPrompt`).
+        public var englishProbability: Float? = nil
     }
 
     /// How an utterance is searched for its words.
@@ -209,7 +256,8 @@ public final class WhisperModel {
     ///     by window.
     ///   - scoringWithoutPrompt: given the decoded text, whether to weigh its words again as if there had been no
     ///     prompt (`TimedWord.promptFreeProbability`): the command phrases in the prompt are what Whisper writes
-    ///     into speech it cannot make out, and then it is the prompt, not the audio, that makes them likely.
+    ///     into speech it cannot make out, and then it is the prompt, not the audio, that makes them likely. A
+    ///     multilingual model also says then how likely the audio is English (`Transcript.englishProbability`).
     public func transcribe(
         _ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
         oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil,
@@ -281,11 +329,31 @@ public final class WhisperModel {
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let tokens = textTokens()
         var promptFree: [Float]?
+        var english: Float?
         if prompt != nil, oneSegment, let scoringWithoutPrompt, scoringWithoutPrompt(text) {
             promptFree = forcedLogProbabilities(tokens.map(\.id), prompt: nil, threads: Int(parameters.n_threads))
+            english = englishProbability(threads: Int(parameters.n_threads))
         }
         return Transcript(
-            text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech)
+            text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech,
+            englishProbability: english)
+    }
+
+    /// English's share of the probability Whisper gives the languages it knows, over the audio it last encoded:
+    /// the decoder's first step after the start-of-transcript token (how whisper.cpp detects a language), the
+    /// encoder's work reused. nil for an English-only model, or when whisper.cpp fails the step.
+    private func englishProbability(threads: Int) -> Float? {
+        guard whisper_is_multilingual(context) != 0 else { return nil }
+        let start = [whisper_token_sot(context)]
+        let status = start.withUnsafeBufferPointer {
+            whisper_decode_with_state(context, state, $0.baseAddress, 1, 0, Int32(threads))
+        }
+        guard status == 0, let logits = whisper_get_logits_from_state(state) else { return nil }
+        let languages = (0...whisper_lang_max_id()).map { logits[Int(whisper_token_lang(context, $0))] }
+        guard let highest = languages.max() else { return nil }
+        let total = languages.reduce(0.0) { $0 + exp(Double($1 - highest)) }
+        let english = logits[Int(whisper_token_lang(context, whisper_lang_id("en")))]
+        return Float(exp(Double(english - highest)) / total)
     }
 
     /// One text token of the last decode.

@@ -36,7 +36,7 @@ let program = ProgramSpec(
                 OptionSpec(
                     "--hq", .text, placeholder: "MODE", default: "whisper",
                     help: """
-                        what transcription answers: whisper (Whisper tiny.en decodes the upload; whisper:MODEL names \
+                        what transcription answers: whisper (Whisper base decodes the upload; whisper:MODEL names \
                         another ggml file), pocketsphinx (Debian's en-us model decodes the upload), describe (says how \
                         much audio it heard), fixed:TEXT, fail:CODE (500 with that code), flaky:N (the first N calls \
                         fail with network_error), slow:SECONDS

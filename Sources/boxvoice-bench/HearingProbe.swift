@@ -10,7 +10,7 @@ func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
-    promptFreeFloor: Float?? = nil
+    promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -27,6 +27,7 @@ func probeHearing(
     if !spotter { options.spotterPhrases = nil }
     if let careful { options.whisper?.carefulSearch = careful }
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
+    if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears
     // without Whisper, as boxvoice does when told to or when the hearing parts are missing.
@@ -39,15 +40,11 @@ func probeHearing(
         let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
         let seconds = Double(stream.audio.count) / 48_000
         let fired = commands(in: heard.utterances, detector: detector)
-        // Each command taken, with the utterance it ended and how sure Whisper was of it.
-        var taken = 0
-        for utterance in heard.utterances where !utterance.commandIsUnsure {
-            guard taken < fired.count, detector.detect(utterance.text) != nil else { continue }
-            taken += 1
-            let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
-            let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
+        // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
+        for utterance in heard.utterances where utterance.commandSureness != nil {
+            let unsure = utterance.commandIsUnsure ? " (unsure)" : ""
             say(
-                "  command at \(String(format: "%.1f", utterance.end)) s, sureness \(sure), without the prompt \(free)"
+                "  command at \(String(format: "%.1f", utterance.end)) s\(unsure), weighed \(weights(utterance))"
                     + ": \(utterance.text)")
         }
         if verbose {
@@ -68,19 +65,14 @@ func probeHearing(
     for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
     where conditionNames.contains(where: { condition.name.contains($0) }) {
         var right = 0, wrong = 0, cpu = 0.0
-        var sureness: [Float] = []
-        var pairs: [String] = []
+        var weighed: [String] = []
         for (index, clip) in clips.enumerated() {
             let heard = try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: options)
             cpu += heard.cpuSeconds
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
-            sureness += heard.utterances.compactMap(\.commandSureness)
-            pairs += heard.utterances.compactMap { utterance in
-                utterance.commandSureness.map { sure in
-                    let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
-                    return String(format: "%.2f/", sure) + free + (utterance.commandIsUnsure ? "u" : "")
-                }
+            weighed += heard.utterances.filter { $0.commandSureness != nil }.map {
+                weights($0) + ($0.commandIsUnsure ? "u" : "")
             }
             if fired.first?.action != clip.expected {
                 let texts = heard.utterances.map { ($0.commandIsUnsure ? "(unsure) " : "") + $0.text }
@@ -89,10 +81,18 @@ func probeHearing(
             }
         }
         say("\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s")
-        // How sure Whisper was of every command it wrote in these clips, taken or not, lowest first.
-        say("  sureness: " + sureness.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
-        say("  with, without the prompt: " + pairs.joined(separator: " "))
+        // Every command Whisper wrote in these clips, taken or not ("u": left unsure).
+        say("  sureness/without the prompt/English: " + weighed.joined(separator: " "))
     }
+}
+
+/// How a command was weighed: sureness, sureness without the prompt, how likely its utterance is English ("-": not
+/// weighed so).
+private func weights(_ utterance: LiveUtterance) -> String {
+    let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
+    let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
+    let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
+    return "\(sure)/\(free)/\(english)"
 }
 
 /// A line on stdout at once (not buffered): a probe cut short still says what it measured.

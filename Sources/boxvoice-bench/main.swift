@@ -106,13 +106,14 @@ do {
             ? .beam(Int(searchName.dropFirst(4)) ?? 5) : .greedy
         try probeHearing(
             models: models, real: real, work: work, hearing: hearing, heldOut: heldOut,
-            list: value("--list"), search: search, cleans: value("--filter") != "off",
+            list: value("--list"), search: search, cleans: value("--filter") == "on",
             conditionNames: list("--conditions", separator: ";") ?? [],
             threads: value("--threads").flatMap(Int.init) ?? 2,
             context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
             spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init),
             careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil },
-            promptFreeFloor: value("--prompt-free-floor").map { Float($0) })
+            promptFreeFloor: value("--prompt-free-floor").map { Float($0) },
+            englishFloor: value("--english-floor").map { Float($0) })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -28,7 +28,7 @@ import Testing
 
     /// In whisper mode the HQ text is Whisper's reading of the upload (a real recognizer, as a box's HQ is).
     @Test func whisperModeAnswersWithWhatTheRecordingSays() throws {
-        let box = try ConformanceBox { $0.hq = .whisper(model: HearingParts.folder + "/ggml-tiny.en.bin") }
+        let box = try ConformanceBox { $0.hq = .whisper(model: HearingParts.folder + "/ggml-base-q8_0.bin") }
         let wav = Array(try Data(contentsOf: URL(fileURLWithPath: Checkout.sample("none-weather.wav"))))
         let answer = try transcribe(box, ConformanceBox.multipart([("file", "segment.wav", "audio/wav", wav)]))
         #expect(answer.status == 200, "\(answer)")

@@ -105,4 +105,26 @@ import Testing
         #expect(two.map(\.unsure) == [false, true])
         #expect(two.map(\.recognized) == ["Buy milk, send message.", ""])
     }
+
+    /// A command in an utterance Whisper finds unlikely to be English is unsure, however sure Whisper was of its words:
+    /// the English floor applies to every command of the utterance, and an utterance not weighed so is judged by its
+    /// words alone.
+    @Test func aCommandInSpeechWhisperHearsAsAnotherLanguageIsUnsure() {
+        func judged(english: Float?, floor: Float? = 0.5) -> [HeardPieces.Piece] {
+            HeardPieces.pieces(
+                of: words([
+                    ("Buy", 0.9), ("milk,", 0.9), ("send", 0.9), ("message.", 0.9), ("Over", 0.8), ("and", 0.8),
+                    ("out.", 0.8),
+                ]),
+                places: { Self.detector.commandPlaces(in: $0) }, floor: 0.34, english: english, englishFloor: floor)
+        }
+        let french = judged(english: 0.2)
+        #expect(french.map(\.unsure) == [true, true])
+        #expect(french.map(\.recognized) == ["Buy milk,", ""])
+        #expect(french.map(\.english) == [0.2, 0.2])
+        #expect(judged(english: 0.7).map(\.unsure) == [false, false])
+        #expect(judged(english: 0.5).map(\.unsure) == [false, false], "the floor itself is English enough")
+        #expect(judged(english: nil).map(\.unsure) == [false, false], "not weighed: the words decide")
+        #expect(judged(english: 0.2, floor: nil).map(\.unsure) == [false, false], "no floor: not asked")
+    }
 }

@@ -154,6 +154,35 @@ import Testing
         #expect(command.holdsSureCommand)
     }
 
+    /// The multilingual model says how likely the audio it decoded is English when asked (a decode holding a
+    /// command): near certain for an English clip, unlikely for French, which it still writes as English words.
+    @Test func aWeighedDecodeSaysHowLikelyItsAudioIsEnglish() throws {
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        func heard(_ path: String, weighed: Bool) throws -> WhisperModel.Transcript {
+            try model.transcribe(
+                try Self.to16k(try WAVCapturePCM.load(path)), prompt: prompt, scoringWithoutPrompt: { _ in weighed })
+        }
+        let english = try heard(Checkout.sample("checkpoint-report.wav"), weighed: true)
+        #expect((english.englishProbability ?? 0) > 0.9, "\(english)")
+        let french = try heard(Checkout.root + "/Samples/foreign/fr-au-revoir.wav", weighed: true)
+        #expect((french.englishProbability ?? 1) < 0.5, "\(french)")
+        #expect(!french.text.isEmpty, "written as English words all the same: \(french.text)")
+        #expect(try heard(Checkout.sample("checkpoint-report.wav"), weighed: false).englishProbability == nil)
+    }
+
+    /// Word timing follows the model's own alignment heads, read from its header before whisper.cpp loads it; a
+    /// file that is not a ggml model is a typed error naming the fix.
+    @Test func theModelsSizeIsReadFromItsHeader() throws {
+        let shape = try ModelShape(HearingModels(folder: HearingParts.folder).whisper)
+        #expect(shape == ModelShape(vocabulary: 51_865, textState: 512, textLayers: 6))
+        #expect(shape.isMultilingual)
+        #expect(!ModelShape(vocabulary: 51_864, textState: 384, textLayers: 4).isMultilingual)
+        #expect { try ModelShape(Checkout.root + "/Package.swift") } throws: { error in
+            (error as? HearingError)?.code == .modelUnusable && "\(error)".contains("make setup")
+        }
+    }
+
     /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
     @Test func anUtteranceWhisperMissesIsPocketsphinxsAndSaysWhy() throws {
         let samples = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
