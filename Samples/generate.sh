@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates Samples/: speech clips synthesized with Debian's flite voices, converted by sox to
 # 48 kHz mono Float32 WAV (what boxvoice records), plus transcripts.json describing each clip.
-# Usage: Samples/generate.sh   (needs: flite, sox — `make samples` installs them)
+# Usage: Samples/generate.sh   (needs: flite, espeak-ng, sox — `make samples` installs them)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -107,6 +107,11 @@ done
 sox "${parts[@]}" "$work/long-body.wav"
 sox "$work/long-body.wav" "$here/long-meeting-notes.wav" pad 0.5 0.5
 add_entry "long-meeting-notes.wav" "${long_sentences[*]}" "slt,rms,awb,kal16" "Send message" "send"
+
+# Speech in another language, for Whisper's language check (not a command clip: kept out of transcripts.json).
+mkdir -p "$here/foreign"
+espeak-ng -v fr -s 150 -w "$work/fr.wav" "Merci de votre appel. Au revoir, et à bientôt."
+sox "$work/fr.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/fr-au-revoir.wav" gain -n -3 pad 0.3 0.5
 
 {
     echo "["
