@@ -280,10 +280,13 @@ public final class WhisperModel {
         parameters.print_special = false
         parameters.no_timestamps = true
         parameters.single_segment = oneSegment
-        if oneSegment {
+        if samples.count <= 30 * Self.sampleRate {
             // The encoder attends over as much audio as the utterance holds (and a second more), not Whisper's whole
-            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing").
+            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing"). A
+            // recording of one window (an HQ segment under 30 s) likewise; longer ones keep whole windows.
             parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
+        }
+        if oneSegment {
             // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
             // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
