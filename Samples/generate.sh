@@ -112,6 +112,9 @@ add_entry "long-meeting-notes.wav" "${long_sentences[*]}" "slt,rms,awb,kal16" "S
 mkdir -p "$here/foreign"
 espeak-ng -v fr -s 150 -w "$work/fr.wav" "Merci de votre appel. Au revoir, et à bientôt."
 sox "$work/fr.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/fr-au-revoir.wav" gain -n -3 pad 0.3 0.5
+# Spanish that Whisper, told to write English, translates into the send command's words (its own-language check).
+espeak-ng -v es-419 -s 170 -w "$work/es.wav" "Si quiere enviar el mensaje, diga enviar."
+sox "$work/es.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/es-enviar-mensaje.wav" gain -n -3 pad 0.3 0.5
 
 {
     echo "["

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
-# - Set b (the held-out set now): other sentences, in espeak-ng's Caribbean, Lancaster, West Midlands and New York
-#   voices with variants no step used. Keep it out of every tuning step: it exists to say how boxvoice hears the
-#   next user; when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
+# - Set b: other sentences, in espeak-ng's Caribbean, Lancaster, West Midlands and New York voices. Held out until
+#   the session that chose Whisper base over tiny.en, which ran both on it: a development set since.
+# - Set c (the held-out set now): other sentences again, in espeak-ng's Scottish, Received Pronunciation, British
+#   and American voices with variants no earlier set used, and some commands in the other phrasings the vocabulary
+#   takes (not in Whisper's prompt). Keep it out of every tuning step: it exists to say how boxvoice hears the next
+#   user; when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
 set -euo pipefail
 out=$1
-set=${2:-b}
+set=${2:-c}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -60,6 +63,24 @@ en-us-nyc+f5|cancel|That was meant for somebody else. Cancel message.
 en-us-nyc+f5|erase|I got the street name wrong, start over.
 en-us-nyc+f5|sendClose|The car is parked in the usual spot. Over and out.
 en-us-nyc+f5|send|Could you order more coffee filters for the kitchen. Send message.
+end
+set c
+en-gb-scotland+m6|send|The boiler man is coming between eight and ten tomorrow. Send message.
+en-gb-scotland+m6|sendClose|Thanks for sorting out the parking permits. Over and out.
+en-gb-scotland+m6|sendCheckpoint|Chapter three has the new diagrams now. Send checkpoint.
+en-gb-scotland+m6|sendHq|Find out if the bakery still does gluten free bread. Clean up and send.
+en-gb-x-rp+f1|micOff|The baby has just woken up. Stop listening.
+en-gb-x-rp+f1|cancel|Actually I will ring her myself instead. Cancel message.
+en-gb-x-rp+f1|erase|I mixed up the two flight numbers, start over.
+en-gb-x-rp+f1|send|Please water the tomatoes while I am away. Deliver the message.
+en+m4|sendClose|The quarterly figures went to the auditors this morning. Send and close.
+en+m4|sendCheckpoint|Section two of the grant proposal is drafted. Commit checkpoint.
+en+m4|sendHq|Let the neighbours know the skip arrives on Tuesday. Clean up and send.
+en+m4|micOff|I need to take this phone call. Turn off the microphone.
+en-us+f4|cancel|Forget it, the meeting got moved anyway. Cancel message.
+en-us+f4|erase|That came out completely wrong. Clear my message.
+en-us+f4|sendClose|The keys are under the mat by the back door. Finished talking.
+en-us+f4|send|Ask whether the gym is open on the holiday. Send message.
 end
 LIST
 )

@@ -18,14 +18,14 @@ import Foundation
 /// too. (Those figures are tiny.en's; Whisper base, which replaced it, gives 0.008 at most and 0.014 and up.)
 ///
 /// Whisper base, told to write English, translates: over French it can write the send command's words with the audio
-/// behind them. It also says how likely the utterance is English, and a command in an utterance under the English
-/// floor is unsure too.
+/// behind them. It also says how likely the utterance is English, and a command in an utterance it judges foreign
+/// (`soundsForeign`, or written in the language it hears without the command: `UtteranceEnds`) is unsure too.
 struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
         var text: String
         /// Whisper's command in this piece was under the floor, under the prompt-free floor, or said in an utterance
-        /// under the English floor.
+        /// judged foreign.
         var unsure: Bool
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
@@ -35,6 +35,8 @@ struct HeardPieces {
         /// How likely Whisper found the utterance English (`WhisperModel.Transcript.englishProbability`); nil when
         /// not weighed so.
         var english: Float? = nil
+        /// The language Whisper found likeliest for the utterance (`WhisperModel.Transcript.likeliestLanguage`).
+        var language: String? = nil
         /// The piece's command; nil for the words after the last command.
         var action: KeywordAction? = nil
         /// The piece without its command's words (the words after the last command: all of them).
@@ -51,11 +53,11 @@ struct HeardPieces {
     ///   - places: where the commands are in the words joined by single spaces (`KeywordDetector.commandPlaces`).
     ///   - floor: the least `sureness` a command must have to count by itself.
     ///   - promptFreeFloor: the least `promptFreeSureness` it must also have, where its words were weighed so.
-    ///   - english: how likely the utterance is English, where it was weighed so.
-    ///   - englishFloor: the least `english` an utterance holding a command must have.
+    ///   - english: how likely the utterance is English, where it was weighed so, and the language it likeliest is.
+    ///   - foreign: the utterance was judged spoken in another language: its commands are unsure.
     static func pieces(
         of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], floor: Float,
-        promptFreeFloor: Float? = nil, english: Float? = nil, englishFloor: Float? = nil
+        promptFreeFloor: Float? = nil, english: Float? = nil, language: String? = nil, foreign: Bool = false
     ) -> [Piece] {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
@@ -83,14 +85,13 @@ struct HeardPieces {
             let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
             let promptFree = commandWords.flatMap { promptFreeSureness(of: $0.map { words[$0] }) }
             let promptMadeIt = promptFree.flatMap { free in promptFreeFloor.map { free < $0 } } ?? false
-            let foreign = english.flatMap { english in englishFloor.map { english < $0 } } ?? false
             let unsure = (sure.map { $0 < floor } ?? false) || promptMadeIt || foreign
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
                     text: piece, unsure: unsure, sureness: sure, promptFreeSureness: promptFree, english: english,
-                    action: place.action, withoutCommand: before,
+                    language: language, action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))
             from = place.end
         }
@@ -99,6 +100,13 @@ struct HeardPieces {
             pieces.append(Piece(text: rest, unsure: false, withoutCommand: rest, lastCommandWord: nil))
         }
         return pieces
+    }
+
+    /// Whether an utterance Whisper judged English by `english` is under the English `floor`: nil for either (not
+    /// weighed, no floor) is no.
+    static func soundsForeign(english: Float?, floor: Float?) -> Bool {
+        guard let english, let floor else { return false }
+        return english < floor
     }
 
     /// `sureness` of the words as Whisper weighed them without the prompt; nil if any was not weighed so.

@@ -65,6 +65,8 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandPromptFreeSureness: Float?
     /// How likely Whisper found the utterance holding that command English (`HeardPieces.Piece.english`).
     public var commandEnglish: Float?
+    /// The language Whisper found likeliest for that utterance (`HeardPieces.Piece.language`).
+    public var commandLanguage: String?
 }
 
 public enum LiveUpdate: Sendable, Equatable {
@@ -222,6 +224,10 @@ public final class LiveTranscriber {
         /// the prompt, English 0.00019). The development clips' synthetic voices, in noise, are judged English by as
         /// little as 0.0032, so the floor sits between (BENCHMARKS.md, "Whisper base"). nil: not asked.
         public var englishFloor: Float? = 0.001
+        /// How likely Whisper may find an utterance English and still have a sure command in it checked in the
+        /// language it hears likeliest (`UtteranceEnds.inItsOwnLanguage`): translations over the English floor.
+        /// nil: never checked.
+        public var ownLanguageBelow: Float? = 0.3
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models
@@ -386,6 +392,7 @@ public final class LiveTranscriber {
                 utterance.commandSureness = heard.piece.sureness
                 utterance.commandPromptFreeSureness = heard.piece.promptFreeSureness
                 utterance.commandEnglish = heard.piece.english
+                utterance.commandLanguage = heard.piece.language
                 return .utterance(utterance)
             }
         case .failure(let error):

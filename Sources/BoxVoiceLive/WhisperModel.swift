@@ -235,6 +235,8 @@ public final class WhisperModel {
         /// How likely Whisper finds it that the audio is English, among the languages it knows (0...1); nil for an
         /// English-only model, or a decode not weighed (`transcribe`'s `scoringWithoutPrompt`).
         public var englishProbability: Float? = nil
+        /// The language Whisper finds likeliest for the audio (its code: `es` for Spanish), when weighed as above.
+        public var likeliestLanguage: String? = nil
     }
 
     /// How an utterance is searched for its words.
@@ -245,8 +247,10 @@ public final class WhisperModel {
         case beam(Int)
     }
 
-    /// Decodes `samples` (at most 30 s) as one segment of English.
+    /// Decodes `samples` (at most 30 s) as one segment of English, or of `language`.
     /// - Parameters:
+    ///   - language: the language Whisper writes (a code whisper.cpp knows); a multilingual model told to write
+    ///     English translates speech in another language.
     ///   - prompt: text the decoder takes as what came before: the command phrases, so it spells them as the
     ///     keyword detector expects.
     ///   - threads: CPU threads for this decode.
@@ -261,7 +265,7 @@ public final class WhisperModel {
     public func transcribe(
         _ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
         oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil,
-        scoringWithoutPrompt: ((String) -> Bool)? = nil
+        scoringWithoutPrompt: ((String) -> Bool)? = nil, language: String = "en"
     ) throws -> Transcript {
         let samples = Self.paddedForAlignment(samples)
         let utteranceSearch = oneSegment ? search : .greedy
@@ -306,7 +310,7 @@ public final class WhisperModel {
             parameters.abort_callback_user_data = Unmanaged.passUnretained(stopBox).toOpaque()
         }
         let status = withExtendedLifetime(stopBox) {
-            "en".withCString { language in
+            language.withCString { language in
                 parameters.language = language
                 return (prompt ?? "").withCString { promptText in
                     parameters.initial_prompt = prompt == nil ? nil : promptText
@@ -332,20 +336,52 @@ public final class WhisperModel {
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let tokens = textTokens()
         var promptFree: [Float]?
-        var english: Float?
-        if prompt != nil, oneSegment, let scoringWithoutPrompt, scoringWithoutPrompt(text) {
+        var spoken: (english: Float, likeliest: String)?
+        if prompt != nil, oneSegment, language == "en", let scoringWithoutPrompt, scoringWithoutPrompt(text) {
             promptFree = forcedLogProbabilities(tokens.map(\.id), prompt: nil, threads: Int(parameters.n_threads))
-            english = englishProbability(threads: Int(parameters.n_threads))
+            spoken = spokenLanguage(threads: Int(parameters.n_threads))
         }
         return Transcript(
             text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech,
-            englishProbability: english)
+            englishProbability: spoken?.english, likeliestLanguage: spoken?.likeliest)
     }
 
-    /// English's share of the probability Whisper gives the languages it knows, over the audio it last encoded:
-    /// the decoder's first step after the start-of-transcript token (how whisper.cpp detects a language), the
-    /// encoder's work reused. nil for an English-only model, or when whisper.cpp fails the step.
-    private func englishProbability(threads: Int) -> Float? {
+    /// How likely `samples` (at most 30 s) are English, and which language Whisper finds likeliest, without their
+    /// words (`Transcript.text` is empty): one encoding and a decoder step. nil fields for an English-only model.
+    public func spokenLanguage(of samples: [Float], threads: Int = 2) throws -> Transcript {
+        let samples = Self.paddedForAlignment(Array(samples.suffix(30 * Self.sampleRate)))
+        var parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+        parameters.n_threads = Int32(max(1, threads))
+        parameters.print_progress = false
+        parameters.print_realtime = false
+        parameters.no_timestamps = true
+        parameters.single_segment = true
+        parameters.no_context = true
+        parameters.temperature_inc = 0
+        // The encoder's work is what is wanted; the decoder writes one token, and the language is read after it.
+        parameters.max_tokens = 1
+        parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
+        let status = "en".withCString { language in
+            parameters.language = language
+            return samples.withUnsafeBufferPointer {
+                whisper_full_with_state(context, state, parameters, $0.baseAddress, Int32($0.count))
+            }
+        }
+        guard status == 0 else {
+            throw HearingError(
+                code: .decodeFailed, detail: "Whisper could not encode the audio (whisper_full returned \(status))")
+        }
+        let spoken = spokenLanguage(threads: Int(parameters.n_threads))
+        return Transcript(
+            text: "", words: [], noSpeechProbability: 0, englishProbability: spoken?.english,
+            likeliestLanguage: spoken?.likeliest)
+    }
+
+    /// English's share of the probability Whisper gives the languages it knows, and the language it finds
+    /// likeliest, over the audio it last encoded: the decoder's first step after the start-of-transcript token (how
+    /// whisper.cpp detects a language), the encoder's work reused. nil for an English-only model, or when
+    /// whisper.cpp fails the step.
+    private func spokenLanguage(threads: Int) -> (english: Float, likeliest: String)? {
         guard whisper_is_multilingual(context) != 0 else { return nil }
         let start = [whisper_token_sot(context)]
         let status = start.withUnsafeBufferPointer {
@@ -353,10 +389,12 @@ public final class WhisperModel {
         }
         guard status == 0, let logits = whisper_get_logits_from_state(state) else { return nil }
         let languages = (0...whisper_lang_max_id()).map { logits[Int(whisper_token_lang(context, $0))] }
-        guard let highest = languages.max() else { return nil }
+        guard let highest = languages.max(), let top = languages.firstIndex(of: highest),
+            let code = whisper_lang_str(Int32(top))
+        else { return nil }
         let total = languages.reduce(0.0) { $0 + exp(Double($1 - highest)) }
         let english = logits[Int(whisper_token_lang(context, whisper_lang_id("en")))]
-        return Float(exp(Double(english - highest)) / total)
+        return (Float(exp(Double(english - highest)) / total), String(cString: code))
     }
 
     /// One text token of the last decode.

@@ -13,17 +13,21 @@ public final class WhisperWorker: Sendable {
         /// nil: the worker's own search.
         let search: WhisperModel.Search?
         let scoringWithoutPrompt: (@Sendable (String) -> Bool)?
+        /// The language the words are written in; nil: only the language spoken is judged
+        /// (`WhisperModel.spokenLanguage(of:)`).
+        let language: String?
         let done = DispatchSemaphore(value: 0)
         let abandoned = Atomic<Bool>(false)
         let answer = Mutex<Result<WhisperModel.Transcript, HearingError>?>(nil)
         init(
             samples: [Float], prompt: String?, search: WhisperModel.Search?,
-            scoringWithoutPrompt: (@Sendable (String) -> Bool)?
+            scoringWithoutPrompt: (@Sendable (String) -> Bool)?, language: String?
         ) {
             self.samples = samples
             self.prompt = prompt
             self.search = search
             self.scoringWithoutPrompt = scoringWithoutPrompt
+            self.language = language
         }
     }
 
@@ -67,12 +71,16 @@ public final class WhisperWorker: Sendable {
                     result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
                 } else {
                     do {
-                        result = .success(
-                            try model.get().transcribe(
-                                job.samples, prompt: job.prompt, threads: threads,
-                                search: job.search ?? search,
-                                shouldStop: { job.abandoned.load(ordering: .relaxed) },
-                                scoringWithoutPrompt: job.scoringWithoutPrompt))
+                        if let language = job.language {
+                            result = .success(
+                                try model.get().transcribe(
+                                    job.samples, prompt: job.prompt, threads: threads,
+                                    search: job.search ?? search,
+                                    shouldStop: { job.abandoned.load(ordering: .relaxed) },
+                                    scoringWithoutPrompt: job.scoringWithoutPrompt, language: language))
+                        } else {
+                            result = .success(try model.get().spokenLanguage(of: job.samples, threads: threads))
+                        }
                     } catch let error as HearingError {
                         result = .failure(error)
                     } catch {
@@ -98,12 +106,26 @@ public final class WhisperWorker: Sendable {
     /// - Parameters:
     ///   - search: this decode's search (nil: the worker's).
     ///   - scoringWithoutPrompt: which decoded texts to weigh again without the prompt (`WhisperModel.transcribe`).
+    ///   - language: the language Whisper writes (`WhisperModel.transcribe`).
     public func transcribe(
         _ samples: [Float], prompt: String?, deadline: Double, search: WhisperModel.Search? = nil,
-        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil
+        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en"
     ) -> Result<WhisperModel.Transcript, HearingError> {
-        let job = Job(
-            samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt)
+        wait(
+            for: Job(
+                samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt,
+                language: language), deadline: deadline)
+    }
+
+    /// How likely `samples` are English and which language they likeliest are (`WhisperModel.spokenLanguage(of:)`),
+    /// waiting at most `deadline` seconds.
+    public func spokenLanguage(of samples: [Float], deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
+        wait(
+            for: Job(samples: samples, prompt: nil, search: nil, scoringWithoutPrompt: nil, language: nil),
+            deadline: deadline)
+    }
+
+    private func wait(for job: Job, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
         queue.jobs.withLock { $0.waiting.append(job) }
         queue.wake.signal()
         if job.done.wait(timeout: .now() + max(0, deadline)) == .timedOut {

@@ -10,7 +10,7 @@ func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
-    promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil
+    promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -28,6 +28,7 @@ func probeHearing(
     if let careful { options.whisper?.carefulSearch = careful }
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
+    if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears
     // without Whisper, as boxvoice does when told to or when the hearing parts are missing.
@@ -87,12 +88,13 @@ func probeHearing(
 }
 
 /// How a command was weighed: sureness, sureness without the prompt, how likely its utterance is English ("-": not
-/// weighed so).
+/// weighed so), and in brackets the language Whisper found likeliest when not English.
 private func weights(_ utterance: LiveUtterance) -> String {
     let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
     let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
     let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
-    return "\(sure)/\(free)/\(english)"
+    let language = utterance.commandLanguage.map { $0 == "en" ? "" : "(\($0))" } ?? ""
+    return "\(sure)/\(free)/\(english)\(language)"
 }
 
 /// A line on stdout at once (not buffered): a probe cut short still says what it measured.

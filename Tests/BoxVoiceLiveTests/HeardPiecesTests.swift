@@ -116,7 +116,8 @@ import Testing
                     ("Buy", 0.9), ("milk,", 0.9), ("send", 0.9), ("message.", 0.9), ("Over", 0.8), ("and", 0.8),
                     ("out.", 0.8),
                 ]),
-                places: { Self.detector.commandPlaces(in: $0) }, floor: 0.34, english: english, englishFloor: floor)
+                places: { Self.detector.commandPlaces(in: $0) }, floor: 0.34, english: english,
+                foreign: HeardPieces.soundsForeign(english: english, floor: floor))
         }
         let french = judged(english: 0.2)
         #expect(french.map(\.unsure) == [true, true])

@@ -171,6 +171,50 @@ import Testing
         #expect(try heard(Checkout.sample("checkpoint-report.wav"), weighed: false).englishProbability == nil)
     }
 
+    /// The language a weighed decode finds likeliest is named, and a decode told to write it writes that language
+    /// (told to write English, the same model translates).
+    @Test func aDecodeInTheLanguageHeardWritesThatLanguage() throws {
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        let audio = try Self.to16k(try WAVCapturePCM.load(Checkout.sample("foreign/fr-au-revoir.wav")))
+        let weighed = try model.transcribe(audio, prompt: prompt, scoringWithoutPrompt: { _ in true })
+        #expect(weighed.likeliestLanguage == "fr", "\(weighed)")
+        let english = try model.transcribe(
+            try Self.to16k(try WAVCapturePCM.load(Checkout.sample("checkpoint-report.wav"))), prompt: prompt,
+            scoringWithoutPrompt: { _ in true })
+        #expect(english.likeliestLanguage == "en")
+        let french = try model.transcribe(audio, prompt: nil, language: "fr")
+        #expect(french.text.lowercased().contains("revoir"), "\(french.text)")
+        #expect(french.likeliestLanguage == nil, "only an English decode is weighed for its language")
+    }
+
+    /// A command Whisper writes by translating (Spanish *si quiere enviar el mensaje, diga enviar* as *if you want to
+    /// send the message, send it*, with every other floor off so nothing else doubts it) is caught by decoding the
+    /// utterance again in the language heard, where the command's words are not: it waits for the box. Without the
+    /// check it would act by itself.
+    @Test func aCommandTranslatedFromAnotherLanguageWaitsForTheBox() throws {
+        let detector = try #require(Self.detector)
+        var settings = try #require(try options().whisper)
+        settings.commandFloor = 0
+        settings.promptFreeFloor = nil
+        settings.englishFloor = nil
+        let spanish = try Self.cut("foreign/es-enviar-mensaje.wav")
+        settings.ownLanguageBelow = nil
+        let unchecked = try Self.utteranceEnds(settings, detector).transcribe(spanish).get()
+        let translated = unchecked.holdsSureCommand
+        #expect(translated, "Whisper translated: \(unchecked.decoded)")
+        settings.ownLanguageBelow = 0.3
+        let ends = try Self.utteranceEnds(settings, detector)
+        let checked = try ends.transcribe(spanish).get()
+        #expect(ends.languageChecks == 1)
+        #expect(checked.foreign && !checked.holdsSureCommand)
+        let piece = try #require(checked.pieces.first { $0.lastCommandWord != nil })
+        #expect(piece.unsure && piece.action == .send && piece.language == "es")
+        // English is not decoded again: its command stands.
+        let english = try ends.transcribe(try Self.cut("send-buy-milk.wav")).get()
+        #expect(english.holdsSureCommand && ends.languageChecks == 1)
+    }
+
     /// Word timing follows the model's own alignment heads, read from its header before whisper.cpp loads it; a
     /// file that is not a ggml model is a typed error naming the fix.
     @Test func theModelsSizeIsReadFromItsHeader() throws {
@@ -231,6 +275,21 @@ import Testing
         #expect(own.map(\.text) == ["then", "more."])
         #expect(own.first.map { abs($0.start - 0.3) < 1e-9 } == true)
         #expect(UtteranceEnds.ownWords(words, after: 0, lead: 0.3) == words)
+    }
+
+    /// Which audio a command's language is judged over: the cut and the seconds before it, eight in all, never more
+    /// than was kept; none for a cut that long already.
+    @Test func theLanguageIsJudgedOverEightSecondsEndingWithTheUtterance() {
+        // A 1 s cut whose audio runs from 10 s to 11 s of the stream.
+        let cut = UtteranceCutter.Cut(
+            samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11, speechEnd: 10.7, forced: false)
+        #expect(UtteranceEnds.leadRange(for: cut, kept: 0..<176_000) == 48_000..<160_000)
+        #expect(UtteranceEnds.leadRange(for: cut, kept: 100_000..<176_000) == 100_000..<160_000)
+        #expect(UtteranceEnds.leadRange(for: cut, kept: 160_000..<176_000) == nil, "nothing before it kept")
+        var long = cut
+        long.samples = [Float](repeating: 0, count: 128_000)
+        long.end = 18
+        #expect(UtteranceEnds.leadRange(for: long, kept: 0..<300_000) == nil)
     }
 
     /// Which audio a cut is decoded with: the seconds before it, only for a short cut right after speech, never
