@@ -186,6 +186,13 @@ import Testing
         let french = try model.transcribe(audio, prompt: nil, language: "fr")
         #expect(french.text.lowercased().contains("revoir"), "\(french.text)")
         #expect(french.likeliestLanguage == nil, "only an English decode is weighed for its language")
+        // The language alone, without the words (what a command's lead-in is judged by).
+        let judgedFrench = try model.spokenLanguage(of: audio)
+        #expect(judgedFrench.likeliestLanguage == "fr" && judgedFrench.text.isEmpty)
+        #expect((judgedFrench.englishProbability ?? 1) < 0.5)
+        let judgedEnglish = try model.spokenLanguage(
+            of: try Self.to16k(try WAVCapturePCM.load(Checkout.sample("none-budget.wav"))))
+        #expect(judgedEnglish.likeliestLanguage == "en" && (judgedEnglish.englishProbability ?? 0) > 0.5)
     }
 
     /// A command Whisper writes by translating (Spanish *si quiere enviar el mensaje, diga enviar* as *if you want to
