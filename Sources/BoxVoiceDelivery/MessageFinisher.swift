@@ -224,9 +224,11 @@ public final class MessageFinisher: Sendable {
         }
     }
 
-    /// An uploader already given every segment of the message's kept recording.
+    /// An uploader already given every segment of the message's kept recording, waited for from before its first
+    /// upload starts: a user who stops waiting as soon as the upload is shown (`sendLiveTextNow`) is heard.
     private func uploaderOfKeptRecording(_ message: DictatedMessage) -> HQUploader {
         let uploader = self.uploader(for: message.id, session: message.session)
+        awaited.withLock { $0 = uploader }
         for (index, path) in store.segmentFiles(of: message).enumerated() {
             guard let frames = try? SoundFile.open(path: path).frames else { continue }
             uploader.submit(
