@@ -268,61 +268,15 @@ public final class WhisperModel {
         scoringWithoutPrompt: ((String) -> Bool)? = nil, language: String = "en"
     ) throws -> Transcript {
         let samples = Self.paddedForAlignment(samples)
-        let utteranceSearch = oneSegment ? search : .greedy
-        var parameters: whisper_full_params
-        switch utteranceSearch {
-        case .greedy:
-            parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
-        case .beam(let width):
-            parameters = whisper_full_default_params(WHISPER_SAMPLING_BEAM_SEARCH)
-            parameters.beam_search.beam_size = Int32(max(2, width))
-        }
-        parameters.n_threads = Int32(max(1, threads))
-        parameters.print_progress = false
-        parameters.print_realtime = false
-        parameters.print_timestamps = false
-        parameters.print_special = false
-        parameters.no_timestamps = true
-        parameters.single_segment = oneSegment
-        if samples.count <= 30 * Self.sampleRate {
-            // The encoder attends over as much audio as the utterance holds (and a second more), not Whisper's whole
-            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing"). A
-            // recording of one window (an HQ segment under 30 s) likewise; longer ones keep whole windows.
-            parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
-        }
+        var parameters = Self.quietParameters(
+            search: oneSegment ? search : .greedy, threads: threads, oneSegment: oneSegment, samples: samples.count)
         if oneSegment {
             // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
-            // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
-            // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A loop (the
-            // same sentence or word written again) is cut by the token ceiling and dropped by `UtteranceEnds.plain`.
-            parameters.temperature_inc = 0
         }
-        parameters.no_context = true
         parameters.suppress_nst = true
-        let stopBox = shouldStop.map { StopCheck($0) }
-        let abortCallback: ggml_abort_callback = { data in
-            guard let data else { return false }
-            return Unmanaged<StopCheck>.fromOpaque(data).takeUnretainedValue().check()
-        }
-        if let stopBox {
-            parameters.abort_callback = abortCallback
-            parameters.abort_callback_user_data = Unmanaged.passUnretained(stopBox).toOpaque()
-        }
-        let status = withExtendedLifetime(stopBox) {
-            language.withCString { language in
-                parameters.language = language
-                return (prompt ?? "").withCString { promptText in
-                    parameters.initial_prompt = prompt == nil ? nil : promptText
-                    return samples.withUnsafeBufferPointer {
-                        whisper_full_with_state(context, state, parameters, $0.baseAddress, Int32($0.count))
-                    }
-                }
-            }
-        }
-        if let stopBox, stopBox.check() {
-            throw HearingError(code: .abandoned, detail: "Whisper's decode was abandoned at its deadline")
-        }
+        let status = try run(
+            samples, parameters: parameters, language: language, prompt: prompt, shouldStop: shouldStop)
         guard status == 0 else {
             throw HearingError(
                 code: .decodeFailed, detail: "Whisper could not decode the utterance (whisper_full returned \(status))")
@@ -348,25 +302,16 @@ public final class WhisperModel {
 
     /// How likely `samples` (at most 30 s) are English, and which language Whisper finds likeliest, without their
     /// words (`Transcript.text` is empty): one encoding and a decoder step. nil fields for an English-only model.
-    public func spokenLanguage(of samples: [Float], threads: Int = 2) throws -> Transcript {
+    /// `shouldStop` is polled as in `transcribe`: an encoding of 8 s is worth abandoning at a deadline too.
+    public func spokenLanguage(
+        of samples: [Float], threads: Int = 2, shouldStop: (@Sendable () -> Bool)? = nil
+    ) throws -> Transcript {
         let samples = Self.paddedForAlignment(Array(samples.suffix(30 * Self.sampleRate)))
-        var parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
-        parameters.n_threads = Int32(max(1, threads))
-        parameters.print_progress = false
-        parameters.print_realtime = false
-        parameters.no_timestamps = true
-        parameters.single_segment = true
-        parameters.no_context = true
-        parameters.temperature_inc = 0
+        var parameters = Self.quietParameters(
+            search: .greedy, threads: threads, oneSegment: true, samples: samples.count)
         // The encoder's work is what is wanted; the decoder writes one token, and the language is read after it.
         parameters.max_tokens = 1
-        parameters.audio_ctx = Int32(Self.audioContext(seconds: Double(samples.count) / Double(Self.sampleRate)))
-        let status = "en".withCString { language in
-            parameters.language = language
-            return samples.withUnsafeBufferPointer {
-                whisper_full_with_state(context, state, parameters, $0.baseAddress, Int32($0.count))
-            }
-        }
+        let status = try run(samples, parameters: parameters, language: "en", prompt: nil, shouldStop: shouldStop)
         guard status == 0 else {
             throw HearingError(
                 code: .decodeFailed, detail: "Whisper could not encode the audio (whisper_full returned \(status))")
@@ -375,6 +320,75 @@ public final class WhisperModel {
         return Transcript(
             text: "", words: [], noSpeechProbability: 0, englishProbability: spoken?.english,
             likeliestLanguage: spoken?.likeliest)
+    }
+
+    /// The setup every decode here starts from: nothing printed, no timestamps, no text carried over from the last
+    /// decode, and the encoder fitted to the audio.
+    private static func quietParameters(
+        search: Search, threads: Int, oneSegment: Bool, samples: Int
+    ) -> whisper_full_params {
+        var parameters: whisper_full_params
+        switch search {
+        case .greedy:
+            parameters = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+        case .beam(let width):
+            parameters = whisper_full_default_params(WHISPER_SAMPLING_BEAM_SEARCH)
+            parameters.beam_search.beam_size = Int32(max(2, width))
+        }
+        parameters.n_threads = Int32(max(1, threads))
+        parameters.print_progress = false
+        parameters.print_realtime = false
+        parameters.print_timestamps = false
+        parameters.print_special = false
+        parameters.no_timestamps = true
+        parameters.no_context = true
+        parameters.single_segment = oneSegment
+        if samples <= 30 * sampleRate {
+            // The encoder attends over as much audio as the utterance holds (and a second more), not Whisper's whole
+            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing"). A
+            // recording of one window (an HQ segment under 30 s) likewise; longer ones keep whole windows.
+            parameters.audio_ctx = Int32(audioContext(seconds: Double(samples) / Double(sampleRate)))
+        }
+        if oneSegment {
+            // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
+            // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A loop (the
+            // same sentence or word written again) is cut by the token ceiling and dropped by `UtteranceEnds.plain`.
+            parameters.temperature_inc = 0
+        }
+        return parameters
+    }
+
+    /// Runs whisper.cpp over `samples` with `parameters`, in `language`, after `prompt`, polling `shouldStop`
+    /// between its steps; throws `abandoned` when that stopped it, else returns whisper_full's status.
+    private func run(
+        _ samples: [Float], parameters: whisper_full_params, language: String, prompt: String?,
+        shouldStop: (@Sendable () -> Bool)?
+    ) throws -> Int32 {
+        var parameters = parameters
+        let stopBox = shouldStop.map { StopCheck($0) }
+        let abortCallback: ggml_abort_callback = { data in
+            guard let data else { return false }
+            return Unmanaged<StopCheck>.fromOpaque(data).takeUnretainedValue().check()
+        }
+        if let stopBox {
+            parameters.abort_callback = abortCallback
+            parameters.abort_callback_user_data = Unmanaged.passUnretained(stopBox).toOpaque()
+        }
+        let status = withExtendedLifetime(stopBox) {
+            language.withCString { language in
+                parameters.language = language
+                return (prompt ?? "").withCString { promptText in
+                    parameters.initial_prompt = prompt == nil ? nil : promptText
+                    return samples.withUnsafeBufferPointer {
+                        whisper_full_with_state(context, state, parameters, $0.baseAddress, Int32($0.count))
+                    }
+                }
+            }
+        }
+        if let stopBox, stopBox.check() {
+            throw HearingError(code: .abandoned, detail: "Whisper's decode was abandoned at its deadline")
+        }
+        return status
     }
 
     /// English's share of the probability Whisper gives the languages it knows, and the language it finds

@@ -13,22 +13,28 @@ public final class WhisperWorker: Sendable {
         /// nil: the worker's own search.
         let search: WhisperModel.Search?
         let scoringWithoutPrompt: (@Sendable (String) -> Bool)?
-        /// The language the words are written in; nil: only the language spoken is judged
-        /// (`WhisperModel.spokenLanguage(of:)`).
-        let language: String?
+        let work: Work
         let done = DispatchSemaphore(value: 0)
         let abandoned = Atomic<Bool>(false)
         let answer = Mutex<Result<WhisperModel.Transcript, HearingError>?>(nil)
         init(
             samples: [Float], prompt: String?, search: WhisperModel.Search?,
-            scoringWithoutPrompt: (@Sendable (String) -> Bool)?, language: String?
+            scoringWithoutPrompt: (@Sendable (String) -> Bool)?, work: Work
         ) {
             self.samples = samples
             self.prompt = prompt
             self.search = search
             self.scoringWithoutPrompt = scoringWithoutPrompt
-            self.language = language
+            self.work = work
         }
+    }
+
+    /// What a job asks of the model.
+    private enum Work: Sendable {
+        /// The words, written in this language (`WhisperModel.transcribe`).
+        case words(language: String)
+        /// Only which language is spoken (`WhisperModel.spokenLanguage(of:)`).
+        case languageOnly
     }
 
     /// The jobs waiting, shared by the caller and the thread (the thread must not keep the worker alive).
@@ -70,16 +76,19 @@ public final class WhisperWorker: Sendable {
                 } else if job.abandoned.load(ordering: .relaxed) {
                     result = .failure(HearingError(code: .abandoned, detail: "the utterance waited past its deadline"))
                 } else {
+                    let shouldStop: @Sendable () -> Bool = { job.abandoned.load(ordering: .relaxed) }
                     do {
-                        if let language = job.language {
+                        switch job.work {
+                        case .words(let language):
                             result = .success(
                                 try model.get().transcribe(
                                     job.samples, prompt: job.prompt, threads: threads,
-                                    search: job.search ?? search,
-                                    shouldStop: { job.abandoned.load(ordering: .relaxed) },
+                                    search: job.search ?? search, shouldStop: shouldStop,
                                     scoringWithoutPrompt: job.scoringWithoutPrompt, language: language))
-                        } else {
-                            result = .success(try model.get().spokenLanguage(of: job.samples, threads: threads))
+                        case .languageOnly:
+                            result = .success(
+                                try model.get().spokenLanguage(
+                                    of: job.samples, threads: threads, shouldStop: shouldStop))
                         }
                     } catch let error as HearingError {
                         result = .failure(error)
@@ -114,14 +123,14 @@ public final class WhisperWorker: Sendable {
         wait(
             for: Job(
                 samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt,
-                language: language), deadline: deadline)
+                work: .words(language: language)), deadline: deadline)
     }
 
     /// How likely `samples` are English and which language they likeliest are (`WhisperModel.spokenLanguage(of:)`),
     /// waiting at most `deadline` seconds.
     public func spokenLanguage(of samples: [Float], deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
         wait(
-            for: Job(samples: samples, prompt: nil, search: nil, scoringWithoutPrompt: nil, language: nil),
+            for: Job(samples: samples, prompt: nil, search: nil, scoringWithoutPrompt: nil, work: .languageOnly),
             deadline: deadline)
     }
 

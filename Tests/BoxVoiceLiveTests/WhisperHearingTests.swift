@@ -195,6 +195,25 @@ import Testing
         #expect(judgedEnglish.likeliestLanguage == "en" && (judgedEnglish.englishProbability ?? 0) > 0.5)
     }
 
+    /// A decode past its deadline is stopped inside whisper.cpp, not run to its end on the worker's thread: the
+    /// words and the language alone (an encoding of up to 8 s) both give up when asked to.
+    @Test func bothKindsOfDecodeStopWhenAsked() throws {
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let audio = try Self.to16k(try WAVCapturePCM.load(Checkout.sample("none-budget.wav")))
+        for (kind, decode) in [
+            ("words", { try model.transcribe(audio, prompt: nil, shouldStop: { true }) }),
+            ("language", { try model.spokenLanguage(of: audio, shouldStop: { true }) }),
+        ] as [(String, () throws -> WhisperModel.Transcript)] {
+            #expect(throws: HearingError.self, "\(kind)") {
+                do { _ = try decode() } catch let error as HearingError {
+                    #expect(error.code == .abandoned, "\(kind): \(error)")
+                    throw error
+                }
+            }
+        }
+        #expect(try model.spokenLanguage(of: audio, shouldStop: { false }).likeliestLanguage == "en")
+    }
+
     /// A command Whisper writes by translating (Spanish *si quiere enviar el mensaje, diga enviar* as *if you want to
     /// send the message, send it*, with every other floor off so nothing else doubts it) is caught by decoding the
     /// utterance again in the language heard, where the command's words are not: it waits for the box. Without the
