@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
 # - Set b: other sentences, in espeak-ng's Caribbean, Lancaster, West Midlands and New York voices. Held out until
 #   the session that chose Whisper base over tiny.en, which ran both on it: a development set since.
-# - Set c (the held-out set now): other sentences again, in espeak-ng's Scottish, Received Pronunciation, British
-#   and American voices with variants no earlier set used, and some commands in the other phrasings the vocabulary
-#   takes (not in Whisper's prompt). Keep it out of every tuning step: it exists to say how boxvoice hears the next
-#   user; when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
+# - Set c: other sentences again, in espeak-ng's Scottish, Received Pronunciation, British and American voices with
+#   variants no earlier set used, and some commands in the other phrasings the vocabulary takes. Held out until the
+#   session that chose which of those phrasings Whisper's prompt holds by looking at its misses: a development set
+#   since.
+# - Set d (the held-out set now): other sentences, in festival's kal voice and espeak-ng's Scottish (female), American
+#   (Michael) and West Midlands (female) voices, with other phrasings again, some of them in no earlier set. Keep it
+#   out of every tuning step: it exists to say how boxvoice hears the next user; when a change is chosen by looking
+#   at its misses, it becomes a development set and a new one is made.
 set -euo pipefail
 out=$1
-set=${2:-c}
+set=${2:-d}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -20,8 +24,8 @@ while IFS='|' read -r voice action sentence; do
     i=$((i + 1))
     file="h$i.wav"
     case "$voice" in
-        ked) printf '%s\n' "$sentence" >"$out/h$i.txt"
-             text2wave -eval "(voice_ked_diphone)" "$out/h$i.txt" -o "$out/h$i.raw.wav" ;;
+        ked|kal) printf '%s\n' "$sentence" >"$out/h$i.txt"
+             text2wave -eval "(voice_${voice}_diphone)" "$out/h$i.txt" -o "$out/h$i.raw.wav" ;;
         *)   espeak-ng -v "$voice" -s 150 -w "$out/h$i.raw.wav" "$sentence" ;;
     esac
     sox "$out/h$i.raw.wav" -r 16000 -c 1 -b 16 "$out/$file"
@@ -81,6 +85,24 @@ en-us+f4|cancel|Forget it, the meeting got moved anyway. Cancel message.
 en-us+f4|erase|That came out completely wrong. Clear my message.
 en-us+f4|sendClose|The keys are under the mat by the back door. Finished talking.
 en-us+f4|send|Ask whether the gym is open on the holiday. Send message.
+end
+set d
+kal|send|The dentist moved my appointment to half past three. Send message.
+kal|sendClose|I will pick up the children from school today. Over and out.
+kal|sendCheckpoint|The first draft of the speech is done. Add checkpoint.
+kal|erase|I gave you the wrong street name, erase the message.
+en-gb-scotland+f2|micOff|Hang on, somebody is at the front door. Mute the microphone.
+en-gb-scotland+f2|cancel|I already told him in person this morning. Cancel message.
+en-gb-scotland+f2|sendHq|Ask the school whether the trip needs a packed lunch. Clean up and send.
+en-gb-scotland+f2|send|Tell Priya her parcel is waiting at the post office. Deliver the message.
+en-us+Michael|sendClose|The alarm code is the same as last year. Send and close.
+en-us+Michael|micOff|I am walking into a meeting now. Stop listening.
+en-us+Michael|erase|Wait, I read out the wrong phone number, start over.
+en-us+Michael|send|Let the cleaner know we are away all next week. Send now.
+en-gb-x-gbcwmd+f5|sendCheckpoint|The spreadsheet has all of March in it now. Send checkpoint.
+en-gb-x-gbcwmd+f5|cancel|That was meant for my brother, not for you. Abort message.
+en-gb-x-gbcwmd+f5|sendClose|Everything is packed for the move on Saturday. Finished talking.
+en-gb-x-gbcwmd+f5|sendHq|Find out what the plumber charged us last time. Clean up and send.
 end
 LIST
 )

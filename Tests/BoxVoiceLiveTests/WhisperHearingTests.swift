@@ -195,6 +195,24 @@ import Testing
         #expect(judgedEnglish.likeliestLanguage == "en" && (judgedEnglish.englishProbability ?? 0) > 0.5)
     }
 
+    /// Whisper spells commands as its prompt does, so each sentence there must be a command the contract's detector
+    /// takes (a spelling it would not take teaches Whisper to write commands that act on nothing), and every action
+    /// must have one. Which phrasings it holds is measured (BENCHMARKS.md, "Other phrasings").
+    @Test func everySentenceOfThePromptIsACommandAndEveryActionHasOne() throws {
+        let detector = try #require(Self.detector)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        let sentences = prompt.split(separator: ".").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+        var actions = Set<KeywordAction>()
+        for sentence in sentences {
+            let match = detector.detect(sentence)
+            #expect(match != nil, "the prompt's '\(sentence)' is no command")
+            if let match { actions.insert(match.action) }
+        }
+        let missing = Set(KeywordAction.allCases).subtracting(actions)
+        #expect(missing.isEmpty, "no phrasing in the prompt for \(missing)")
+    }
+
     /// A decode past its deadline is stopped inside whisper.cpp, not run to its end on the worker's thread: the
     /// words and the language alone (an encoding of up to 8 s) both give up when asked to.
     @Test func bothKindsOfDecodeStopWhenAsked() throws {
