@@ -275,12 +275,9 @@ public final class WhisperModel {
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
         }
         parameters.suppress_nst = true
-        let status = try run(
-            samples, parameters: parameters, language: language, prompt: prompt, shouldStop: shouldStop)
-        guard status == 0 else {
-            throw HearingError(
-                code: .decodeFailed, detail: "Whisper could not decode the utterance (whisper_full returned \(status))")
-        }
+        try run(
+            samples, parameters: parameters, language: language, prompt: prompt, shouldStop: shouldStop,
+            doing: "decode the utterance")
         var text = ""
         var noSpeech: Float = 0
         for segment in 0..<whisper_full_n_segments_from_state(state) {
@@ -311,11 +308,9 @@ public final class WhisperModel {
             search: .greedy, threads: threads, oneSegment: true, samples: samples.count)
         // The encoder's work is what is wanted; the decoder writes one token, and the language is read after it.
         parameters.max_tokens = 1
-        let status = try run(samples, parameters: parameters, language: "en", prompt: nil, shouldStop: shouldStop)
-        guard status == 0 else {
-            throw HearingError(
-                code: .decodeFailed, detail: "Whisper could not encode the audio (whisper_full returned \(status))")
-        }
+        try run(
+            samples, parameters: parameters, language: "en", prompt: nil, shouldStop: shouldStop,
+            doing: "encode the audio")
         let spoken = spokenLanguage(threads: Int(parameters.n_threads))
         return Transcript(
             text: "", words: [], noSpeechProbability: 0, englishProbability: spoken?.english,
@@ -359,11 +354,12 @@ public final class WhisperModel {
     }
 
     /// Runs whisper.cpp over `samples` with `parameters`, in `language`, after `prompt`, polling `shouldStop`
-    /// between its steps; throws `abandoned` when that stopped it, else returns whisper_full's status.
+    /// between its steps; throws `abandoned` when that stopped it, and `decodeFailed` (saying it could not do
+    /// `doing`) when whisper.cpp failed, so no caller reads a failed decode's state.
     private func run(
         _ samples: [Float], parameters: whisper_full_params, language: String, prompt: String?,
-        shouldStop: (@Sendable () -> Bool)?
-    ) throws -> Int32 {
+        shouldStop: (@Sendable () -> Bool)?, doing: String
+    ) throws {
         var parameters = parameters
         let stopBox = shouldStop.map { StopCheck($0) }
         let abortCallback: ggml_abort_callback = { data in
@@ -388,7 +384,10 @@ public final class WhisperModel {
         if let stopBox, stopBox.check() {
             throw HearingError(code: .abandoned, detail: "Whisper's decode was abandoned at its deadline")
         }
-        return status
+        guard status == 0 else {
+            throw HearingError(
+                code: .decodeFailed, detail: "Whisper could not \(doing) (whisper_full returned \(status))")
+        }
     }
 
     /// English's share of the probability Whisper gives the languages it knows, and the language it finds
