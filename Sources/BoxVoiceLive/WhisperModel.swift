@@ -273,6 +273,8 @@ public final class WhisperModel {
         if oneSegment {
             // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
+            // And a sentence loop is ended at its third writing (`SentenceLoop`), not at the ceiling.
+            parameters.logits_filter_callback = endingSentenceLoops
         }
         parameters.suppress_nst = true
         try run(
@@ -519,6 +521,25 @@ public final class WhisperModel {
             ($0.map { exp($0) }, tokens.map(\.probability))
         }
     }
+}
+
+/// whisper.cpp's hook before each token is chosen: when the text so far ends in a sentence loop
+/// (`SentenceLoop.endsInLoop`), only the end of the text may come next.
+private let endingSentenceLoops: whisper_logits_filter_callback = { context, _, tokens, count, logits, _ in
+    guard let context, let tokens, let logits, count > 0 else { return }
+    let endOfText = whisper_token_eot(context)
+    func bytes(of token: whisper_token) -> UnsafeRawBufferPointer? {
+        guard token < endOfText, let piece = whisper_token_to_str(context, token) else { return nil }
+        return UnsafeRawBufferPointer(start: piece, count: strlen(piece))
+    }
+    // Only a token ending a sentence can end a loop; most tokens are checked by this alone.
+    guard let last = bytes(of: tokens[Int(count) - 1].id), last.contains(where: { ".!?".utf8.contains($0) }) else {
+        return
+    }
+    var text: [UInt8] = []
+    for index in 0..<Int(count) { text += bytes(of: tokens[index].id) ?? UnsafeRawBufferPointer(start: nil, count: 0) }
+    guard SentenceLoop.endsInLoop(String(decoding: text, as: UTF8.self)) else { return }
+    for token in 0..<Int(whisper_n_vocab(context)) where token != Int(endOfText) { logits[token] = -.infinity }
 }
 
 /// The stop predicate handed through whisper.cpp's C callback.

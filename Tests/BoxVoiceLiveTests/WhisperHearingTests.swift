@@ -386,6 +386,23 @@ import Testing
         #expect(heardWords.isDisjoint(with: ["milk", "eggs", "home", "way"]), "\(after)")
     }
 
+    /// A command decoded alone, after the prompt that holds it, is what Whisper loops on (five of eight lone commands
+    /// on the bench wrote it to the token ceiling); the decode ends at its third writing, and its words are the
+    /// command once.
+    @Test func aLoopIsEndedAtItsThirdWriting() throws {
+        let clip = WAV.speechOnly(try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav")))
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let words = try model.transcribe(try Self.to16k(clip), prompt: prompt).words
+        let first = try #require(words.lastIndex { $0.text.lowercased().hasPrefix("send") })
+        // From 0.3 s before the command's first word: written five times and more without the stop.
+        let command = Array(clip[Int(max(0, words[first].start - 0.3) * 48_000)...])
+        let transcript = try model.transcribe(try Self.to16k(command), prompt: prompt)
+        let sentences = SentenceLoop.sentenceKeys(transcript.text)
+        #expect(sentences.count == SentenceLoop.writings && Set(sentences) == ["sendmessage"], "\(transcript.text)")
+        #expect(UtteranceEnds.plain(transcript.text) == "Send message.")
+    }
+
     /// The context's last word, placed by Whisper after the boundary, is not the utterance's if the last utterance
     /// ended with it.
     @Test func aContextWordRepeatedAtTheStartIsDropped() {
