@@ -14,6 +14,9 @@
 #   (Michael) and West Midlands (female) voices, with other phrasings again, some of them in no earlier set. Keep it
 #   out of every tuning step: it exists to say how boxvoice hears the next user; when a change is chosen by looking
 #   at its misses, it becomes a development set and a new one is made.
+# - Set e (held out too): made before anything was chosen on set d's misses, so that d can become a development set
+#   with a held-out set left. Other sentences, in festival's slt (HTS) voice and espeak-ng's Caribbean (Annie),
+#   Received Pronunciation (Edward) and New York (Linda) variants, with other phrasings again. Same rule as set d.
 set -euo pipefail
 out=$1
 set=${2:-d}
@@ -24,8 +27,10 @@ while IFS='|' read -r voice action sentence; do
     i=$((i + 1))
     file="h$i.wav"
     case "$voice" in
-        ked|kal) printf '%s\n' "$sentence" >"$out/h$i.txt"
-             text2wave -eval "(voice_${voice}_diphone)" "$out/h$i.txt" -o "$out/h$i.raw.wav" ;;
+        ked|kal|slt) printf '%s\n' "$sentence" >"$out/h$i.txt"
+             festival_voice=voice_${voice}_diphone
+             [ "$voice" = slt ] && festival_voice=voice_cmu_us_slt_arctic_hts
+             text2wave -eval "($festival_voice)" "$out/h$i.txt" -o "$out/h$i.raw.wav" ;;
         *)   espeak-ng -v "$voice" -s 150 -w "$out/h$i.raw.wav" "$sentence" ;;
     esac
     sox "$out/h$i.raw.wav" -r 16000 -c 1 -b 16 "$out/$file"
@@ -103,6 +108,24 @@ en-gb-x-gbcwmd+f5|sendCheckpoint|The spreadsheet has all of March in it now. Sen
 en-gb-x-gbcwmd+f5|cancel|That was meant for my brother, not for you. Abort message.
 en-gb-x-gbcwmd+f5|sendClose|Everything is packed for the move on Saturday. Finished talking.
 en-gb-x-gbcwmd+f5|sendHq|Find out what the plumber charged us last time. Clean up and send.
+end
+set e
+slt|sendHq|Ask the garage if the winter tyres can go on this week. Clean up and send.
+slt|micOff|The soup is boiling over on the stove. Microphone off.
+slt|send|Remind me to renew the parking permit before it runs out. Send message.
+slt|sendCheckpoint|The guest list has everyone from the office on it. Commit checkpoint.
+en-029+Annie|cancel|I sent that one to the wrong group by mistake. Cancel the message.
+en-029+Annie|sendClose|The boat leaves at seven so we should be early. Over and out.
+en-029+Annie|erase|No, the numbers in that were from last year, start over.
+en-029+Annie|send|The new fridge is coming on Thursday afternoon. Send message.
+en-gb-x-rp+Edward|sendCheckpoint|The minutes of the first session are typed up. Send checkpoint.
+en-gb-x-rp+Edward|micOff|My train is going into a tunnel now. Stop listening.
+en-gb-x-rp+Edward|sendClose|Nothing else to add for today. Send and close.
+en-gb-x-rp+Edward|cancel|Never mind, she has already answered him. Abort message.
+en-us-nyc+Linda|send|Ask the landlord to look at the leaking tap in the bathroom. Send message.
+en-us-nyc+Linda|sendHq|Tell the choir that rehearsal starts half an hour later. Clean up and send.
+en-us-nyc+Linda|erase|I muddled the two dates together, clear my message.
+en-us-nyc+Linda|sendClose|The cat has been fed and the windows are shut. Finished talking.
 end
 LIST
 )
