@@ -348,8 +348,9 @@ public final class WhisperModel {
         }
         if oneSegment {
             // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
-            // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A loop (the
-            // same sentence or word written again) is cut by the token ceiling and dropped by `UtteranceEnds.plain`.
+            // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A sentence
+            // loop is ended at its third writing (`SentenceLoop`), a word loop by the token ceiling, and
+            // `UtteranceEnds.plain` drops what either wrote again.
             parameters.temperature_inc = 0
         }
         return parameters
