@@ -386,7 +386,7 @@ import Testing
         #expect(heardWords.isDisjoint(with: ["milk", "eggs", "home", "way"]), "\(after)")
     }
 
-    /// A command decoded alone, after the prompt that holds it, is what Whisper loops on (five of eight lone commands
+    /// A command decoded alone, after the prompt that holds it, is what Whisper loops on (four of eight lone commands
     /// on the bench wrote it to the token ceiling); the decode ends at its third writing, and its words are the
     /// command once.
     @Test func aLoopIsEndedAtItsThirdWriting() throws {
