@@ -19,26 +19,15 @@ enum SentenceLoop {
         for run in 1...longestRun where keys.count >= run * writings {
             let tail = keys.suffix(run * writings)
             let first = Array(tail.prefix(run))
-            let repeated = (1..<writings).allSatisfy { Array(tail.dropFirst($0 * run).prefix(run)) == first }
-            if repeated, first.allSatisfy({ !$0.isEmpty }) { return true }
+            if (1..<writings).allSatisfy({ Array(tail.dropFirst($0 * run).prefix(run)) == first }) { return true }
         }
         return false
     }
 
-    /// Each sentence of `text` as it is compared: its letters and digits, lowercased (Whisper's loop changes neither
-    /// words nor their order, but may change case or a comma). A sentence ends at `.`, `!` or `?`.
+    /// Each sentence of `text` as it is compared: the key `UtteranceEnds.withoutRepeats` compares sentences by
+    /// (`UtteranceEnds.wordKey`: Whisper's loop changes neither words nor their order, but may change case or a
+    /// comma). A sentence ends at `.`, `!` or `?`; one without letters or digits is none.
     static func sentenceKeys(_ text: String) -> [String] {
-        var keys: [String] = []
-        var key = ""
-        for character in text {
-            if ".!?".contains(character) {
-                if !key.isEmpty { keys.append(key) }
-                key = ""
-            } else if character.isLetter || character.isNumber {
-                key += character.lowercased()
-            }
-        }
-        if !key.isEmpty { keys.append(key) }
-        return keys
+        text.split { ".!?".contains($0) }.map { UtteranceEnds.wordKey(String($0)) }.filter { !$0.isEmpty }
     }
 }
