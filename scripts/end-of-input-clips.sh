@@ -15,17 +15,7 @@ out=$1
 set_name=${2:-2}
 mkdir -p "$out"
 : >"$out/clips.tsv"
-speak() { # voice, sentence, output WAV
-    case $1 in
-        kal|slt)
-            printf '%s\n' "$2" >"$3.txt"
-            local voice=voice_kal_diphone
-            [ "$1" = slt ] && voice=voice_cmu_us_slt_arctic_hts
-            text2wave -eval "($voice)" "$3.txt" -o "$3"
-            rm -f "$3.txt" ;;
-        *) espeak-ng -v "$1" -s 155 -w "$3" "$2" ;;
-    esac
-}
+. "$(dirname "$0")/speak.sh"
 set1=$(cat <<'LIST'
 en-gb-scotland|send|Add milk and eggs to the shopping list, send message
 en-gb-scotland|sendCheckpoint|We still have to migrate the database, send checkpoint
@@ -71,7 +61,7 @@ esac
 i=0
 while IFS='|' read -r voice actions sentence; do
     i=$((i + 1))
-    speak "$voice" "$sentence" "$out/e$i.raw.wav"
+    speak "$voice" 155 "$sentence" "$out/e$i.raw.wav"
     # The file ends with the command: trailing silence trimmed (reverse, cut the leading quiet, reverse back).
     sox -G "$out/e$i.raw.wav" -r 48000 -c 1 -e floating-point -b 32 "$out/e$i.wav" pad 0.5 0 \
         reverse silence 1 0.005 0.5% reverse

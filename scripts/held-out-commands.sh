@@ -18,6 +18,7 @@
 #   with a held-out set left. Other sentences, in festival's slt (HTS) voice and espeak-ng's Caribbean (Annie),
 #   Received Pronunciation (Edward) and New York (Linda) variants, with other phrasings again. Same rule as set d.
 set -euo pipefail
+. "$(dirname "$0")/speak.sh"
 out=$1
 set=${2:-d}
 mkdir -p "$out"
@@ -26,15 +27,9 @@ i=0
 while IFS='|' read -r voice action sentence; do
     i=$((i + 1))
     file="h$i.wav"
-    case "$voice" in
-        ked|kal|slt) printf '%s\n' "$sentence" >"$out/h$i.txt"
-             festival_voice=voice_${voice}_diphone
-             [ "$voice" = slt ] && festival_voice=voice_cmu_us_slt_arctic_hts
-             text2wave -eval "($festival_voice)" "$out/h$i.txt" -o "$out/h$i.raw.wav" ;;
-        *)   espeak-ng -v "$voice" -s 150 -w "$out/h$i.raw.wav" "$sentence" ;;
-    esac
+    speak "$voice" 150 "$sentence" "$out/h$i.raw.wav"
     sox "$out/h$i.raw.wav" -r 16000 -c 1 -b 16 "$out/$file"
-    rm -f "$out/h$i.raw.wav" "$out/h$i.txt"
+    rm -f "$out/h$i.raw.wav"
     printf '%s\t%s\n' "$file" "$action" >>"$out/commands.tsv"
 done < <(sed -n "/^set $set\$/,/^end\$/p" <<'LIST' | sed '1d;$d'
 set a

@@ -1,0 +1,13 @@
+# Sourced by the clip scripts. speak VOICE SPEED SENTENCE OUT.wav: festival's ked and kal (diphone) and slt (HTS)
+# voices by those names, any other VOICE as an espeak-ng voice at SPEED words a minute (festival keeps its own pace).
+speak() {
+    case $1 in
+        ked|kal|slt)
+            local voice=voice_$1_diphone
+            [ "$1" = slt ] && voice=voice_cmu_us_slt_arctic_hts
+            printf '%s\n' "$3" >"$4.txt"
+            text2wave -eval "($voice)" "$4.txt" -o "$4"
+            rm -f "$4.txt" ;;
+        *) espeak-ng -v "$1" -s "$2" -w "$4" "$3" ;;
+    esac
+}
