@@ -119,7 +119,8 @@ final class UtteranceEnds {
     /// Told to write English, Whisper translates: Spanish *para enviar un mensaje* can come out as the send command,
     /// in audio it still judges English by more than the English floor (0.0029 on the bench's Spanish prompts, where
     /// English commands in noise go down to 0.0032). So a sure command in audio Whisper finds less likely English
-    /// than `WhisperHearing.ownLanguageBelow`, and likeliest another language, is checked:
+    /// than `WhisperHearing.ownLanguageBelow`, and likeliest another language, is checked (`languageVerdict`: the
+    /// languages Whisper hands unclear English to are left out of both):
     /// - The language is judged again over the seconds before the utterance too (`languageSeconds` in all): a command
     ///   said alone is a second of audio, too little to tell a language by (the development clips' *send checkpoint*
     ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
@@ -129,18 +130,22 @@ final class UtteranceEnds {
     /// wait for the box.
     private func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
         guard let below = settings.ownLanguageBelow, judged.holdsSureCommand, !judged.foreign,
-            let english = judged.decoded.english, english < below,
-            var language = judged.decoded.language, language != "en"
+            let languages = judged.decoded.languages,
+            case .other(var language) = Self.languageVerdict(
+                languages, englishBelow: below, leavingOut: settings.englishLookalikes)
         else { return judged }
         languageChecks += 1
         let foreign = self.judged(judged.decoded, foreign: true)
         if let lead = leadIn(for: cut) {
             let left = settings.deadline - Date().timeIntervalSince(started)
             guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.samples, deadline: left),
-                let widerEnglish = wider.englishProbability, let widerLanguage = wider.likeliestLanguage
+                let widerLanguages = wider.languages
             else { return foreign }
-            if widerLanguage == "en" || widerEnglish >= below { return judged }
-            language = widerLanguage
+            switch Self.languageVerdict(widerLanguages, englishBelow: below, leavingOut: settings.englishLookalikes) {
+            case .english: return judged
+            case .unjudged: return foreign
+            case .other(let wider): language = wider
+            }
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
@@ -148,6 +153,26 @@ final class UtteranceEnds {
             return foreign
         }
         return judged
+    }
+
+    /// What the own-language check takes an audio's language to be.
+    enum LanguageVerdict: Equatable {
+        /// English is likeliest, or at least as likely as the check's bound: a command in it stands.
+        case english
+        /// Another language is likeliest and English under the bound: a command is checked in that language.
+        case other(String)
+        /// No language is left to judge by.
+        case unjudged
+    }
+
+    /// How the own-language check judges `languages`: among the languages not in `lookalikes`
+    /// (`WhisperHearing.englishLookalikes`), English's share against `englishBelow` and the likeliest of them.
+    static func languageVerdict(
+        _ languages: SpokenLanguages, englishBelow: Float, leavingOut lookalikes: Set<String>
+    ) -> LanguageVerdict {
+        let others = languages.leavingOut(lookalikes)
+        guard let likeliest = others.likeliest else { return .unjudged }
+        return likeliest == "en" || others.share(of: "en") >= englishBelow ? .english : .other(likeliest)
     }
 
     /// Seconds of audio a command's language is judged over, with what was heard before its utterance.
@@ -200,8 +225,10 @@ final class UtteranceEnds {
     struct Decoded: CustomStringConvertible {
         var words: [WhisperModel.TimedWord]
         var audio: [Float]
-        var english: Float?
-        var language: String?
+        /// How Whisper shares the audio's language among those it knows, where it was weighed so.
+        var languages: SpokenLanguages?
+        var english: Float? { languages?.share(of: "en") }
+        var language: String? { languages?.likeliest }
 
         /// The words and the audio's length, not its samples (a failed test prints this).
         var description: String {
@@ -240,7 +267,7 @@ final class UtteranceEnds {
     private func heard(_ transcript: WhisperModel.Transcript, of audio: [Float]) -> Decoded {
         Decoded(
             words: transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words),
-            audio: audio, english: transcript.englishProbability, language: transcript.likeliestLanguage)
+            audio: audio, languages: transcript.languages)
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.

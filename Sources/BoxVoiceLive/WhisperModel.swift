@@ -232,11 +232,13 @@ public final class WhisperModel {
         public var words: [TimedWord]
         /// Whisper's own estimate that the audio held no speech (0...1).
         public var noSpeechProbability: Float
-        /// How likely Whisper finds it that the audio is English, among the languages it knows (0...1); nil for an
-        /// English-only model, or a decode not weighed (`transcribe`'s `scoringWithoutPrompt`).
-        public var englishProbability: Float? = nil
+        /// How Whisper shares the audio's language among the languages it knows; nil for an English-only model, or
+        /// a decode not weighed (`transcribe`'s `scoringWithoutPrompt`).
+        public var languages: SpokenLanguages? = nil
+        /// How likely Whisper finds it that the audio is English (0...1), when weighed as above.
+        public var englishProbability: Float? { languages?.share(of: "en") }
         /// The language Whisper finds likeliest for the audio (its code: `es` for Spanish), when weighed as above.
-        public var likeliestLanguage: String? = nil
+        public var likeliestLanguage: String? { languages?.likeliest }
     }
 
     /// How an utterance is searched for its words.
@@ -289,14 +291,14 @@ public final class WhisperModel {
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let tokens = textTokens()
         var promptFree: [Float]?
-        var spoken: (english: Float, likeliest: String)?
+        var spoken: SpokenLanguages?
         if prompt != nil, oneSegment, language == "en", let scoringWithoutPrompt, scoringWithoutPrompt(text) {
             promptFree = forcedLogProbabilities(tokens.map(\.id), prompt: nil, threads: Int(parameters.n_threads))
             spoken = spokenLanguage(threads: Int(parameters.n_threads))
         }
         return Transcript(
             text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech,
-            englishProbability: spoken?.english, likeliestLanguage: spoken?.likeliest)
+            languages: spoken)
     }
 
     /// How likely `samples` (at most 30 s) are English, and which language Whisper finds likeliest, without their
@@ -313,10 +315,8 @@ public final class WhisperModel {
         try run(
             samples, parameters: parameters, language: "en", prompt: nil, shouldStop: shouldStop,
             doing: "encode the audio")
-        let spoken = spokenLanguage(threads: Int(parameters.n_threads))
         return Transcript(
-            text: "", words: [], noSpeechProbability: 0, englishProbability: spoken?.english,
-            likeliestLanguage: spoken?.likeliest)
+            text: "", words: [], noSpeechProbability: 0, languages: spokenLanguage(threads: Int(parameters.n_threads)))
     }
 
     /// The setup every decode here starts from: nothing printed, no timestamps, no text carried over from the last
@@ -393,24 +393,27 @@ public final class WhisperModel {
         }
     }
 
-    /// English's share of the probability Whisper gives the languages it knows, and the language it finds
-    /// likeliest, over the audio it last encoded: the decoder's first step after the start-of-transcript token (how
-    /// whisper.cpp detects a language), the encoder's work reused. nil for an English-only model, or when
-    /// whisper.cpp fails the step.
-    private func spokenLanguage(threads: Int) -> (english: Float, likeliest: String)? {
+    /// How Whisper shares the probability of the audio it last encoded among the languages it knows: the decoder's
+    /// first step after the start-of-transcript token (how whisper.cpp detects a language), the encoder's work
+    /// reused. nil for an English-only model, or when whisper.cpp fails the step.
+    private func spokenLanguage(threads: Int) -> SpokenLanguages? {
         guard whisper_is_multilingual(context) != 0 else { return nil }
         let start = [whisper_token_sot(context)]
         let status = start.withUnsafeBufferPointer {
             whisper_decode_with_state(context, state, $0.baseAddress, 1, 0, Int32(threads))
         }
         guard status == 0, let logits = whisper_get_logits_from_state(state) else { return nil }
-        let languages = (0...whisper_lang_max_id()).map { logits[Int(whisper_token_lang(context, $0))] }
-        guard let highest = languages.max(), let top = languages.firstIndex(of: highest),
-            let code = whisper_lang_str(Int32(top))
-        else { return nil }
-        let total = languages.reduce(0.0) { $0 + exp(Double($1 - highest)) }
-        let english = logits[Int(whisper_token_lang(context, whisper_lang_id("en")))]
-        return (Float(exp(Double(english - highest)) / total), String(cString: code))
+        var codes: [String] = []
+        var values: [Float] = []
+        for id in 0...whisper_lang_max_id() {
+            guard let code = whisper_lang_str(id) else { continue }
+            codes.append(String(cString: code))
+            values.append(logits[Int(whisper_token_lang(context, id))])
+        }
+        guard let highest = values.max() else { return nil }
+        // Exponents relative to the highest logit, so none overflows; `SpokenLanguages` scales them to sum to 1.
+        let weights = values.map { Float(exp(Double($0 - highest))) }
+        return SpokenLanguages(shares: Dictionary(zip(codes, weights), uniquingKeysWith: +))
     }
 
     /// One text token of the last decode.

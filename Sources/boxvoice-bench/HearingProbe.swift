@@ -10,7 +10,8 @@ func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
-    promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil
+    promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
+    englishLookalikes: Set<String>? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -29,6 +30,7 @@ func probeHearing(
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
+    if let englishLookalikes { options.whisper?.englishLookalikes = englishLookalikes }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears
     // without Whisper, as boxvoice does when told to or when the hearing parts are missing.

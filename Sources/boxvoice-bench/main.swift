@@ -114,7 +114,10 @@ do {
             careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil },
             promptFreeFloor: value("--prompt-free-floor").map { Float($0) },
             englishFloor: value("--english-floor").map { Float($0) },
-            ownLanguageBelow: value("--own-language-below").map { Float($0) })
+            ownLanguageBelow: value("--own-language-below").map { Float($0) },
+            englishLookalikes: value("--lookalikes").map {
+                $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
+            })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

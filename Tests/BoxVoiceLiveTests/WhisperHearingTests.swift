@@ -259,6 +259,31 @@ import Testing
         #expect(english.holdsSureCommand && ends.languageChecks == 1)
     }
 
+    /// Whisper hands unclear English to Latin and Welsh (`WhisperHearing.englishLookalikes`), and the check judges
+    /// an utterance among the other languages. No sample clip is judged Latin or Welsh (their voices are clean), so
+    /// the Spanish command stands in: with every language Whisper heard in it left out but English, it is not
+    /// checked in Spanish and stands; with Spanish kept, it is.
+    @Test func aLanguageLeftOutIsNotOneACommandIsCheckedIn() throws {
+        let detector = try #require(Self.detector)
+        var settings = try #require(try options().whisper)
+        settings.commandFloor = 0
+        settings.promptFreeFloor = nil
+        settings.englishFloor = nil
+        let spanish = try Self.cut("foreign/es-enviar-mensaje.wav")
+        settings.englishLookalikes = ["la", "cy"]
+        let strict = try Self.utteranceEnds(settings, detector)
+        let checked = try strict.transcribe(spanish).get()
+        #expect(checked.foreign && strict.languageChecks == 1, "\(checked.decoded)")
+        let languages = try #require(checked.decoded.languages)
+        settings.englishLookalikes = Set(languages.shares.keys).subtracting(["en", "es"])
+        let spanishKept = try Self.utteranceEnds(settings, detector)
+        #expect(try spanishKept.transcribe(spanish).get().foreign && spanishKept.languageChecks == 1)
+        settings.englishLookalikes = Set(languages.shares.keys).subtracting(["en"])
+        let lenient = try Self.utteranceEnds(settings, detector)
+        let stands = try lenient.transcribe(spanish).get()
+        #expect(stands.holdsSureCommand && !stands.foreign && lenient.languageChecks == 0, "\(stands.decoded)")
+    }
+
     /// Word timing follows the model's own alignment heads, read from its header before whisper.cpp loads it; a
     /// file that is not a ggml model is a typed error naming the fix.
     @Test func theModelsSizeIsReadFromItsHeader() throws {
