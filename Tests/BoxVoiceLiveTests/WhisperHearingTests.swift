@@ -238,10 +238,7 @@ import Testing
     /// check it would act by itself.
     @Test func aCommandTranslatedFromAnotherLanguageWaitsForTheBox() throws {
         let detector = try #require(Self.detector)
-        var settings = try #require(try options().whisper)
-        settings.commandFloor = 0
-        settings.promptFreeFloor = nil
-        settings.englishFloor = nil
+        var settings = try onlyTheLanguageCheck()
         let spanish = try Self.cut("foreign/es-enviar-mensaje.wav")
         settings.ownLanguageBelow = nil
         let unchecked = try Self.utteranceEnds(settings, detector).transcribe(spanish).get()
@@ -259,16 +256,22 @@ import Testing
         #expect(english.holdsSureCommand && ends.languageChecks == 1)
     }
 
+    /// The road's settings with every floor off but the own-language check, so nothing else doubts a command.
+    private func onlyTheLanguageCheck() throws -> LiveTranscriber.WhisperHearing {
+        var settings = try #require(try options().whisper)
+        settings.commandFloor = 0
+        settings.promptFreeFloor = nil
+        settings.englishFloor = nil
+        return settings
+    }
+
     /// Whisper hands unclear English to Latin and Welsh (`WhisperHearing.englishLookalikes`), and the check judges
     /// an utterance among the other languages. No sample clip is judged Latin or Welsh (their voices are clean), so
     /// the Spanish command stands in: with every language Whisper heard in it left out but English, it is not
     /// checked in Spanish and stands; with Spanish kept, it is.
     @Test func aLanguageLeftOutIsNotOneACommandIsCheckedIn() throws {
         let detector = try #require(Self.detector)
-        var settings = try #require(try options().whisper)
-        settings.commandFloor = 0
-        settings.promptFreeFloor = nil
-        settings.englishFloor = nil
+        var settings = try onlyTheLanguageCheck()
         let spanish = try Self.cut("foreign/es-enviar-mensaje.wav")
         settings.englishLookalikes = ["la", "cy"]
         let strict = try Self.utteranceEnds(settings, detector)
