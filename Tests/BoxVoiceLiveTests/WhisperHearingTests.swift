@@ -266,9 +266,9 @@ import Testing
     }
 
     /// Whisper hands unclear English to Latin and Welsh (`WhisperHearing.englishLookalikes`), and the check judges
-    /// an utterance among the other languages. No sample clip is judged Latin or Welsh (their voices are clean), so
-    /// the Spanish command stands in: with every language Whisper heard in it left out but English, it is not
-    /// checked in Spanish and stands; with Spanish kept, it is.
+    /// an utterance among the other languages. No sample clip gives a command the check reaches in audio judged
+    /// Latin or Welsh, so the Spanish command stands in: with every language Whisper heard in it left out but English,
+    /// it is not checked in Spanish and stands; with Spanish kept, it is.
     @Test func aLanguageLeftOutIsNotOneACommandIsCheckedIn() throws {
         let detector = try #require(Self.detector)
         var settings = try onlyTheLanguageCheck()
