@@ -147,6 +147,15 @@ public struct KeywordDetector: Sendable {
         return detect(whole)
     }
 
+    /// Whether `match`, as `detect(appending: addition, to: earlier)` found it, starts in `earlier`: a command read
+    /// across the boundary between two utterances, its first words in one and its last in the next.
+    public func begins(_ match: KeywordMatch, before addition: String, earlier: String) -> Bool {
+        guard !earlier.isEmpty else { return false }
+        let whole = earlier + " " + addition
+        // Offsets, not indices: the match's range belongs to the string `detect` built, equal to this one.
+        return whole.utf8.distance(from: whole.startIndex, to: match.range.lowerBound) <= earlier.utf8.count
+    }
+
     /// Re-attaches a send keyword the HQ pass did not reproduce: `trim(trim(text) + " " + <tag … heard="live" />)`.
     public func appendSendKeywordTag(_ text: String, action: KeywordAction, matchedPhrase: String) -> String {
         let tag = Self.tag(vocabulary.tag(for: action) ?? action.rawValue, phrase: matchedPhrase, heardLive: true)

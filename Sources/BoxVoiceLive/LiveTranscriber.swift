@@ -59,6 +59,14 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Whisper wrote the command in `text` but was unsure of it (`WhisperHearing.commandFloor`): it acts only
     /// when the box confirms it; `recognized` is the text without it.
     public var commandIsUnsure = false
+    /// Whether the command `found` (by `detector.detect(appending: text, to: earlier)`, `earlier` being the message's
+    /// words before this utterance) needs the box's yes before anything acts on it: Whisper was unsure of it, or
+    /// Whisper heard this utterance and the command starts in an earlier one. Whisper decodes each utterance alone,
+    /// so a command read across two has passed none of its checks (sureness, the prompt-free weight, the language):
+    /// "…to hear your messages." and the next utterance's "Cancel…" read as *message cancel* in Colombian Spanish.
+    public func commandNeedsTheBox(_ found: KeywordMatch, after earlier: String, detector: KeywordDetector) -> Bool {
+        commandIsUnsure || (heardBy == .whisper && detector.begins(found, before: text, earlier: earlier))
+    }
     /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
     public var commandSureness: Float?
     /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).

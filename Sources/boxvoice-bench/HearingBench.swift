@@ -223,11 +223,13 @@ func benchHearing(
 }
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
-/// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command Whisper
-/// was unsure of (`LiveUtterance.commandIsUnsure`) is not acted on, the bench having no box to confirm it, unless
-/// `unsureToo`.
+/// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command that
+/// needs the box's yes (`LiveUtterance.commandNeedsTheBox`: Whisper was unsure of it, or read it across two
+/// utterances) is not acted on, the bench having no box to confirm it, unless `unsureToo`; `leftForTheBox` is told
+/// of each.
 func commands(
-    in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false, unsureToo: Bool = false
+    in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false, unsureToo: Bool = false,
+    leftForTheBox: (KeywordMatch) -> Void = { _ in }
 ) -> [KeywordMatch] {
     var message = ""
     var fired: [KeywordMatch] = []
@@ -236,11 +238,16 @@ func commands(
         if spotsToo, detector.detect(appending: text, to: message) == nil, !utterance.spots.isEmpty {
             text += " " + utterance.spots.map(\.phrase).joined(separator: " ")
         }
-        let unsure = utterance.commandIsUnsure && !unsureToo
-        if !unsure, let found = detector.detect(appending: text, to: message) {
+        let found = detector.detect(appending: text, to: message)
+        let unsure =
+            !unsureToo
+            && (found.map { utterance.commandNeedsTheBox($0, after: message, detector: detector) }
+                ?? utterance.commandIsUnsure)
+        if !unsure, let found {
             fired.append(found)
             message = ""
         } else {
+            if let found { leftForTheBox(found) }
             // Not acted on (no box here to confirm an unsure command): the words without it join the message.
             let words = unsure ? utterance.recognized : utterance.text
             if !words.isEmpty { message += (message.isEmpty ? "" : " ") + words }

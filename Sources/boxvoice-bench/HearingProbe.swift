@@ -42,7 +42,8 @@ func probeHearing(
         let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
         let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
         let seconds = Double(stream.audio.count) / 48_000
-        let fired = commands(in: heard.utterances, detector: detector)
+        var waiting: [KeywordMatch] = []
+        let fired = commands(in: heard.utterances, detector: detector) { waiting.append($0) }
         // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
         for utterance in heard.utterances where utterance.commandSureness != nil {
             let unsure = utterance.commandIsUnsure ? " (unsure)" : ""
@@ -59,10 +60,10 @@ func probeHearing(
         say(
             String(
                 format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@"
-                    + ", %d left unsure",
+                    + ", %d left unsure, %d left for the box %@",
                 seconds / 60, 100 * WordError.rate(reference: reference, hypothesis: hypothesis),
                 heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))",
-                heard.utterances.filter(\.commandIsUnsure).count))
+                heard.utterances.filter(\.commandIsUnsure).count, waiting.count, "\(waiting.map(\.matchedPhrase))"))
     }
     let clips = try heldOutClips(heldOut)
     for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]

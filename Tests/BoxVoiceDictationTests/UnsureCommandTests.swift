@@ -6,9 +6,9 @@ import BoxVoiceTestSupport
 import Foundation
 import Testing
 
-/// A command Whisper wrote but was unsure of acts only on the box's yes; with nobody to ask, its words are taken as
-/// not heard and the message stays open. The floor is raised over every probability so that Whisper's (sure)
-/// command in `send-buy-milk.wav` counts as unsure.
+/// A command Whisper wrote but was unsure of, or read across two utterances, acts only on the box's yes; with nobody
+/// to ask, its words are taken as not heard and the message stays open. In `run`, the floor is raised over every
+/// probability so that Whisper's (sure) command in `send-buy-milk.wav` counts as unsure.
 @Suite struct UnsureCommandTests {
     private func run(boxHears text: String?, secondOpinion: Double?) throws -> DictationRun {
         let run = try DictationRun(
@@ -29,6 +29,57 @@ import Testing
             configuration.endOfInput = .draft
         }
         return run
+    }
+
+    /// `send-buy-milk.wav` with a pause of 1.5 s between its command's two words, long enough for the VAD to end
+    /// the utterance there: Whisper writes "…home. Send." and then "Message.", and the command is read across
+    /// the two. Whisper's sureness, prompt-free and language checks saw neither half as a command, so it waits for
+    /// the box.
+    private func pausedMidCommand(boxHears text: String?, secondOpinion: Double?) throws -> DictationRun {
+        let run = try DictationRun(
+            box: SimulatedBox {
+                $0.hq = text.map { .fixed($0) } ?? .fail(code: "missing_api_key")
+                $0.defaultSession = "s1"
+            })
+        try FileManager.default.createDirectory(atPath: run.data.file("work"), withIntermediateDirectories: true)
+        let whole = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
+        let between = 156_000  // 3.25 s: after "send", before "message"
+        let paused = run.data.file("paused.wav")
+        try WAV.write(
+            Array(whole[..<between]) + [Float](repeating: 0, count: 72_000) + whole[between...], to: paused)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        try run.run([paused]) { configuration in
+            var whisper = LiveTranscriber.WhisperHearing(
+                models: HearingModels(folder: HearingParts.folder), prompt: prompt)
+            whisper.deadline = 60  // this test is about what is heard, not how fast
+            configuration.whisper = whisper
+            configuration.workDirectory = run.data.file("work")
+            configuration.secondOpinionSeconds = secondOpinion
+            configuration.endOfInput = .draft
+        }
+        return run
+    }
+
+    @Test func aCommandReadAcrossTwoUtterancesWithNobodyToAskIsNotActedOnAndItsWordsStay() throws {
+        let run = try pausedMidCommand(boxHears: nil, secondOpinion: nil)
+        let finals = run.events.compactMap { if case .final(let text) = $0 { text } else { nil } }
+        #expect(finals.count == 2 && finals.last?.lowercased().hasPrefix("message") == true, "\(finals)")
+        #expect(run.events.contains(.commandUnsure(action: .send)), "\(run.events)")
+        #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
+        #expect(run.delivered.isEmpty)
+        let draft = try #require(try run.store.messages().first { $0.state == .draft })
+        #expect(draft.text?.lowercased().contains("milk") == true, "\(draft.text ?? "")")
+        #expect(draft.text?.lowercased().contains("message") == true, "\(draft.text ?? "")")
+    }
+
+    @Test func aCommandReadAcrossTwoUtterancesTheBoxAlsoHearsActs() throws {
+        let run = try pausedMidCommand(boxHears: "Home. Send message.", secondOpinion: 5)
+        let checked = run.events.compactMap {
+            if case .commandChecked(.send, let outcome, _) = $0 { outcome } else { nil }
+        }
+        #expect(checked == [.confirmed], "\(run.events)")
+        #expect(run.delivered.count == 1)
+        #expect(run.delivered.first?.message.contains("<send-message") == true)
     }
 
     @Test func anUnsureCommandWithNobodyToAskIsNotActedOnAndItsWordsAreLeftOut() throws {

@@ -75,8 +75,8 @@ public enum WAV {
         try file.close()
     }
 
-    /// Sample clips played one after another with `gap` seconds of silence between them, as one WAV at `path`;
-    /// returns the frame each clip starts at and the total.
+    /// Sample clips (a name in Samples/, or a path from `/`) played one after another with `gap` seconds of silence
+    /// between them, as one WAV at `path`; returns the frame each clip starts at and the total.
     @discardableResult
     /// - Parameter trailing: seconds of silence after the last clip's last word (the microphone running on); 0 ends
     ///   the input at that word, as a file or a stopped turn ending at its command does.
@@ -91,7 +91,7 @@ public enum WAV {
         for (index, clip) in clips.enumerated() {
             if index > 0 { joined += [Float](repeating: 0, count: Int(gap * 48_000)) }
             starts.append(joined.count)
-            let whole = try samples(Checkout.sample(clip))
+            let whole = try samples(clip.hasPrefix("/") ? clip : Checkout.sample(clip))
             let audio = tight ? speechOnly(whole) : whole
             joined += index == clips.count - 1 ? untilLastSpeech(audio) : audio
         }
