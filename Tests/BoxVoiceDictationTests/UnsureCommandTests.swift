@@ -7,51 +7,36 @@ import Foundation
 import Testing
 
 /// A command Whisper wrote but was unsure of, or read across two utterances, acts only on the box's yes; with nobody
-/// to ask, its words are taken as not heard and the message stays open. In `run`, the floor is raised over every
-/// probability so that Whisper's (sure) command in `send-buy-milk.wav` counts as unsure.
+/// to ask, its words are taken as not heard and the message stays open.
 @Suite struct UnsureCommandTests {
-    private func run(boxHears text: String?, secondOpinion: Double?) throws -> DictationRun {
+    /// Dictates `send-buy-milk.wav` with Whisper, the box's HQ hearing `text` (nil: failing).
+    /// - Parameter pausedMidCommand: a pause of 1.5 s put between the command's two words, long enough for the VAD
+    ///   to end the utterance there: Whisper writes "…home. Send." and then "Message.", and the command is read
+    ///   across the two (Whisper's sureness, prompt-free and language checks saw neither half as a command), with
+    ///   the shipped floor. Otherwise the floor is raised over every probability.
+    private func run(boxHears text: String?, secondOpinion: Double?, pausedMidCommand: Bool = false) throws
+        -> DictationRun
+    {
         let run = try DictationRun(
             box: SimulatedBox {
                 $0.hq = text.map { .fixed($0) } ?? .fail(code: "missing_api_key")
                 $0.defaultSession = "s1"
             })
         try FileManager.default.createDirectory(atPath: run.data.file("work"), withIntermediateDirectories: true)
-        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
-        try run.run(["send-buy-milk.wav"]) { configuration in
-            var whisper = LiveTranscriber.WhisperHearing(
-                models: HearingModels(folder: HearingParts.folder), prompt: prompt)
-            whisper.deadline = 60  // this test is about what is heard, not how fast
-            whisper.commandFloor = 1.01
-            configuration.whisper = whisper
-            configuration.workDirectory = run.data.file("work")
-            configuration.secondOpinionSeconds = secondOpinion
-            configuration.endOfInput = .draft
+        var clip = "send-buy-milk.wav"
+        if pausedMidCommand {
+            let whole = try WAV.samples(Checkout.sample(clip))
+            let between = 156_000  // 3.25 s: after "send", before "message"
+            clip = run.data.file("paused.wav")
+            try WAV.write(
+                Array(whole[..<between]) + [Float](repeating: 0, count: 72_000) + whole[between...], to: clip)
         }
-        return run
-    }
-
-    /// `send-buy-milk.wav` with a pause of 1.5 s between its command's two words, long enough for the VAD to end
-    /// the utterance there: Whisper writes "…home. Send." and then "Message.", and the command is read across
-    /// the two. Whisper's sureness, prompt-free and language checks saw neither half as a command, so it waits for
-    /// the box.
-    private func pausedMidCommand(boxHears text: String?, secondOpinion: Double?) throws -> DictationRun {
-        let run = try DictationRun(
-            box: SimulatedBox {
-                $0.hq = text.map { .fixed($0) } ?? .fail(code: "missing_api_key")
-                $0.defaultSession = "s1"
-            })
-        try FileManager.default.createDirectory(atPath: run.data.file("work"), withIntermediateDirectories: true)
-        let whole = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
-        let between = 156_000  // 3.25 s: after "send", before "message"
-        let paused = run.data.file("paused.wav")
-        try WAV.write(
-            Array(whole[..<between]) + [Float](repeating: 0, count: 72_000) + whole[between...], to: paused)
         let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
-        try run.run([paused]) { configuration in
+        try run.run([clip]) { configuration in
             var whisper = LiveTranscriber.WhisperHearing(
                 models: HearingModels(folder: HearingParts.folder), prompt: prompt)
             whisper.deadline = 60  // this test is about what is heard, not how fast
+            if !pausedMidCommand { whisper.commandFloor = 1.01 }
             configuration.whisper = whisper
             configuration.workDirectory = run.data.file("work")
             configuration.secondOpinionSeconds = secondOpinion
@@ -61,7 +46,7 @@ import Testing
     }
 
     @Test func aCommandReadAcrossTwoUtterancesWithNobodyToAskIsNotActedOnAndItsWordsStay() throws {
-        let run = try pausedMidCommand(boxHears: nil, secondOpinion: nil)
+        let run = try run(boxHears: nil, secondOpinion: nil, pausedMidCommand: true)
         let finals = run.events.compactMap { if case .final(let text) = $0 { text } else { nil } }
         #expect(finals.count == 2 && finals.last?.lowercased().hasPrefix("message") == true, "\(finals)")
         #expect(run.events.contains(.commandUnsure(action: .send)), "\(run.events)")
@@ -73,7 +58,7 @@ import Testing
     }
 
     @Test func aCommandReadAcrossTwoUtterancesTheBoxAlsoHearsActs() throws {
-        let run = try pausedMidCommand(boxHears: "Home. Send message.", secondOpinion: 5)
+        let run = try run(boxHears: "Home. Send message.", secondOpinion: 5, pausedMidCommand: true)
         let checked = run.events.compactMap {
             if case .commandChecked(.send, let outcome, _) = $0 { outcome } else { nil }
         }
