@@ -113,16 +113,17 @@ extension DictationSession {
                 // Only the new words can complete a command (the message ends at each one), so this costs the
                 // utterance, not the hour of dictation before it.
                 let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-                let unsure = found.map {
-                    utterance.commandNeedsTheBox($0, after: message.liveText, detector: session.detector)
-                }
-                if let found, utterance.commandIsSpottedOnly || unsure == true {
+                // A command read across two utterances Whisper heard counts as unsure from here on.
+                let utterance =
+                    found.map { utterance.judged($0, after: message.liveText, detector: session.detector) }
+                    ?? utterance
+                if let found, utterance.commandIsSpottedOnly || utterance.commandIsUnsure {
                     if let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
                         session.onEvent(.final(utterance.text))
                         state.pending = (check, [], false)
                         return
                     }
-                    if unsure == true {
+                    if utterance.commandIsUnsure {
                         // Nobody to confirm a command Whisper was unsure of: its words are taken as not heard.
                         if !utterance.recognized.isEmpty { session.onEvent(.final(utterance.recognized)) }
                         session.onEvent(.commandUnsure(action: found.action))
@@ -179,19 +180,14 @@ extension DictationSession {
                 if !shown.isEmpty { session.onEvent(.final(shown)) }
                 if verdict != .confirmed { session.onEvent(.speechWentOn(action: check.match.action)) }
             }
-            let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-            let unsure =
-                found.map { utterance.commandNeedsTheBox($0, after: message.liveText, detector: session.detector) }
-                ?? utterance.commandIsUnsure
             if verdict == .rejected || (talkWentOn && verdict != .confirmed) {
                 // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
                 try hearWithoutCommand(utterance, message: &message)
-            } else if unsure, verdict != .confirmed {
-                // No answer in time: a command Whisper was unsure of, or read across two utterances, needs the box's
-                // yes.
+            } else if utterance.commandIsUnsure, verdict != .confirmed {
+                // No answer in time: a command Whisper was unsure of needs the box's yes.
                 session.onEvent(.commandUnsure(action: check.match.action))
                 try hearWithoutCommand(utterance, message: &message)
-            } else if let found {
+            } else if let found = session.detector.detect(appending: utterance.text, to: message.liveText) {
                 try act(on: found, endingWith: utterance, message: &message, state: &state)
             }
             for update in queued {

@@ -156,6 +156,20 @@ public struct KeywordDetector: Sendable {
         return whole.utf8.distance(from: whole.startIndex, to: match.range.lowerBound) <= earlier.utf8.count
     }
 
+    /// What of `addition` follows `match` (as `detect(appending: addition, to: earlier)` found it), without the
+    /// whitespace and punctuation it starts with: for a command that begins in `earlier`, the addition's words
+    /// without the command's.
+    public func rest(of addition: String, after match: KeywordMatch, earlier: String) -> String {
+        let whole = earlier.isEmpty ? addition : earlier + " " + addition
+        let additionStart = earlier.isEmpty ? 0 : earlier.utf8.count + 1
+        let matchEnd = whole.utf8.distance(from: whole.startIndex, to: match.range.upperBound)
+        // A command's end is a word's end, so in `addition` too it falls between characters.
+        let from = addition.utf8.index(
+            addition.startIndex, offsetBy: min(addition.utf8.count, max(0, matchEnd - additionStart)))
+        return String(addition[from...].drop { $0.isWhitespace || $0.isPunctuation })
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Re-attaches a send keyword the HQ pass did not reproduce: `trim(trim(text) + " " + <tag … heard="live" />)`.
     public func appendSendKeywordTag(_ text: String, action: KeywordAction, matchedPhrase: String) -> String {
         let tag = Self.tag(vocabulary.tag(for: action) ?? action.rawValue, phrase: matchedPhrase, heardLive: true)

@@ -59,13 +59,21 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Whisper wrote the command in `text` but was unsure of it (`WhisperHearing.commandFloor`): it acts only
     /// when the box confirms it; `recognized` is the text without it.
     public var commandIsUnsure = false
-    /// Whether the command `found` (by `detector.detect(appending: text, to: earlier)`, `earlier` being the message's
-    /// words before this utterance) needs the box's yes before anything acts on it: Whisper was unsure of it, or
-    /// Whisper heard this utterance and the command starts in an earlier one. Whisper decodes each utterance alone,
-    /// so a command read across two has passed none of its checks (sureness, the prompt-free weight, the language):
-    /// "…to hear your messages." and the next utterance's "Cancel…" read as *message cancel* in Colombian Spanish.
-    public func commandNeedsTheBox(_ found: KeywordMatch, after earlier: String, detector: KeywordDetector) -> Bool {
-        commandIsUnsure || (heardBy == .whisper && detector.begins(found, before: text, earlier: earlier))
+    /// This utterance as the dictation takes the command `found` in it (by `detector.detect(appending: text, to:
+    /// earlier)`, `earlier` being the message's words before it): unsure, with `recognized` its words after the
+    /// command, when Whisper heard it and the command starts in an earlier utterance. Whisper decodes each utterance
+    /// alone, so a command read across two has passed none of its checks (sureness, the prompt-free weight, the
+    /// language): "…to hear your messages." and the next utterance's "Cancel…" read as *message cancel* in
+    /// Colombian Spanish. Its words are left out like an unsure command's, so that the message's words hold no
+    /// command for the next one to be read against.
+    public func judged(_ found: KeywordMatch, after earlier: String, detector: KeywordDetector) -> LiveUtterance {
+        guard heardBy == .whisper, !commandIsUnsure, detector.begins(found, before: text, earlier: earlier) else {
+            return self
+        }
+        var judged = self
+        judged.commandIsUnsure = true
+        judged.recognized = detector.rest(of: text, after: found, earlier: earlier)
+        return judged
     }
     /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
     public var commandSureness: Float?

@@ -224,9 +224,8 @@ func benchHearing(
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
 /// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command that
-/// needs the box's yes (`LiveUtterance.commandNeedsTheBox`: Whisper was unsure of it, or read it across two
-/// utterances) is not acted on, the bench having no box to confirm it, unless `unsureToo`; `leftForTheBox` is told
-/// of each.
+/// needs the box's yes (`LiveUtterance.judged`: Whisper was unsure of it, or read it across two utterances) is not
+/// acted on, the bench having no box to confirm it, unless `unsureToo`; `leftForTheBox` is told of each.
 func commands(
     in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false, unsureToo: Bool = false,
     leftForTheBox: (KeywordMatch) -> Void = { _ in }
@@ -239,10 +238,8 @@ func commands(
             text += " " + utterance.spots.map(\.phrase).joined(separator: " ")
         }
         let found = detector.detect(appending: text, to: message)
-        let unsure =
-            !unsureToo
-            && (found.map { utterance.commandNeedsTheBox($0, after: message, detector: detector) }
-                ?? utterance.commandIsUnsure)
+        let utterance = found.map { utterance.judged($0, after: message, detector: detector) } ?? utterance
+        let unsure = utterance.commandIsUnsure && !unsureToo
         if !unsure, let found {
             fired.append(found)
             message = ""

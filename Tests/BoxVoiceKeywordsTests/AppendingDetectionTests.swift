@@ -85,6 +85,18 @@ import Testing
         #expect(!detector.begins(alone, before: "Send message.", earlier: ""))
     }
 
+    @Test func theRestOfAnAdditionIsWhatFollowsTheCommandInIt() throws {
+        let earlier = "Pulse uno, señor. Your messages."
+        let across = try #require(detector.detect(appending: "Cancel, ñandú at any moment.", to: earlier))
+        #expect(
+            detector.rest(of: "Cancel, ñandú at any moment.", after: across, earlier: earlier) == "ñandú at any moment."
+        )
+        let spanning = try #require(detector.detect(appending: "out.", to: "été over and"))
+        #expect(detector.rest(of: "out.", after: spanning, earlier: "été over and").isEmpty)
+        let alone = try #require(detector.detect(appending: "Send message. Then lunch.", to: ""))
+        #expect(detector.rest(of: "Send message. Then lunch.", after: alone, earlier: "") == "Then lunch.")
+    }
+
     @Test func wordsFurtherBackThanTheLongestPhraseAreNotReadAgain() {
         // A long transcript with no command: the answer for a new utterance is the same with or without it.
         let long = Array(repeating: "the weather today is sunny", count: 2_000).joined(separator: " ")
