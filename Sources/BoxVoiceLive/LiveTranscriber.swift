@@ -59,6 +59,15 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Whisper wrote the command in `text` but was unsure of it (`WhisperHearing.commandFloor`): it acts only
     /// when the box confirms it; `recognized` is the text without it.
     public var commandIsUnsure = false
+    /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
+    public var commandSureness: Float?
+    /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
+    public var commandPromptFreeSureness: Float?
+    /// How likely Whisper found the utterance holding that command English (`HeardPieces.Piece.english`).
+    public var commandEnglish: Float?
+    /// The language Whisper found likeliest for that utterance (`HeardPieces.Piece.language`).
+    public var commandLanguage: String?
+
     /// This utterance as the dictation takes the command `found` in it (by `detector.detect(appending: text, to:
     /// earlier)`, `earlier` being the message's words before it): unsure, with `recognized` its words after the
     /// command, when Whisper heard it and the command starts in an earlier utterance. Whisper decodes each utterance
@@ -75,14 +84,6 @@ public struct LiveUtterance: Sendable, Equatable {
         judged.recognized = detector.rest(of: text, after: found, earlier: earlier)
         return judged
     }
-    /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
-    public var commandSureness: Float?
-    /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
-    public var commandPromptFreeSureness: Float?
-    /// How likely Whisper found the utterance holding that command English (`HeardPieces.Piece.english`).
-    public var commandEnglish: Float?
-    /// The language Whisper found likeliest for that utterance (`HeardPieces.Piece.language`).
-    public var commandLanguage: String?
 }
 
 public enum LiveUpdate: Sendable, Equatable {
