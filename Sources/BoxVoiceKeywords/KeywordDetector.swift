@@ -150,24 +150,31 @@ public struct KeywordDetector: Sendable {
     /// Whether `match`, as `detect(appending: addition, to: earlier)` found it, starts in `earlier`: a command read
     /// across the boundary between two utterances, its first words in one and its last in the next.
     public func begins(_ match: KeywordMatch, before addition: String, earlier: String) -> Bool {
-        guard !earlier.isEmpty else { return false }
-        let whole = earlier + " " + addition
-        // Offsets, not indices: the match's range belongs to the string `detect` built, equal to this one.
-        return whole.utf8.distance(from: whole.startIndex, to: match.range.lowerBound) <= earlier.utf8.count
+        place(of: match, appending: addition, to: earlier).start < 0
     }
 
     /// What of `addition` follows `match` (as `detect(appending: addition, to: earlier)` found it), without the
     /// whitespace and punctuation it starts with: for a command that begins in `earlier`, the addition's words
     /// without the command's.
     public func rest(of addition: String, after match: KeywordMatch, earlier: String) -> String {
-        let whole = earlier.isEmpty ? addition : earlier + " " + addition
-        let additionStart = earlier.isEmpty ? 0 : earlier.utf8.count + 1
-        let matchEnd = whole.utf8.distance(from: whole.startIndex, to: match.range.upperBound)
+        let end = place(of: match, appending: addition, to: earlier).end
         // A command's end is a word's end, so in `addition` too it falls between characters.
-        let from = addition.utf8.index(
-            addition.startIndex, offsetBy: min(addition.utf8.count, max(0, matchEnd - additionStart)))
+        let from = addition.utf8.index(addition.startIndex, offsetBy: min(addition.utf8.count, max(0, end)))
         return String(addition[from...].drop { $0.isWhitespace || $0.isPunctuation })
             .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Where `match` (from `detect(appending: addition, to: earlier)`) starts and ends, in UTF-8 bytes from the start
+    /// of `addition`: negative in `earlier`. Offsets, not indices: the match's range belongs to the string `detect`
+    /// built, equal to the one built here.
+    private func place(of match: KeywordMatch, appending addition: String, to earlier: String) -> (start: Int, end: Int)
+    {
+        let whole = earlier.isEmpty ? addition : earlier + " " + addition
+        let additionStart = earlier.isEmpty ? 0 : earlier.utf8.count + 1
+        return (
+            whole.utf8.distance(from: whole.startIndex, to: match.range.lowerBound) - additionStart,
+            whole.utf8.distance(from: whole.startIndex, to: match.range.upperBound) - additionStart
+        )
     }
 
     /// Re-attaches a send keyword the HQ pass did not reproduce: `trim(trim(text) + " " + <tag … heard="live" />)`.
