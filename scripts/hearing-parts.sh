@@ -12,7 +12,7 @@
 set -euo pipefail
 dest=$(realpath -m "${1:?usage: hearing-parts.sh DEST}")
 script_dir=$(cd "$(dirname "$0")" && pwd)
-stamp="$dest/.complete-v3"
+stamp="$dest/.complete-v4"
 [ -f "$stamp" ] && exit 0
 
 files=https://files.pythonhosted.org/packages
@@ -60,6 +60,9 @@ source_dir="$work/pywhispercpp-1.5.1/whisper.cpp"
 # whisper.cpp 1.8.5's word timing reads one past the end of its results, which once in a few hundred short decodes
 # kills the process (scripts/whisper-dtw-guard.py says where and how it is mended).
 python3 "$script_dir/whisper-dtw-guard.py" "$source_dir/src/whisper.cpp" || fail "mending whisper.cpp's word timing"
+# And it projects every row of a batch onto the vocabulary though it reads only the last: the prompt's fifty rows
+# were about a quarter of a command's decode (scripts/whisper-last-logits.py).
+python3 "$script_dir/whisper-last-logits.py" "$source_dir/src/whisper.cpp" || fail "mending whisper.cpp's scoring of the prompt"
 
 step "building whisper.cpp (one or two minutes on two cores)"
 command -v cmake >/dev/null || fail "looking for cmake (install Debian's cmake package: make setup does)"

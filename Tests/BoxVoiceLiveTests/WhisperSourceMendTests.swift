@@ -2,10 +2,12 @@ import BoxVoiceTestSupport
 import Foundation
 import Testing
 
-/// `make setup` mends a read past the end in whisper.cpp's word timing before it builds it
-/// (scripts/whisper-dtw-guard.py): the placing loop stops when the segments are used up.
+/// `make setup` mends whisper.cpp before it builds it: a read past the end in its word timing
+/// (scripts/whisper-dtw-guard.py: the placing loop stops when the segments are used up), and the scoring of rows
+/// nobody reads (scripts/whisper-last-logits.py: a batch whose last row alone is read projects only that row).
 @Suite struct WhisperSourceMendTests {
     static let script = Checkout.root + "/scripts/whisper-dtw-guard.py"
+    static let lastLogits = Checkout.root + "/scripts/whisper-last-logits.py"
 
     /// The placing loop as whisper.cpp 1.8.5 writes it (its shape, not its code).
     static let loop = """
@@ -52,6 +54,53 @@ import Testing
         let run = try Run.process("/usr/bin/python3", [Self.script, file])
         #expect(run.status != 0)
         #expect(run.stderr.contains("expected 2 segment steps"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == other)
+    }
+
+    /// The decoder's projection and the copy of its scores as whisper.cpp 1.8.5 writes them (their shape).
+    static let decoder = """
+        static struct ggml_cgraph * whisper_build_graph_decoder(
+            const whisper_batch & batch,
+                           bool   worst_case) {
+            const int n_tokens    = batch.n_tokens;
+            struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te, cur);
+        }
+        static bool whisper_decode_internal() {
+            for (int i = 0; i < n_tokens; i++) {
+                ggml_backend_tensor_get(logits, logits_out.data() + (n_vocab*i), sizeof(float)*(n_vocab*i), \
+        sizeof(float)*n_vocab);
+            }
+        }
+
+        """
+
+    @Test func theProjectionKeepsTheLastRowAloneAndTheCopyReadsItFirst() throws {
+        let dir = TemporaryDirectory("whisper-mend")
+        let file = dir.file("whisper.cpp")
+        try Self.decoder.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run.process("/usr/bin/python3", [Self.lastLogits, file])
+        #expect(run.status == 0, "\(run.stderr)")
+        let mended = try String(contentsOfFile: file, encoding: .utf8)
+        let view = "cur = ggml_view_2d(ctx0, cur, cur->ne[0], 1, cur->nb[1], (cur->ne[1] - 1)*cur->nb[1]);"
+        let projection = "struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te, cur);"
+        let viewAt = try #require(mended.range(of: view))
+        let projectionAt = try #require(mended.range(of: projection))
+        #expect(viewAt.upperBound < projectionAt.lowerBound, "the row is chosen before it is projected")
+        #expect(mended.contains("if (!worst_case && n_tokens > 1 && batch.logits[n_tokens - 1])"))
+        #expect(mended.contains("const size_t boxvoice_row = logits->ne[1] == 1 ? 0 : i;"))
+        #expect(mended.contains("sizeof(float)*(n_vocab*boxvoice_row), sizeof(float)*n_vocab);"))
+        #expect(!mended.contains("sizeof(float)*(n_vocab*i), sizeof(float)*n_vocab);"), "the old copy is gone")
+    }
+
+    @Test func aDecoderOfAnotherShapeIsRefusedUntouched() throws {
+        let dir = TemporaryDirectory("whisper-mend")
+        let file = dir.file("whisper.cpp")
+        // The copy is there; the projection is not (another whisper.cpp).
+        let other = Self.decoder.replacingOccurrences(of: "model.d_te, cur", with: "model.d_te, inpL")
+        try other.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run.process("/usr/bin/python3", [Self.lastLogits, file])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("the vocabulary projection was not found"))
         #expect(try String(contentsOfFile: file, encoding: .utf8) == other)
     }
 }
