@@ -275,13 +275,19 @@ public final class WhisperModel {
         if oneSegment {
             // Over babble Whisper can loop on one sentence; nobody says more than about six tokens a second.
             parameters.max_tokens = Int32(Self.tokenCeiling(seconds: Double(samples.count) / Double(Self.sampleRate)))
-            // And a sentence loop is ended at its third writing (`SentenceLoop`), not at the ceiling.
+            // And a sentence loop is ended at its third writing, or the second of the prompt's sentences
+            // (`SentenceLoop`), not at the ceiling.
             parameters.logits_filter_callback = endingSentenceLoops
         }
         parameters.suppress_nst = true
-        try run(
-            samples, parameters: parameters, language: language, prompt: prompt, shouldStop: shouldStop,
-            doing: "decode the utterance")
+        // Kept alive through the decode: whisper.cpp hands it to the loop check as an unretained pointer.
+        let promptSentences = PromptSentences(Set(prompt.map(SentenceLoop.sentenceKeys) ?? []))
+        parameters.logits_filter_callback_user_data = Unmanaged.passUnretained(promptSentences).toOpaque()
+        try withExtendedLifetime(promptSentences) {
+            try run(
+                samples, parameters: parameters, language: language, prompt: prompt, shouldStop: shouldStop,
+                doing: "decode the utterance")
+        }
         var text = ""
         var noSpeech: Float = 0
         for segment in 0..<whisper_full_n_segments_from_state(state) {
@@ -349,7 +355,7 @@ public final class WhisperModel {
         if oneSegment {
             // One pass, never decoded again warmer: a warmer re-decode samples five candidates a step and took 2.05 s
             // on a 6.6 s utterance (past the live deadline), where the first pass answered in 0.47 s. A sentence
-            // loop is ended at its third writing (`SentenceLoop`), a word loop by the token ceiling, and
+            // loop is ended by `SentenceLoop`, a word loop by the token ceiling, and
             // `UtteranceEnds.plain` drops what either wrote again.
             parameters.temperature_inc = 0
         }
@@ -528,8 +534,8 @@ public final class WhisperModel {
 }
 
 /// whisper.cpp's hook before each token is chosen: when the text so far ends in a sentence loop
-/// (`SentenceLoop.endsInLoop`), only the end of the text may come next.
-private let endingSentenceLoops: whisper_logits_filter_callback = { context, _, tokens, count, logits, _ in
+/// (`SentenceLoop.endsInLoop`, given the prompt's sentences as user data), only the end of the text may come next.
+private let endingSentenceLoops: whisper_logits_filter_callback = { context, _, tokens, count, logits, data in
     guard let context, let tokens, let logits, count > 0 else { return }
     let endOfText = whisper_token_eot(context)
     func bytes(of token: whisper_token) -> UnsafeRawBufferPointer? {
@@ -542,8 +548,15 @@ private let endingSentenceLoops: whisper_logits_filter_callback = { context, _, 
     }
     var text: [UInt8] = []
     for index in 0..<Int(count) { text += bytes(of: tokens[index].id) ?? UnsafeRawBufferPointer(start: nil, count: 0) }
-    guard SentenceLoop.endsInLoop(String(decoding: text, as: UTF8.self)) else { return }
+    let prompt = data.map { Unmanaged<PromptSentences>.fromOpaque($0).takeUnretainedValue().keys } ?? []
+    guard SentenceLoop.endsInLoop(String(decoding: text, as: UTF8.self), prompt: prompt) else { return }
     for token in 0..<Int(whisper_n_vocab(context)) where token != Int(endOfText) { logits[token] = -.infinity }
+}
+
+/// The prompt's sentences (`SentenceLoop.sentenceKeys`) handed through whisper.cpp's C callback.
+private final class PromptSentences: Sendable {
+    let keys: Set<String>
+    init(_ keys: Set<String>) { self.keys = keys }
 }
 
 /// The stop predicate handed through whisper.cpp's C callback.

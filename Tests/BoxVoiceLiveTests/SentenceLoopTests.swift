@@ -1,8 +1,12 @@
 @testable import BoxVoiceLive
 import Testing
 
-/// When a decode is ended as a loop: a run of one to three sentences written a third time in a row, never sooner.
+/// When a decode is ended as a loop: a run of one to three sentences written a third time in a row, never sooner; a
+/// run of the prompt's sentences at its second writing.
 @Suite struct SentenceLoopTests {
+    /// The keys of a prompt's sentences, as `WhisperModel.transcribe` hands them to the check.
+    static let prompt = Set(SentenceLoop.sentenceKeys("Send message. Over and out. Cancel message. Start over."))
+
     @Test(arguments: [
         "Send message. Send message. Send message.",
         "Stop listening. stop listening! Stop, listening.",
@@ -12,6 +16,30 @@ import Testing
     ])
     func aRunWrittenAThirdTimeInARowIsALoop(_ text: String) {
         #expect(SentenceLoop.endsInLoop(text))
+        #expect(SentenceLoop.endsInLoop(text, prompt: Self.prompt))
+    }
+
+    @Test(arguments: [
+        "Send message. Send message.",
+        "Buy milk. Send message. send message!",
+        "Over and out. Start over. Over and out. Start over.",
+    ])
+    func aRunOfThePromptsSentencesWrittenASecondTimeIsALoop(_ text: String) {
+        #expect(SentenceLoop.endsInLoop(text, prompt: Self.prompt))
+        #expect(!SentenceLoop.endsInLoop(text), "without the prompt, the second writing is no loop")
+    }
+
+    @Test(arguments: [
+        "Send message.",
+        // Not all of the run is the prompt's: a person may say it twice.
+        "Buy milk. Send message. Buy milk. Send message.",
+        "Stop. Stop.",
+        "Send message. Over and out.",
+        // The second writing is not finished yet.
+        "Send message. Send message",
+    ])
+    func otherTextIsNoLoopWithThePromptEither(_ text: String) {
+        #expect(!SentenceLoop.endsInLoop(text, prompt: Self.prompt))
     }
 
     @Test(arguments: [
