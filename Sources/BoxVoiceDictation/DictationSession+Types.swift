@@ -36,7 +36,9 @@ extension DictationSession {
         /// (`CommandHold`; nil: at once). The box's second opinion is asked as the wait begins.
         public var spottedCommandHold: CommandHold.Rule? = .measured
         /// How much audio before the end of that utterance is sent for it.
-        public var secondOpinionWindowSeconds: Double = 4
+        public var secondOpinionWindowSeconds = secondOpinionWindow
+        /// `secondOpinionWindowSeconds` unless set otherwise (the bench asks its box over the same span).
+        public static let secondOpinionWindow = 4.0
         /// A private folder for the short files sent for a second opinion (nil: no second opinion).
         public var workDirectory: String?
         /// How much audio a microphone may run ahead of the recording's own thread (a slow disk).

@@ -35,12 +35,16 @@ func benchHearing(
     ]
     // What each column's decode is judged by: the dictation's rule, and for the road, the same with a command only the
     // spotter heard also taken (the choice the road made against, measured on the same decode).
-    // And the same decode with every command Whisper wrote taken, however unsure (the road before its floor).
-    let judged: [(name: String, column: Int, spotsToo: Bool, unsureToo: Bool)] = [
-        (columns[0].name, 0, false, false), (columns[1].name, 1, false, false),
-        ("now, also taking commands only the spotter heard", 1, true, false),
-        ("now, also taking commands Whisper was unsure of", 1, false, true), (columns[2].name, 2, false, false),
+    // And the same decode with every command Whisper wrote taken, however unsure (the road before its floor), and
+    // with those asked of a box as a dictation asks them (`BoxOpinion`: boxsim's Whisper HQ says yes or no).
+    let judged: [(name: String, column: Int, spotsToo: Bool, unsureToo: Bool, asksBox: Bool)] = [
+        (columns[0].name, 0, false, false, false), (columns[1].name, 1, false, false, false),
+        ("now, also taking commands only the spotter heard", 1, true, false, false),
+        ("now, also taking commands Whisper was unsure of", 1, false, true, false),
+        ("now, asking the box about those (boxsim's Whisper HQ)", 1, false, false, true),
+        (columns[2].name, 2, false, false, false),
     ]
+    let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector)
     let header =
         "| | " + judged.map(\.name).joined(separator: " | ") + " |\n|---|"
         + String(repeating: "---|", count: judged.count)
@@ -83,8 +87,9 @@ func benchHearing(
                 cells.append("-")
                 continue
             }
-            let fired = commands(
-                in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsureToo: rule.unsureToo)
+            let fired = try commands(
+                in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsureToo: rule.unsureToo,
+                box: rule.asksBox ? { try box.confirms($0, $1, in: stream.audio) } : nil)
             falseTotals[index] += fired.count
             cells.append("\(fired.count)")
             FileHandle.standardError.write(
@@ -123,19 +128,19 @@ func benchHearing(
     where conditionNames.map({ names in names.contains { condition.name.contains($0) } }) ?? true {
         var cells: [String] = []
         var decodes: [[[LiveUtterance]]] = []
+        let audios = try clips.enumerated().map { index, clip in try condition.apply(clip.audio, work, UInt64(index)) }
         for column in columns {
-            decodes.append(
-                try clips.enumerated().map { index, clip in
-                    try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: column.options)
-                        .utterances
-                })
+            decodes.append(try audios.map { try LiveDecode.run($0, options: column.options).utterances })
         }
         for rule in judged {
             var right = 0, wrong = 0
             for (index, clip) in clips.enumerated() {
-                let fired = commands(
+                let asked: ((KeywordMatch, LiveUtterance) throws -> Bool)? = {
+                    try box.confirms($0, $1, in: audios[index])
+                }
+                let fired = try commands(
                     in: decodes[rule.column][index], detector: detector, spotsToo: rule.spotsToo,
-                    unsureToo: rule.unsureToo)
+                    unsureToo: rule.unsureToo, box: rule.asksBox ? asked : nil)
                 if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
                 if fired.first?.action != clip.expected {
                     FileHandle.standardError.write(
@@ -225,11 +230,11 @@ func benchHearing(
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
 /// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command that
 /// needs the box's yes (`LiveUtterance.judged`: Whisper was unsure of it, or read it across two utterances) is not
-/// acted on, the bench having no box to confirm it, unless `unsureToo`; `leftForTheBox` is told of each.
+/// acted on unless `unsureToo`, or unless `box` is given and says yes (`BoxOpinion`); `leftForTheBox` is told of each.
 func commands(
     in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false, unsureToo: Bool = false,
-    leftForTheBox: (KeywordMatch) -> Void = { _ in }
-) -> [KeywordMatch] {
+    box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil, leftForTheBox: (KeywordMatch) -> Void = { _ in }
+) rethrows -> [KeywordMatch] {
     var message = ""
     var fired: [KeywordMatch] = []
     for utterance in utterances where !utterance.text.isEmpty {
@@ -240,12 +245,12 @@ func commands(
         let found = detector.detect(appending: text, to: message)
         let utterance = found.map { utterance.judged($0, after: message, detector: detector) } ?? utterance
         let unsure = utterance.commandIsUnsure && !unsureToo
-        if !unsure, let found {
+        if let found, unsure { leftForTheBox(found) }
+        if let found, try !unsure || box?(found, utterance) == true {
             fired.append(found)
             message = ""
         } else {
-            if let found { leftForTheBox(found) }
-            // Not acted on (no box here to confirm an unsure command): the words without it join the message.
+            // Not acted on (no box, or the box did not hear it): the words without it join the message.
             let words = unsure ? utterance.recognized : utterance.text
             if !words.isEmpty { message += (message.isEmpty ? "" : " ") + words }
         }

@@ -37,13 +37,16 @@ func probeHearing(
     let environment = ProcessInfo.processInfo.environment
     if let pass = environment["BENCH_SECOND_PASS"] { options.languageModelSecondPass = pass == "on" }
     if environment["BENCH_ROAD"] == "pocketsphinx" { options.whisper = nil }
+    let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector, verbose: verbose)
     if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
         let heard = try LiveDecode.run(stream.audio, options: options)
         let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
         let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
         let seconds = Double(stream.audio.count) / 48_000
         var waiting: [KeywordMatch] = []
-        let fired = commands(in: heard.utterances, detector: detector) { waiting.append($0) }
+        let fired = commands(in: heard.utterances, detector: detector, leftForTheBox: { waiting.append($0) })
+        let withBox = try commands(
+            in: heard.utterances, detector: detector, box: { try box.confirms($0, $1, in: stream.audio) })
         // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
         for utterance in heard.utterances where utterance.commandSureness != nil {
             let unsure = utterance.commandIsUnsure ? " (unsure)" : ""
@@ -60,21 +63,31 @@ func probeHearing(
         say(
             String(
                 format: "prompts: %.1f min, word error %.1f %%, %.2f CPU-s per audio second, %d false command(s) %@"
-                    + ", %d left unsure, %d left for the box %@",
+                    + ", %d left unsure, %d left for the box %@; with the box's second opinion %d false command(s) %@",
                 seconds / 60, 100 * WordError.rate(reference: reference, hypothesis: hypothesis),
                 heard.cpuSeconds / seconds, fired.count, "\(fired.map(\.matchedPhrase))",
-                heard.utterances.filter(\.commandIsUnsure).count, waiting.count, "\(waiting.map(\.matchedPhrase))"))
+                heard.utterances.filter(\.commandIsUnsure).count, waiting.count, "\(waiting.map(\.matchedPhrase))",
+                withBox.count, "\(withBox.map(\.matchedPhrase))"))
     }
     let clips = try heldOutClips(heldOut)
     for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
     where conditionNames.contains(where: { condition.name.contains($0) }) {
         var right = 0, wrong = 0, cpu = 0.0
+        var rightWithBox = 0, wrongWithBox = 0
         var weighed: [String] = []
         for (index, clip) in clips.enumerated() {
-            let heard = try LiveDecode.run(try condition.apply(clip.audio, work, UInt64(index)), options: options)
+            let audio = try condition.apply(clip.audio, work, UInt64(index))
+            let heard = try LiveDecode.run(audio, options: options)
             cpu += heard.cpuSeconds
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
+            let withBox = try commands(
+                in: heard.utterances, detector: detector, box: { try box.confirms($0, $1, in: audio) })
+            if withBox.first?.action == clip.expected {
+                rightWithBox += 1
+            } else if !withBox.isEmpty {
+                wrongWithBox += 1
+            }
             weighed += heard.utterances.filter { $0.commandSureness != nil }.map {
                 weights($0) + ($0.commandIsUnsure ? "u" : "")
             }
@@ -84,7 +97,9 @@ func probeHearing(
                 say("  miss \(clip.name): \(fired.map(\.matchedPhrase)) in '\(texts)'")
             }
         }
-        say("\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s")
+        say(
+            "\(condition.name): \(right)/\(clips.count), \(wrong) wrong, \(String(format: "%.1f", cpu)) CPU-s;"
+                + " with the box's second opinion \(rightWithBox)/\(clips.count), \(wrongWithBox) wrong")
         // Every command Whisper wrote in these clips, taken or not ("u": left unsure).
         say("  sureness/without the prompt/English: " + weighed.joined(separator: " "))
     }
