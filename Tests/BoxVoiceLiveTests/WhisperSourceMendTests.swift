@@ -9,6 +9,16 @@ import Testing
     static let script = Checkout.root + "/scripts/whisper-dtw-guard.py"
     static let lastLogits = Checkout.root + "/scripts/whisper-last-logits.py"
 
+    /// Runs `script` over `source`, written to a file as whisper.cpp's source; what the script said, and the file
+    /// after it.
+    static func mend(_ source: String, by script: String) throws -> (run: ProcessResult, file: String) {
+        let dir = TemporaryDirectory("whisper-mend")
+        let file = dir.file("whisper.cpp")
+        try source.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run.process("/usr/bin/python3", [script, file])
+        return (run, try String(contentsOfFile: file, encoding: .utf8))
+    }
+
     /// The placing loop as whisper.cpp 1.8.5 writes it (its shape, not its code).
     static let loop = """
         static void place() {
@@ -35,26 +45,19 @@ import Testing
         """
 
     @Test func bothStepsToTheNextSegmentStopAtTheEnd() throws {
-        let dir = TemporaryDirectory("whisper-mend")
-        let file = dir.file("whisper.cpp")
-        try Self.loop.write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try Run.process("/usr/bin/python3", [Self.script, file])
+        let (run, mended) = try Self.mend(Self.loop, by: Self.script)
         #expect(run.status == 0, "\(run.stderr)")
-        let mended = try String(contentsOfFile: file, encoding: .utf8)
         let guardLine = "if (seg_i == state->result_all.end()) { goto boxvoice_dtw_placed; }"
         #expect(mended.components(separatedBy: guardLine).count == 3, "both steps guarded:\n\(mended)")
         #expect(mended.contains("boxvoice_dtw_placed:\n\n    // Print DTW timestamps"))
     }
 
     @Test func aSourceWithoutTheLoopIsRefusedUntouched() throws {
-        let dir = TemporaryDirectory("whisper-mend")
-        let file = dir.file("whisper.cpp")
         let other = "int main() { return 0; }\n"
-        try other.write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try Run.process("/usr/bin/python3", [Self.script, file])
+        let (run, after) = try Self.mend(other, by: Self.script)
         #expect(run.status != 0)
         #expect(run.stderr.contains("expected 2 segment steps"))
-        #expect(try String(contentsOfFile: file, encoding: .utf8) == other)
+        #expect(after == other)
     }
 
     /// The decoder's projection and the copy of its scores as whisper.cpp 1.8.5 writes them (their shape).
@@ -75,12 +78,8 @@ import Testing
         """
 
     @Test func theProjectionKeepsTheLastRowAloneAndTheCopyReadsItFirst() throws {
-        let dir = TemporaryDirectory("whisper-mend")
-        let file = dir.file("whisper.cpp")
-        try Self.decoder.write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try Run.process("/usr/bin/python3", [Self.lastLogits, file])
+        let (run, mended) = try Self.mend(Self.decoder, by: Self.lastLogits)
         #expect(run.status == 0, "\(run.stderr)")
-        let mended = try String(contentsOfFile: file, encoding: .utf8)
         let view = "cur = ggml_view_2d(ctx0, cur, cur->ne[0], 1, cur->nb[1], (cur->ne[1] - 1)*cur->nb[1]);"
         let projection = "struct ggml_tensor * logits = ggml_mul_mat(ctx0, model.d_te, cur);"
         let viewAt = try #require(mended.range(of: view))
@@ -93,14 +92,11 @@ import Testing
     }
 
     @Test func aDecoderOfAnotherShapeIsRefusedUntouched() throws {
-        let dir = TemporaryDirectory("whisper-mend")
-        let file = dir.file("whisper.cpp")
         // The copy is there; the projection is not (another whisper.cpp).
         let other = Self.decoder.replacingOccurrences(of: "model.d_te, cur", with: "model.d_te, inpL")
-        try other.write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try Run.process("/usr/bin/python3", [Self.lastLogits, file])
+        let (run, after) = try Self.mend(other, by: Self.lastLogits)
         #expect(run.status != 0)
         #expect(run.stderr.contains("the vocabulary projection was not found"))
-        #expect(try String(contentsOfFile: file, encoding: .utf8) == other)
+        #expect(after == other)
     }
 }
