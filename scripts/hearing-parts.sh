@@ -12,7 +12,7 @@
 set -euo pipefail
 dest=$(realpath -m "${1:?usage: hearing-parts.sh DEST}")
 script_dir=$(cd "$(dirname "$0")" && pwd)
-stamp="$dest/.complete-v4"
+stamp="$dest/.complete-v5"
 [ -f "$stamp" ] && exit 0
 
 files=https://files.pythonhosted.org/packages
@@ -63,6 +63,9 @@ python3 "$script_dir/whisper-dtw-guard.py" "$source_dir/src/whisper.cpp" || fail
 # And it projects every row of a batch onto the vocabulary though it reads only the last: the prompt's fifty rows
 # were about a quarter of a command's decode (scripts/whisper-last-logits.py).
 python3 "$script_dir/whisper-last-logits.py" "$source_dir/src/whisper.cpp" || fail "mending whisper.cpp's scoring of the prompt"
+# And its encoder cannot be stopped midway: an abandoned decode held up the next utterance for a whole encoder pass
+# (scripts/whisper-encoder-abort.py).
+python3 "$script_dir/whisper-encoder-abort.py" "$source_dir/src/whisper.cpp" || fail "mending whisper.cpp's abort"
 
 step "building whisper.cpp (one or two minutes on two cores)"
 command -v cmake >/dev/null || fail "looking for cmake (install Debian's cmake package: make setup does)"

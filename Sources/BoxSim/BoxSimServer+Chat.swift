@@ -229,9 +229,7 @@ extension BoxSimServer {
             if configuration.hqYieldsCPU { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
             upload.recognized = recognizers.withLock { loaded -> String? in
                 if loaded.whisper == nil { loaded.whisper = try? WhisperModel(path: modelPath) }
-                return try? loaded.whisper?.transcribe(
-                    samples.map { Float($0) / 32_768 }, prompt: nil, oneSegment: false
-                ).text
+                return loaded.whisper.flatMap { try? WhisperHQ.text(of: samples, by: $0) }
             }
         } else if recognize, let samples = try? SpeechConversion.recognizerSamples(fromFile: path) {
             upload.recognized = recognizers.withLock { loaded -> String? in

@@ -4,12 +4,24 @@
 /// Speech starts where `onset` is reached for `minimumSpeech`; it ends after `endSilence` under `offset` (two
 /// thresholds, so a word that dips does not end it). An utterance keeps `lead` of audio from before its start
 /// (the first consonant is often judged silence) and is cut at `longest` even mid-speech: Whisper hears 30 s at most.
+///
+/// After `settle` of that quiet the utterance has *settled*: what Whisper hears of it is fixed (its audio up to
+/// there, `Cut.heard`), so its decode can start while the cutter waits out the rest of `endSilence`. Speech that
+/// comes back before the end unsettles it.
+///
+/// Speech already `long` seconds long ends after only `longEndSilence` of quiet: the pause at a sentence's end. What
+/// is said after it (often the command, said after the message) is then an utterance of its own, decoded in a
+/// fraction of the time the whole would take, and the sentence's decode runs while it is spoken.
 public struct UtteranceCutter: Sendable {
     public struct Rule: Sendable, Equatable {
         public var onset: Float = 0.5
         public var offset: Float = 0.35
         public var minimumSpeech = 0.1
         public var endSilence = 0.3
+        public var settle = 0.1
+        /// nil: every utterance waits `endSilence`.
+        public var long: Double? = 3
+        public var longEndSilence = 0.15
         public var lead = 0.3
         public var longest = 28.0
         public init() {}
@@ -28,11 +40,30 @@ public struct UtteranceCutter: Sendable {
         public var end: Double
         /// Where its last speech window ends.
         public var speechEnd: Double
+        /// How many of `samples` Whisper hears: those up to where it settled (all when it never did).
+        public var heardCount: Int
+        /// The audio Whisper hears (`heardCount` samples).
+        public var heard: [Float] { Array(samples.prefix(heardCount)) }
         /// Cut at `longest` while speech went on.
         public var forced: Bool
         /// The VAD's speech probability for each window from `start` on, `windowSeconds` apart.
         public var probabilities: [Float] = []
         public var windowSeconds = 0.032
+
+        /// - Parameter heardCount: nil: Whisper hears all of `samples`.
+        public init(
+            samples: [Float], start: Double, end: Double, speechEnd: Double, heardCount: Int? = nil, forced: Bool,
+            probabilities: [Float] = [], windowSeconds: Double = 0.032
+        ) {
+            self.samples = samples
+            self.start = start
+            self.end = end
+            self.speechEnd = speechEnd
+            self.heardCount = heardCount ?? samples.count
+            self.forced = forced
+            self.probabilities = probabilities
+            self.windowSeconds = windowSeconds
+        }
 
         /// Where the stream is quiet nearest `seconds` (stream time): the middle of the run of windows under
         /// `quietBelow` whose middle lies closest, within `reach`; nil when no such run is that near.
@@ -68,6 +99,8 @@ public struct UtteranceCutter: Sendable {
     private var quietRun = 0
     private var position = 0
     private var lastSpeechEnd = 0.0
+    /// The utterance's sample count when it settled (nil: not settled).
+    private var settledCount: Int?
     /// The probabilities of the utterance's windows, and of the loud run before it starts.
     private var probabilities: [Float] = []
     private var windowSeconds = 0.032
@@ -82,6 +115,10 @@ public struct UtteranceCutter: Sendable {
 
     /// Whether speech is going on (an utterance has started and not ended).
     public var inUtterance: Bool { current != nil }
+
+    /// The audio Whisper will hear of the utterance in progress, once it has settled (`Rule.settle`); nil before,
+    /// and after speech comes back.
+    public var settled: [Float]? { settledCount.map { Array(current!.prefix($0)) } }
 
     /// Hears one window; returns the utterance it ends, if any.
     public mutating func add(window: ArraySlice<Float>, probability: Float) -> Cut? {
@@ -111,11 +148,16 @@ public struct UtteranceCutter: Sendable {
         probabilities.append(probability)
         if probability < rule.offset {
             quietRun += 1
+            if settledCount == nil, Double(quietRun) * windowSeconds >= rule.settle { settledCount = current!.count }
         } else {
             quietRun = 0
+            settledCount = nil
             lastSpeechEnd = seconds
         }
-        if Double(quietRun) * windowSeconds >= rule.endSilence { return end(forced: false) }
+        let isLong = rule.long.map { lastSpeechEnd - currentStart >= $0 } ?? false
+        if Double(quietRun) * windowSeconds >= (isLong ? rule.longEndSilence : rule.endSilence) {
+            return end(forced: false)
+        }
         if seconds - currentStart >= rule.longest { return end(forced: true) }
         return nil
     }
@@ -130,8 +172,10 @@ public struct UtteranceCutter: Sendable {
     private mutating func end(forced: Bool) -> Cut {
         let cut = Cut(
             samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd,
-            forced: forced, probabilities: probabilities, windowSeconds: windowSeconds)
+            heardCount: forced ? nil : settledCount, forced: forced,
+            probabilities: probabilities, windowSeconds: windowSeconds)
         probabilities = []
+        settledCount = nil
         current = nil
         quietRun = 0
         before = []

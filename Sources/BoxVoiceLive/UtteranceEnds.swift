@@ -31,6 +31,8 @@ final class UtteranceEnds {
     private let holdsCommand: @Sendable (String) -> Bool
     /// How many utterances were decoded again with the careful search.
     private(set) var carefulDecodes = 0
+    /// How many utterances were answered by the decode started when they settled.
+    private(set) var settledDecodes = 0
     /// How many commands were checked in the language Whisper heard (`inItsOwnLanguage`).
     private(set) var languageChecks = 0
     /// Which decodes are weighed again without the prompt and for their language: those holding a command, when the
@@ -39,6 +41,11 @@ final class UtteranceEnds {
         settings.promptFreeFloor == nil && settings.englishFloor == nil && settings.ownLanguageBelow == nil
             ? nil : holdsCommand
     }
+    /// The decode started when the utterance in progress settled (`UtteranceCutter.settled`), and how many samples
+    /// it was given.
+    private var speculation: (count: Int, decode: WhisperWorker.Started)?
+    /// Decodes started for utterances that have ended, by where they ended (`Cut.end`), until they are decided.
+    private var decodesStarted: [Double: (count: Int, decode: WhisperWorker.Started)] = [:]
     /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
 
@@ -74,14 +81,44 @@ final class UtteranceEnds {
         for (index, probability) in probabilities.enumerated() {
             let start = index * VoiceActivity.window
             if let cut = cutter.add(window: pending[start..<start + VoiceActivity.window], probability: probability) {
-                cuts.append(cut)
+                cuts.append(ended(cut))
+            } else {
+                speculate()
             }
         }
         return cuts
     }
 
     /// Ends the utterance in progress now.
-    func finish() -> UtteranceCutter.Cut? { cutter.finish() }
+    func finish() -> UtteranceCutter.Cut? { cutter.finish().map(ended) }
+
+    /// Starts the decode of the utterance in progress once it has settled, while the cutter waits to be sure it has
+    /// ended (a command is acted on that much sooner); drops it when speech comes back.
+    private func speculate() {
+        guard let audio = cutter.settled else {
+            speculation?.decode.abandon()
+            speculation = nil
+            return
+        }
+        guard speculation == nil else { return }
+        speculation = (
+            audio.count,
+            worker.start(audio, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands)
+        )
+    }
+
+    /// Keeps the decode started for `cut`, if it was given the audio `cut` is heard by.
+    private func ended(_ cut: UtteranceCutter.Cut) -> UtteranceCutter.Cut {
+        if let speculation {
+            if speculation.count == cut.heardCount {
+                decodesStarted[cut.end] = speculation
+            } else {
+                speculation.decode.abandon()
+            }
+        }
+        speculation = nil
+        return cut
+    }
 
     /// Whisper's words for one utterance, or why there are none in time. No words: Whisper judged it no speech.
     ///
@@ -109,9 +146,9 @@ final class UtteranceEnds {
         let left = settings.deadline - Date().timeIntervalSince(started)
         carefulDecodes += 1
         let second = worker.transcribe(
-            cut.samples, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands)
+            cut.heard, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands)
         guard case .success(let transcript) = second else { return remembered(quick) }
-        let better = judged(heard(transcript, of: cut.samples))
+        let better = judged(heard(transcript, of: cut.heard))
         return remembered(
             better.holdsSureCommand ? .success(inItsOwnLanguage(better, cut: cut, started: started)) : quick)
     }
@@ -138,7 +175,7 @@ final class UtteranceEnds {
         let foreign = self.judged(judged.decoded, foreign: true)
         if let lead = leadIn(for: cut) {
             let left = settings.deadline - Date().timeIntervalSince(started)
-            guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.samples, deadline: left),
+            guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.heard, deadline: left),
                 let widerLanguages = wider.languages
             else { return foreign }
             switch Self.languageVerdict(widerLanguages, englishBelow: below, leavingOut: settings.englishLookalikes) {
@@ -242,14 +279,21 @@ final class UtteranceEnds {
     private func quickly(_ cut: UtteranceCutter.Cut, started: Date) -> Result<Decoded, HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
-        let alone = worker.transcribe(
-            cut.samples, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands
-        ).map { heard($0, of: cut.samples) }
+        let audio = cut.heard
+        let answer: Result<WhisperModel.Transcript, HearingError>
+        if let early = decodesStarted.removeValue(forKey: cut.end) {
+            settledDecodes += 1
+            answer = early.decode.answer(deadline: settings.deadline)
+        } else {
+            answer = worker.transcribe(
+                audio, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands)
+        }
+        let alone = answer.map { heard($0, of: audio) }
         guard case .success(let decoded) = alone, !context.isEmpty, !holdsCommand(Self.text(decoded.words)) else {
             return alone
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
-        let withContext = context + cut.samples
+        let withContext = context + audio
         let second = worker.transcribe(
             withContext, prompt: settings.prompt, deadline: left, scoringWithoutPrompt: weighsCommands)
         guard case .success(let transcript) = second else {

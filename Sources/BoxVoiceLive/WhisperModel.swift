@@ -172,6 +172,17 @@ public final class WhisperModel {
 
     deinit { whisper_free_state(state) }
 
+    /// The last prompt given and its sentences: the live path gives the same prompt to every decode.
+    private var lastPrompt: (text: String?, sentences: PromptSentences)?
+
+    /// `prompt`'s sentences for the loop check (`SentenceLoop.sentenceKeys`), worked out once per prompt.
+    private func sentences(of prompt: String?) -> PromptSentences {
+        if let last = lastPrompt, last.text == prompt { return last.sentences }
+        let sentences = PromptSentences(Set(prompt.map(SentenceLoop.sentenceKeys) ?? []))
+        lastPrompt = (prompt, sentences)
+        return sentences
+    }
+
     /// A missing model file, said as the user can fix it (checked before loading, and where loading comes later).
     static func requireFile(_ path: String) throws {
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -281,8 +292,8 @@ public final class WhisperModel {
         }
         parameters.suppress_nst = true
         // Kept alive through the decode: whisper.cpp hands it to the loop check as an unretained pointer.
-        let promptSentences = PromptSentences(Set(prompt.map(SentenceLoop.sentenceKeys) ?? []))
-        parameters.logits_filter_callback_user_data = Unmanaged.passUnretained(promptSentences).toOpaque()
+        let promptSentences = oneSegment ? sentences(of: prompt) : nil
+        parameters.logits_filter_callback_user_data = promptSentences.map { Unmanaged.passUnretained($0).toOpaque() }
         try withExtendedLifetime(promptSentences) {
             try run(
                 samples, parameters: parameters, language: language, prompt: prompt, shouldStop: shouldStop,

@@ -7,7 +7,7 @@ import Synchronization
 /// the live path falls back to pocketsphinx's text for that utterance.
 public final class WhisperWorker: Sendable {
     /// One utterance to decode, and where its answer lands.
-    private final class Job: Sendable {
+    fileprivate final class Job: Sendable {
         let samples: [Float]
         let prompt: String?
         /// nil: the worker's own search.
@@ -30,7 +30,7 @@ public final class WhisperWorker: Sendable {
     }
 
     /// What a job asks of the model.
-    private enum Work: Sendable {
+    fileprivate enum Work: Sendable {
         /// The words, written in this language (`WhisperModel.transcribe`).
         case words(language: String)
         /// Only which language is spoken (`WhisperModel.spokenLanguage(of:)`).
@@ -134,13 +134,49 @@ public final class WhisperWorker: Sendable {
             deadline: deadline)
     }
 
-    private func wait(for job: Job, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
+    /// A decode started before its answer is needed (`start(_:prompt:scoringWithoutPrompt:)`): waited for with
+    /// `answer(deadline:)`, or dropped with `abandon()`.
+    public struct Started: Sendable {
+        fileprivate let job: Job
+
+        /// The answer, waiting at most `deadline` seconds more; past it the decode is abandoned.
+        public func answer(deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
+            WhisperWorker.answer(of: job, deadline: deadline)
+        }
+
+        /// Stops the decode (or keeps it from starting): its audio turned out not to be the utterance's.
+        public func abandon() { job.abandoned.store(true, ordering: .relaxed) }
+    }
+
+    /// Starts decoding `samples` now, with the worker's search, and returns at once: the live path starts an
+    /// utterance's decode while it waits to be sure the utterance has ended.
+    public func start(
+        _ samples: [Float], prompt: String?, scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil
+    ) -> Started {
+        let job = Job(
+            samples: samples, prompt: prompt, search: nil, scoringWithoutPrompt: scoringWithoutPrompt,
+            work: .words(language: "en"))
+        enqueue(job)
+        return Started(job: job)
+    }
+
+    private func enqueue(_ job: Job) {
         queue.jobs.withLock { $0.waiting.append(job) }
         queue.wake.signal()
+    }
+
+    private func wait(for job: Job, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
+        enqueue(job)
+        return Self.answer(of: job, deadline: deadline)
+    }
+
+    private static func answer(of job: Job, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
         if job.done.wait(timeout: .now() + max(0, deadline)) == .timedOut {
             job.abandoned.store(true, ordering: .relaxed)
             return .failure(HearingError(code: .abandoned, detail: "Whisper did not answer within \(deadline) s"))
         }
+        job.done.signal()  // answered: a later wait for the same job returns at once
+
         return job.answer.withLock { $0 } ?? .failure(HearingError(code: .decodeFailed, detail: "no answer"))
     }
 }

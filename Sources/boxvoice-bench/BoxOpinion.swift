@@ -1,3 +1,4 @@
+import BoxSim
 import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
@@ -24,9 +25,8 @@ struct BoxOpinion {
         let end = min(audio.count, Int((utterance.end * 48_000).rounded()))
         let start = max(0, end - Int(DictationSession.Configuration.secondOpinionWindow * 48_000))
         guard start < end else { return false }
-        // What boxsim does with an upload: 16-bit samples at 16 kHz, decoded as a recording (not one utterance).
         let samples = try SpeechConversion.recognizerSamples(from: Array(audio[start..<end]), rate: 48_000)
-        let text = try model.transcribe(samples.map { Float($0) / 32_768 }, prompt: nil, oneSegment: false).text
+        let text = try WhisperHQ.text(of: samples, by: model)
         let heard = detector.detect(text).map { detector.writeSameTag($0.action, match.action) } ?? false
         if verbose {
             let at = String(format: "%.1f", utterance.end)

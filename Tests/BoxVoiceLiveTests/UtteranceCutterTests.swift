@@ -82,4 +82,82 @@ import Testing
         let cut = try #require(run([Float](repeating: 0, count: 10) + [Float](repeating: 0.9, count: 30)).first)
         #expect(abs(cut.end - Self.seconds(40)) < 1e-9)
     }
+
+    /// An utterance settles after `settle` of quiet: from that window on the cutter offers the audio Whisper will
+    /// hear, and the cut that ends it carries the same count, up to the last speech window and `settle` more.
+    @Test func anUtteranceSettlesAfterSettleOfQuietAndItsCutIsHeardToThere() throws {
+        let rule = UtteranceCutter.Rule.measured
+        let settleWindows = Int((rule.settle * 16_000 / Double(Self.window)).rounded(.up))
+        var cutter = UtteranceCutter(rule: rule)
+        var offered: [Float]?
+        var cut: UtteranceCutter.Cut?
+        let probabilities =
+            [Float](repeating: 0, count: 20) + [Float](repeating: 0.9, count: 30) + [Float](repeating: 0, count: 30)
+        for (index, probability) in probabilities.enumerated() {
+            let samples = [Float](repeating: Float(index), count: Self.window)
+            cut = cutter.add(window: samples[...], probability: probability) ?? cut
+            if index == 49 + settleWindows - 1 { #expect(cutter.settled == nil) }
+            if index == 49 + settleWindows { offered = cutter.settled }
+        }
+        let heard = try #require(offered)
+        let ended = try #require(cut)
+        // The last window heard is the `settle`-th quiet one after the last speech window (index 49).
+        #expect(heard.last == Float(49 + settleWindows))
+        #expect(ended.heardCount == heard.count)
+        #expect(ended.heard == heard)
+        #expect(ended.samples.count > heard.count)
+        #expect(cutter.settled == nil)
+    }
+
+    /// Speech coming back after the utterance settled unsettles it: its cut is heard to where it settled again.
+    @Test func speechComingBackUnsettlesTheUtterance() throws {
+        let rule = UtteranceCutter.Rule.measured
+        let settleWindows = Int((rule.settle * 16_000 / Double(Self.window)).rounded(.up))
+        let endWindows = Int((rule.endSilence * 16_000 / Double(Self.window)).rounded(.up))
+        var cutter = UtteranceCutter(rule: rule)
+        let probabilities =
+            [Float](repeating: 0.9, count: 20) + [Float](repeating: 0, count: settleWindows)
+            + [Float](repeating: 0.9, count: 10) + [Float](repeating: 0, count: endWindows)
+        var cuts: [UtteranceCutter.Cut] = []
+        var settledAfterComingBack: [Float]?
+        for (index, probability) in probabilities.enumerated() {
+            let samples = [Float](repeating: Float(index), count: Self.window)
+            if let cut = cutter.add(window: samples[...], probability: probability) { cuts.append(cut) }
+            if index == 20 + settleWindows { settledAfterComingBack = cutter.settled }
+        }
+        #expect(settledAfterComingBack == nil)
+        let cut = try #require(cuts.first)
+        #expect(cuts.count == 1)
+        #expect(cut.heard.last == Float(20 + settleWindows + 10 - 1 + settleWindows))
+    }
+
+    /// An utterance ended before it settled (Enter, or the stream's end mid-speech) is heard whole.
+    @Test func anUtteranceEndedBeforeItSettledIsHeardWhole() throws {
+        let cut = try #require(run([Float](repeating: 0, count: 10) + [Float](repeating: 0.9, count: 30)).first)
+        #expect(cut.heardCount == cut.samples.count)
+    }
+
+    /// Speech already `long` seconds long ends at a pause of `longEndSilence`, which would not end a shorter one:
+    /// the sentence before a command is an utterance of its own.
+    @Test func longSpeechEndsAtAShorterPause() throws {
+        let rule = UtteranceCutter.Rule.measured
+        let long = try #require(rule.long)
+        let pauseWindows = Int((rule.longEndSilence * 16_000 / Double(Self.window)).rounded(.up))
+        #expect(Double(pauseWindows * Self.window) / 16_000 < rule.endSilence, "the pause is shorter than the end")
+        let longWindows = Int((long * 16_000 / Double(Self.window)).rounded(.up)) + 1
+        let pause = [Float](repeating: 0, count: pauseWindows)
+        let command = [Float](repeating: 0.9, count: 30)
+        let ending = [Float](repeating: 0, count: 40)
+        let afterLong = run([Float](repeating: 0.9, count: longWindows) + pause + command + ending, finishing: false)
+        #expect(afterLong.count == 2)
+        #expect(afterLong.first.map { abs($0.speechEnd - Self.seconds(longWindows)) < 1e-9 } == true)
+        let short = [Float](repeating: 0.9, count: longWindows / 2)
+        let afterShort = run(short + pause + command + ending, finishing: false)
+        #expect(afterShort.count == 1)
+        var without = rule
+        without.long = nil
+        #expect(
+            run([Float](repeating: 0.9, count: longWindows) + pause + command + ending, rule: without, finishing: false)
+                .count == 1)
+    }
 }

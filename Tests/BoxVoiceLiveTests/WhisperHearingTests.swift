@@ -3,6 +3,7 @@ import BoxVoiceKeywords
 @testable import BoxVoiceLive
 import BoxVoiceTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The utterance-end road: Whisper, Silero VAD and DeepFilterNet3 as `make setup` builds them.
@@ -93,6 +94,22 @@ import Testing
             boundary > firstEnds - 0.25 && boundary < secondStarts + 0.25,
             "first piece ends at \(boundary), speech at \(firstEnds)")
         #expect(utterances.last?.end ?? 0 > secondStarts + Double(second.count) / 48_000 - 0.1)
+    }
+
+    /// An utterance's decode starts once it has settled, before the cutter is sure it has ended, and that decode is
+    /// the one its words come from: Whisper hears it to where it settled, not the rest of the quiet.
+    @Test func theDecodeStartedWhenTheUtteranceSettledGivesItsWords() throws {
+        let detector = try #require(Self.detector)
+        let settings = try #require(try options().whisper)
+        let ends = try Self.utteranceEnds(settings, detector)
+        let quiet = [Float](repeating: 0, count: 16_000)
+        let cuts = ends.hear(quiet + (try Self.cut("send-buy-milk.wav")).samples + quiet)
+        let cut = try #require(cuts.first)
+        #expect(cuts.count == 1)
+        #expect(cut.heardCount < cut.samples.count, "the quiet after the settling is not heard")
+        let words = try ends.transcribe(cut).get().words
+        #expect(ends.settledDecodes == 1)
+        #expect(detector.detect(UtteranceEnds.text(words))?.action == .send)
     }
 
     /// The careful search runs only where the quick words hold no sure command and something else suggests one,
@@ -230,6 +247,24 @@ import Testing
             }
         }
         #expect(try model.spokenLanguage(of: audio, shouldStop: { false }).likeliestLanguage == "en")
+    }
+
+    /// whisper.cpp asks whether to stop between the encoder's steps, not only once its whole pass is done
+    /// (scripts/whisper-encoder-abort.py): a decode abandoned while the speaker went on, or past its deadline, gives
+    /// the worker back at once. Encoding one utterance asks hundreds of times; unmended, it asked four times.
+    @Test func anEncodingIsAskedWhetherToStopBetweenItsSteps() throws {
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let audio = try Self.to16k(try WAVCapturePCM.load(Checkout.sample("none-budget.wav")))
+        final class Asked: Sendable { let count = Mutex(0) }
+        let asked = Asked()
+        _ = try model.spokenLanguage(
+            of: audio,
+            shouldStop: {
+                asked.count.withLock { $0 += 1 }
+                return false
+            })
+        let count = asked.count.withLock { $0 }
+        #expect(count > 100, "asked \(count) times")
     }
 
     /// A command Whisper writes by translating (Spanish *si quiere enviar el mensaje, diga enviar* as *if you want to

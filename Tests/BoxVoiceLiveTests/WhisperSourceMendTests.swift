@@ -4,10 +4,13 @@ import Testing
 
 /// `make setup` mends whisper.cpp before it builds it: a read past the end in its word timing
 /// (scripts/whisper-dtw-guard.py: the placing loop stops when the segments are used up), and the scoring of rows
-/// nobody reads (scripts/whisper-last-logits.py: a batch whose last row alone is read projects only that row).
+/// nobody reads (scripts/whisper-last-logits.py: a batch whose last row alone is read projects only that row), and
+/// an abort asked only after a whole encoder pass (scripts/whisper-encoder-abort.py: the scheduler's runs ask it
+/// between nodes).
 @Suite struct WhisperSourceMendTests {
     static let script = Checkout.root + "/scripts/whisper-dtw-guard.py"
     static let lastLogits = Checkout.root + "/scripts/whisper-last-logits.py"
+    static let encoderAbort = Checkout.root + "/scripts/whisper-encoder-abort.py"
 
     /// Runs `script` over `source`, written to a file as whisper.cpp's source; what the script said, and the file
     /// after it.
@@ -97,6 +100,55 @@ import Testing
         let (run, after) = try Self.mend(other, by: Self.lastLogits)
         #expect(run.status != 0)
         #expect(run.stderr.contains("the vocabulary projection was not found"))
+        #expect(after == other)
+    }
+
+    /// The scheduler's graph helper and its four runs in the encoder and decoder, as whisper.cpp 1.8.5 writes them
+    /// (their shape).
+    static let scheduled = """
+        static bool ggml_graph_compute_helper(
+              ggml_backend_sched_t   sched,
+                struct ggml_cgraph * graph,
+                               int   n_threads,
+                              bool   sched_reset = true) {
+            for (int i = 0; i < n; ++i) {
+                if (fn_set_n_threads) {
+                    fn_set_n_threads(backend, n_threads);
+                }
+            }
+        }
+        static bool whisper_encode_internal() {
+            if (!ggml_graph_compute_helper(sched, gf, n_threads)) { return false; }
+            if (!ggml_graph_compute_helper(sched, gf, n_threads)) { return false; }
+            if (!ggml_graph_compute_helper(sched, gf, n_threads)) { return false; }
+        }
+        static bool whisper_decode_internal() {
+            if (!ggml_graph_compute_helper(sched, gf, n_threads)) { return false; }
+        }
+        static bool whisper_vad() {
+            if (!ggml_graph_compute_helper(sched, gf, vctx->n_threads, false)) { return false; }
+        }
+
+        """
+
+    @Test func theEncodersAndDecodersRunsAreGivenTheAbortCallback() throws {
+        let (run, mended) = try Self.mend(Self.scheduled, by: Self.encoderAbort)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(mended.contains("void * abort_callback_data = nullptr) {"))
+        #expect(mended.contains("boxvoice_set_abort(backend, abort_callback, abort_callback_data);"))
+        let passed = "ggml_graph_compute_helper(sched, gf, n_threads, true, abort_callback, abort_callback_data))"
+        #expect(mended.components(separatedBy: passed).count == 5, "all four runs pass it:\n\(mended)")
+        #expect(mended.contains("ggml_graph_compute_helper(sched, gf, vctx->n_threads, false))"), "the VAD's is kept")
+    }
+
+    @Test func aSourceWithAnotherNumberOfRunsIsRefusedUntouched() throws {
+        let other = Self.scheduled.replacingOccurrences(
+            of: "static bool whisper_decode_internal() {\n    if (!ggml_graph_compute_helper(sched, gf, n_threads)) { "
+                + "return false; }\n", with: "static bool whisper_decode_internal() {\n")
+        #expect(other != Self.scheduled)
+        let (run, after) = try Self.mend(other, by: Self.encoderAbort)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("found 3 of the encoder's and decoder's graph runs, expected 4"))
         #expect(after == other)
     }
 }
