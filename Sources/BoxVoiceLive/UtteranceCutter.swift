@@ -119,6 +119,8 @@ public struct UtteranceCutter: Sendable {
     /// The audio Whisper will hear of the utterance in progress, once it has settled (`Rule.settle`); nil before,
     /// and after speech comes back.
     public var settled: [Float]? { settledCount.map { Array(current!.prefix($0)) } }
+    /// Whether the utterance in progress has settled: `settled` without copying its audio.
+    public var isSettled: Bool { settledCount != nil }
 
     /// Hears one window; returns the utterance it ends, if any.
     public mutating func add(window: ArraySlice<Float>, probability: Float) -> Cut? {

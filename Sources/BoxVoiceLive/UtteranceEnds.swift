@@ -95,12 +95,12 @@ final class UtteranceEnds {
     /// Starts the decode of the utterance in progress once it has settled, while the cutter waits to be sure it has
     /// ended (a command is acted on that much sooner); drops it when speech comes back.
     private func speculate() {
-        guard let audio = cutter.settled else {
+        guard cutter.isSettled else {
             speculation?.decode.abandon()
             speculation = nil
             return
         }
-        guard speculation == nil else { return }
+        guard speculation == nil, let audio = cutter.settled else { return }
         speculation = (
             audio.count,
             worker.start(audio, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands)

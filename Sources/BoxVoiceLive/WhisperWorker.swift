@@ -111,31 +111,27 @@ public final class WhisperWorker: Sendable {
         queue.finished.wait()
     }
 
-    /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer.
-    /// - Parameters:
-    ///   - search: this decode's search (nil: the worker's).
-    ///   - scoringWithoutPrompt: which decoded texts to weigh again without the prompt (`WhisperModel.transcribe`).
-    ///   - language: the language Whisper writes (`WhisperModel.transcribe`).
+    /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer
+    /// (`start(_:prompt:search:scoringWithoutPrompt:language:)`).
     public func transcribe(
         _ samples: [Float], prompt: String?, deadline: Double, search: WhisperModel.Search? = nil,
         scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en"
     ) -> Result<WhisperModel.Transcript, HearingError> {
-        wait(
-            for: Job(
-                samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt,
-                work: .words(language: language)), deadline: deadline)
+        start(
+            samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt, language: language
+        ).answer(deadline: deadline)
     }
 
     /// How likely `samples` are English and which language they likeliest are (`WhisperModel.spokenLanguage(of:)`),
     /// waiting at most `deadline` seconds.
     public func spokenLanguage(of samples: [Float], deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
-        wait(
-            for: Job(samples: samples, prompt: nil, search: nil, scoringWithoutPrompt: nil, work: .languageOnly),
-            deadline: deadline)
+        let job = Job(samples: samples, prompt: nil, search: nil, scoringWithoutPrompt: nil, work: .languageOnly)
+        enqueue(job)
+        return Self.answer(of: job, deadline: deadline)
     }
 
-    /// A decode started before its answer is needed (`start(_:prompt:scoringWithoutPrompt:)`): waited for with
-    /// `answer(deadline:)`, or dropped with `abandon()`.
+    /// A decode started before its answer is needed (`start(_:prompt:search:scoringWithoutPrompt:language:)`):
+    /// waited for with `answer(deadline:)`, or dropped with `abandon()`.
     public struct Started: Sendable {
         fileprivate let job: Job
 
@@ -148,14 +144,19 @@ public final class WhisperWorker: Sendable {
         public func abandon() { job.abandoned.store(true, ordering: .relaxed) }
     }
 
-    /// Starts decoding `samples` now, with the worker's search, and returns at once: the live path starts an
-    /// utterance's decode while it waits to be sure the utterance has ended.
+    /// Starts decoding `samples` now and returns at once: the live path starts an utterance's decode while it waits
+    /// to be sure the utterance has ended.
+    /// - Parameters:
+    ///   - search: this decode's search (nil: the worker's).
+    ///   - scoringWithoutPrompt: which decoded texts to weigh again without the prompt (`WhisperModel.transcribe`).
+    ///   - language: the language Whisper writes (`WhisperModel.transcribe`).
     public func start(
-        _ samples: [Float], prompt: String?, scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil
+        _ samples: [Float], prompt: String?, search: WhisperModel.Search? = nil,
+        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en"
     ) -> Started {
         let job = Job(
-            samples: samples, prompt: prompt, search: nil, scoringWithoutPrompt: scoringWithoutPrompt,
-            work: .words(language: "en"))
+            samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt,
+            work: .words(language: language))
         enqueue(job)
         return Started(job: job)
     }
@@ -165,18 +166,12 @@ public final class WhisperWorker: Sendable {
         queue.wake.signal()
     }
 
-    private func wait(for job: Job, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
-        enqueue(job)
-        return Self.answer(of: job, deadline: deadline)
-    }
-
     private static func answer(of job: Job, deadline: Double) -> Result<WhisperModel.Transcript, HearingError> {
         if job.done.wait(timeout: .now() + max(0, deadline)) == .timedOut {
             job.abandoned.store(true, ordering: .relaxed)
             return .failure(HearingError(code: .abandoned, detail: "Whisper did not answer within \(deadline) s"))
         }
         job.done.signal()  // answered: a later wait for the same job returns at once
-
         return job.answer.withLock { $0 } ?? .failure(HearingError(code: .decodeFailed, detail: "no answer"))
     }
 }

@@ -37,12 +37,12 @@ func benchHearing(
     // spotter heard also taken (the choice the road made against, measured on the same decode).
     // And the same decode with every command Whisper wrote taken, however unsure (the road before its floor), and
     // with those asked of a box as a dictation asks them (`BoxOpinion`: boxsim's Whisper HQ says yes or no).
-    let judged: [(name: String, column: Int, spotsToo: Bool, unsureToo: Bool, asksBox: Bool)] = [
-        (columns[0].name, 0, false, false, false), (columns[1].name, 1, false, false, false),
-        ("now, also taking commands only the spotter heard", 1, true, false, false),
-        ("now, also taking commands Whisper was unsure of", 1, false, true, false),
-        ("now, asking the box about those (boxsim's Whisper HQ)", 1, false, false, true),
-        (columns[2].name, 2, false, false, false),
+    let judged: [(name: String, column: Int, spotsToo: Bool, unsure: UnsureCommands)] = [
+        (columns[0].name, 0, false, .leftOut), (columns[1].name, 1, false, .leftOut),
+        ("now, also taking commands only the spotter heard", 1, true, .leftOut),
+        ("now, also taking commands Whisper was unsure of", 1, false, .taken),
+        ("now, asking the box about those (boxsim's Whisper HQ)", 1, false, .askedOfTheBox),
+        (columns[2].name, 2, false, .leftOut),
     ]
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector)
     let header =
@@ -88,8 +88,8 @@ func benchHearing(
                 continue
             }
             let fired = try commands(
-                in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsureToo: rule.unsureToo,
-                box: rule.asksBox ? { try box.confirms($0, $1, in: stream.audio) } : nil)
+                in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsure: rule.unsure,
+                box: { try box.confirms($0, $1, in: stream.audio) })
             falseTotals[index] += fired.count
             cells.append("\(fired.count)")
             FileHandle.standardError.write(
@@ -135,12 +135,9 @@ func benchHearing(
         for rule in judged {
             var right = 0, wrong = 0
             for (index, clip) in clips.enumerated() {
-                let asked: ((KeywordMatch, LiveUtterance) throws -> Bool)? = {
-                    try box.confirms($0, $1, in: audios[index])
-                }
                 let fired = try commands(
                     in: decodes[rule.column][index], detector: detector, spotsToo: rule.spotsToo,
-                    unsureToo: rule.unsureToo, box: rule.asksBox ? asked : nil)
+                    unsure: rule.unsure, box: { try box.confirms($0, $1, in: audios[index]) })
                 if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
                 if fired.first?.action != clip.expected {
                     FileHandle.standardError.write(
@@ -237,13 +234,25 @@ func benchHearing(
         """)
 }
 
+/// What becomes of a command that needs the box's yes (`LiveUtterance.judged`: Whisper was unsure of it, or read it
+/// across two utterances).
+enum UnsureCommands {
+    /// Not acted on, as a dictation with no box to ask.
+    case leftOut
+    /// Acted on like any other (the road before its floor).
+    case taken
+    /// Acted on when the box says yes (`BoxOpinion`).
+    case askedOfTheBox
+}
+
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
 /// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command that
-/// needs the box's yes (`LiveUtterance.judged`: Whisper was unsure of it, or read it across two utterances) is not
-/// acted on unless `unsureToo`, or unless `box` is given and says yes (`BoxOpinion`); `leftForTheBox` is told of each.
+/// needs the box's yes is treated as `unsure` says, `box` answering for `.askedOfTheBox`; `leftForTheBox` is told of
+/// each such command unless `unsure` is `.taken`.
 func commands(
-    in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false, unsureToo: Bool = false,
-    box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil, leftForTheBox: (KeywordMatch) -> Void = { _ in }
+    in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false,
+    unsure treatment: UnsureCommands = .leftOut, box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil,
+    leftForTheBox: (KeywordMatch) -> Void = { _ in }
 ) rethrows -> [KeywordMatch] {
     var message = ""
     var fired: [KeywordMatch] = []
@@ -254,9 +263,9 @@ func commands(
         }
         let found = detector.detect(appending: text, to: message)
         let utterance = found.map { utterance.judged($0, after: message, detector: detector) } ?? utterance
-        let unsure = utterance.commandIsUnsure && !unsureToo
+        let unsure = utterance.commandIsUnsure && treatment != .taken
         if let found, unsure { leftForTheBox(found) }
-        if let found, try !unsure || box?(found, utterance) == true {
+        if let found, try !unsure || (treatment == .askedOfTheBox && box?(found, utterance) == true) {
             fired.append(found)
             message = ""
         } else {

@@ -47,7 +47,8 @@ func probeHearing(
         var waiting: [KeywordMatch] = []
         let fired = commands(in: heard.utterances, detector: detector, leftForTheBox: { waiting.append($0) })
         let withBox = try commands(
-            in: heard.utterances, detector: detector, box: { try box.confirms($0, $1, in: stream.audio) })
+            in: heard.utterances, detector: detector, unsure: .askedOfTheBox,
+            box: { try box.confirms($0, $1, in: stream.audio) })
         // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
         for utterance in heard.utterances where utterance.commandSureness != nil {
             let unsure = utterance.commandIsUnsure ? " (unsure)" : ""
@@ -83,7 +84,8 @@ func probeHearing(
             let fired = commands(in: heard.utterances, detector: detector)
             if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
             let withBox = try commands(
-                in: heard.utterances, detector: detector, box: { try box.confirms($0, $1, in: audio) })
+                in: heard.utterances, detector: detector, unsure: .askedOfTheBox,
+                box: { try box.confirms($0, $1, in: audio) })
             if withBox.first?.action == clip.expected {
                 rightWithBox += 1
             } else if !withBox.isEmpty {

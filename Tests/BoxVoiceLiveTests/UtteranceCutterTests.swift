@@ -96,8 +96,11 @@ import Testing
         for (index, probability) in probabilities.enumerated() {
             let samples = [Float](repeating: Float(index), count: Self.window)
             cut = cutter.add(window: samples[...], probability: probability) ?? cut
-            if index == 49 + settleWindows - 1 { #expect(cutter.settled == nil) }
-            if index == 49 + settleWindows { offered = cutter.settled }
+            if index == 49 + settleWindows - 1 { #expect(cutter.settled == nil && !cutter.isSettled) }
+            if index == 49 + settleWindows {
+                offered = cutter.settled
+                #expect(cutter.isSettled)
+            }
         }
         let heard = try #require(offered)
         let ended = try #require(cut)
@@ -106,7 +109,7 @@ import Testing
         #expect(ended.heardCount == heard.count)
         #expect(ended.heard == heard)
         #expect(ended.samples.count > heard.count)
-        #expect(cutter.settled == nil)
+        #expect(cutter.settled == nil && !cutter.isSettled)
     }
 
     /// Speech coming back after the utterance settled unsettles it: its cut is heard to where it settled again.
@@ -123,7 +126,10 @@ import Testing
         for (index, probability) in probabilities.enumerated() {
             let samples = [Float](repeating: Float(index), count: Self.window)
             if let cut = cutter.add(window: samples[...], probability: probability) { cuts.append(cut) }
-            if index == 20 + settleWindows { settledAfterComingBack = cutter.settled }
+            if index == 20 + settleWindows {
+                settledAfterComingBack = cutter.settled
+                #expect(!cutter.isSettled)
+            }
         }
         #expect(settledAfterComingBack == nil)
         let cut = try #require(cuts.first)
