@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -14,14 +14,18 @@
 #   Midlands (female) voices, with other phrasings again, some of them in no earlier set. Held out until the session
 #   that chose which languages the own-language check leaves out (Latin, Welsh) by looking at its misses: a
 #   development set since.
-# - Set e (the held-out set now): made before anything was chosen on set d's misses. Other sentences, in festival's
-#   slt (HTS) voice and espeak-ng's Caribbean (Annie), Received Pronunciation (Edward) and New York (Linda) variants,
-#   with other phrasings again. Keep it out of every tuning step: it exists to say how boxvoice hears the next user;
-#   when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
+# - Set e: made before anything was chosen on set d's misses. Other sentences, in festival's slt (HTS) voice and
+#   espeak-ng's Caribbean (Annie), Received Pronunciation (Edward) and New York (Linda) variants, with other phrasings
+#   again. Held out until the session that chose when a short utterance is decoded again with context, whose floor
+#   was set after its context decodes were looked at: a development set since.
+# - Set f (the held-out set now): made before that floor was chosen. Other sentences, in espeak-ng's American (Gene),
+#   Lancaster (Jacky), Scottish (Mike) and Received Pronunciation (anika) variants, none in an earlier set, with
+#   other phrasings again. Keep it out of every tuning step: it exists to say how boxvoice hears the next user; when
+#   a change is chosen by looking at its misses, it becomes a development set and a new one is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
 out=$1
-set=${2:-e}
+set=${2:-f}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -122,6 +126,24 @@ en-us-nyc+Linda|send|Ask the landlord to look at the leaking tap in the bathroom
 en-us-nyc+Linda|sendHq|Tell the choir that rehearsal starts half an hour later. Clean up and send.
 en-us-nyc+Linda|erase|I muddled the two dates together, clear my message.
 en-us-nyc+Linda|sendClose|The cat has been fed and the windows are shut. Finished talking.
+end
+set f
+en-us+Gene|send|The dentist moved my appointment to a quarter past nine. Send message.
+en-us+Gene|micOff|The baby just woke up, I need a moment. Stop listening.
+en-us+Gene|sendHq|Ask the bakery whether they can do a cake without nuts. Clean up and send.
+en-us+Gene|erase|Hmm, I said the wrong street name twice, start over.
+en-gb-x-gbclan+Jacky|sendClose|The van is loaded and the keys are with Sam. Over and out.
+en-gb-x-gbclan+Jacky|cancel|Actually I will ring her instead. Cancel message.
+en-gb-x-gbclan+Jacky|sendCheckpoint|The first half of the report is checked. Add checkpoint.
+en-gb-x-gbclan+Jacky|send|Tell the neighbours the party ends at ten. Send the message.
+en-gb-scotland+Mike|micOff|Somebody wants the room for a call. Turn off the microphone.
+en-gb-scotland+Mike|sendClose|That is all from me for this week. Send and close.
+en-gb-scotland+Mike|cancel|Scratch that, it was a joke for my sister. Abort message.
+en-gb-scotland+Mike|sendHq|Find out when the library closes on Sundays. Clean up and send.
+en-gb-x-rp+anika|send|The heating engineer can come on Wednesday morning. Send now.
+en-gb-x-rp+anika|sendCheckpoint|All the receipts for April are in the folder. Send checkpoint.
+en-gb-x-rp+anika|erase|Those figures were for the wrong quarter, erase the message.
+en-gb-x-rp+anika|sendClose|The plants are watered and the post is in. Finished talking.
 end
 LIST
 )

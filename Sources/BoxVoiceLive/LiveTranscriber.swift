@@ -190,6 +190,13 @@ public final class LiveTranscriber {
         public var below = 3.0
         /// Only when the last utterance's speech ended at most this many seconds before this one's began.
         public var after = 1.5
+        /// Only when Whisper gave one of the utterance's words alone less than this probability (or wrote none), or
+        /// something else suggests a command there (`UtteranceEnds.transcribe`'s `suspects`): on ordinary speech the
+        /// second decodes were 45 % of the audio given to Whisper, and none of them turned words Whisper was sure of
+        /// into a command the speaker said. Every command the second decode gave on the development clips (sets d and
+        /// e, 14) came from words alone whose least sure one was under 0.49; the floor leaves a margin over that
+        /// (BENCHMARKS.md, "A second decode only where the first was unsure"). nil: always.
+        public var unsureBelow: Float? = 0.6
         public init() {}
     }
 
@@ -335,6 +342,9 @@ public final class LiveTranscriber {
 
     /// Position of what has been fed, in seconds.
     public var seconds: Double { Double(fed) / Double(PocketSphinxDecoder.sampleRate) }
+
+    /// The decodes asked of Whisper so far, by why (nil: the utterance-end road is off).
+    public var whisperDecodes: WhisperDecodes? { ends?.decodes }
 
     /// Feeds 48 kHz mono Float32.
     public func feed(_ samples: [Float]) throws -> [LiveUpdate] {

@@ -29,12 +29,8 @@ final class UtteranceEnds {
     private var lastWords: [String] = []
     /// Whether a text holds a command (the contract's detector).
     private let holdsCommand: @Sendable (String) -> Bool
-    /// How many utterances were decoded again with the careful search.
-    private(set) var carefulDecodes = 0
-    /// How many utterances were answered by the decode started when they settled.
-    private(set) var settledDecodes = 0
-    /// How many commands were checked in the language Whisper heard (`inItsOwnLanguage`).
-    private(set) var languageChecks = 0
+    /// The decodes asked of Whisper so far, by why.
+    private(set) var decodes = WhisperDecodes()
     /// Which decodes are weighed again without the prompt and for their language: those holding a command, when the
     /// prompt-free floor, the English floor or the own-language check is set.
     private var weighsCommands: (@Sendable (String) -> Bool)? {
@@ -96,11 +92,15 @@ final class UtteranceEnds {
     /// ended (a command is acted on that much sooner); drops it when speech comes back.
     private func speculate() {
         guard cutter.isSettled else {
-            speculation?.decode.abandon()
+            if let speculation {
+                speculation.decode.abandon()
+                decodes.dropped += 1
+            }
             speculation = nil
             return
         }
         guard speculation == nil, let audio = cutter.settled else { return }
+        decodes.speculative.add(audio.count)
         speculation = (
             audio.count,
             worker.start(audio, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands)
@@ -114,6 +114,7 @@ final class UtteranceEnds {
                 decodesStarted[cut.end] = speculation
             } else {
                 speculation.decode.abandon()
+                decodes.dropped += 1
             }
         }
         speculation = nil
@@ -124,9 +125,10 @@ final class UtteranceEnds {
     ///
     /// A short utterance right after speech whose words hold no command (a command said alone after its sentence)
     /// is decoded a second time with the seconds before it: alone, a second of audio is often too little for
-    /// Whisper to make out. The second decode's words are taken only when they hold a command: given context,
-    /// Whisper also writes some of the context's words again, which ordinary text must not get (BENCHMARKS.md,
-    /// "Hearing").
+    /// Whisper to make out. Only when Whisper was unsure of a word (`Context.unsureBelow`) or `suspects` the words:
+    /// a command it could not make out alone was written with an unsure word every time measured. The second
+    /// decode's words are taken only when they hold a command: given context, Whisper also writes some of the
+    /// context's words again, which ordinary text must not get (BENCHMARKS.md, "Hearing").
     ///
     /// When the words hold no command Whisper is sure of (`HeardPieces`) but something suggests one was said —
     /// `suspects` says so of the words (pocketsphinx's text or the spotter held a command in the same audio, or the
@@ -139,12 +141,12 @@ final class UtteranceEnds {
         -> Result<Judged, HearingError>
     {
         let started = Date()
-        let quick = quickly(cut, started: started).map(judged)
+        let quick = quickly(cut, started: started, suspects: suspects).map(judged)
         guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
             !first.foreign, suspects(Self.text(first.words))
         else { return remembered(quick.map { inItsOwnLanguage($0, cut: cut, started: started) }) }
         let left = settings.deadline - Date().timeIntervalSince(started)
-        carefulDecodes += 1
+        decodes.careful.add(cut.heardCount)
         let second = worker.transcribe(
             cut.heard, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands)
         guard case .success(let transcript) = second else { return remembered(quick) }
@@ -171,10 +173,11 @@ final class UtteranceEnds {
             case .other(var language) = Self.languageVerdict(
                 languages, englishBelow: below, leavingOut: settings.englishLookalikes)
         else { return judged }
-        languageChecks += 1
+        decodes.languageChecks += 1
         let foreign = self.judged(judged.decoded, foreign: true)
         if let lead = leadIn(for: cut) {
             let left = settings.deadline - Date().timeIntervalSince(started)
+            decodes.language.add(lead.count + cut.heardCount)
             guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.heard, deadline: left),
                 let widerLanguages = wider.languages
             else { return foreign }
@@ -185,6 +188,7 @@ final class UtteranceEnds {
             }
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
+        decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
         guard case .success(let transcript) = own, holdsCommand(Self.text(Self.plain(transcript.words))) else {
             return foreign
@@ -276,24 +280,30 @@ final class UtteranceEnds {
     }
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
-    private func quickly(_ cut: UtteranceCutter.Cut, started: Date) -> Result<Decoded, HearingError> {
+    private func quickly(
+        _ cut: UtteranceCutter.Cut, started: Date, suspects: (String) -> Bool
+    ) -> Result<Decoded, HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
         let audio = cut.heard
         let answer: Result<WhisperModel.Transcript, HearingError>
         if let early = decodesStarted.removeValue(forKey: cut.end) {
-            settledDecodes += 1
+            decodes.settled += 1
             answer = early.decode.answer(deadline: settings.deadline)
         } else {
+            decodes.atEnd.add(audio.count)
             answer = worker.transcribe(
                 audio, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands)
         }
         let alone = answer.map { heard($0, of: audio) }
-        guard case .success(let decoded) = alone, !context.isEmpty, !holdsCommand(Self.text(decoded.words)) else {
+        guard case .success(let decoded) = alone, !context.isEmpty, !holdsCommand(Self.text(decoded.words)),
+            Self.unsure(decoded.words, below: settings.context.unsureBelow) || suspects(Self.text(decoded.words))
+        else {
             return alone
         }
         let left = settings.deadline - Date().timeIntervalSince(started)
         let withContext = context + audio
+        decodes.context.add(withContext.count)
         let second = worker.transcribe(
             withContext, prompt: settings.prompt, deadline: left, scoringWithoutPrompt: weighsCommands)
         guard case .success(let transcript) = second else {
@@ -305,6 +315,12 @@ final class UtteranceEnds {
             Self.ownWords(whole.words, after: shift, lead: settings.cutting.lead),
             of: lastWords)
         return holdsCommand(Self.text(whole.words)) ? .success(whole) : alone
+    }
+
+    /// Whether Whisper gave one of `words` less than `floor` probability, or wrote none (a nil floor: always).
+    static func unsure(_ words: [WhisperModel.TimedWord], below floor: Float?) -> Bool {
+        guard let floor, let leastSure = words.map(\.probability).min() else { return true }
+        return leastSure < floor
     }
 
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.

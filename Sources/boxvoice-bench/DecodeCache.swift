@@ -34,7 +34,7 @@ struct DecodeCache {
         let decoded = try LiveDecode.run(samples, options: options)
         let stored = Stored(utterances: decoded.utterances.map(Stored.Utterance.init), cpuSeconds: decoded.cpuSeconds)
         try JSONEncoder().encode(stored).write(to: URL(fileURLWithPath: path), options: .atomic)
-        return decoded
+        return (decoded.utterances, decoded.cpuSeconds)
     }
 
     /// FNV-1a over the bytes: enough to tell inputs apart within one bench's work folder.

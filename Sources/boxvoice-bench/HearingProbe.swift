@@ -11,7 +11,7 @@ func probeHearing(
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
-    englishLookalikes: Set<String>? = nil
+    englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -25,6 +25,7 @@ func probeHearing(
     options.whisper?.cleans = cleans
     options.whisper?.threads = threads
     if let context { options.whisper?.context.seconds = context }
+    if let contextUnsureBelow { options.whisper?.context.unsureBelow = contextUnsureBelow }
     if !spotter { options.spotterPhrases = nil }
     if let careful { options.whisper?.carefulSearch = careful }
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
@@ -56,6 +57,7 @@ func probeHearing(
                 "  command at \(String(format: "%.1f", utterance.end)) s\(unsure), weighed \(weights(utterance))"
                     + ": \(utterance.text)")
         }
+        if let decodes = heard.whisper { say("  Whisper's decodes: \(describe(decodes, of: seconds))") }
         if verbose {
             for utterance in heard.utterances {
                 say("  \(utterance.heardBy) \(String(format: "%.1f", utterance.end)): \(utterance.text)")
@@ -132,4 +134,18 @@ func cuttingTriedByHand(_ options: inout LiveTranscriber.Options) {
     case "settled": options.whisper?.cutting.long = nil
     default: break
     }
+}
+
+/// Where Whisper's work went: each kind of decode, how many, and the seconds of audio they were given.
+func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
+    func tally(_ name: String, _ tally: WhisperDecodes.Tally) -> String {
+        "\(name) \(tally.count) (\(String(format: "%.0f", tally.seconds)) s)"
+    }
+    return [
+        tally("started when settled", decodes.speculative) + ", \(decodes.settled) used, \(decodes.dropped) dropped",
+        tally("at the end", decodes.atEnd), tally("with context", decodes.context),
+        tally("careful", decodes.careful), "\(decodes.languageChecks) language checks",
+        tally("language judged", decodes.language), tally("in the language heard", decodes.ownLanguage),
+        String(format: "%.0f s given for %.0f s of audio (%.2f×)", decodes.seconds, seconds, decodes.seconds / seconds),
+    ].joined(separator: "; ")
 }

@@ -376,7 +376,7 @@ enum CommandRule {
 /// One decode of a whole input, fed in 100 ms chunks as a microphone would deliver it.
 enum LiveDecode {
     static func run(_ samples: [Float], options: LiveTranscriber.Options) throws -> (
-        utterances: [LiveUtterance], cpuSeconds: Double
+        utterances: [LiveUtterance], cpuSeconds: Double, whisper: WhisperDecodes?
     ) {
         let before = processCPUSeconds()
         let transcriber = try LiveTranscriber(options: options)
@@ -389,7 +389,7 @@ enum LiveDecode {
             }
         }
         for case .utterance(let utterance) in try transcriber.finish() { utterances.append(utterance) }
-        return (utterances, processCPUSeconds() - before)
+        return (utterances, processCPUSeconds() - before, transcriber.whisperDecodes)
     }
 }
 

@@ -108,7 +108,7 @@ import Testing
         #expect(cuts.count == 1)
         #expect(cut.heardCount < cut.samples.count, "the quiet after the settling is not heard")
         let words = try ends.transcribe(cut).get().words
-        #expect(ends.settledDecodes == 1)
+        #expect(ends.decodes.settled == 1 && ends.decodes.speculative.count == 1)
         #expect(detector.detect(UtteranceEnds.text(words))?.action == .send)
     }
 
@@ -123,13 +123,13 @@ import Testing
         }
         let talk = try Self.cut("none-budget.wav")
         let unsuspected = text(ends.transcribe(talk, suspects: { _ in false }))
-        #expect(ends.carefulDecodes == 0)
+        #expect(ends.decodes.careful.count == 0)
         let suspected = text(ends.transcribe(talk, suspects: { _ in true }))
-        #expect(ends.carefulDecodes == 1)
+        #expect(ends.decodes.careful.count == 1)
         #expect(suspected != nil && suspected == unsuspected, "no command found: the quick words stand")
         let commandHeard = ends.transcribe(try Self.cut("send-buy-milk.wav"), suspects: { _ in true })
         let command = text(commandHeard)
-        #expect(ends.carefulDecodes == 1, "a sure command in the quick words needs no second look")
+        #expect(ends.decodes.careful.count == 1, "a sure command in the quick words needs no second look")
         #expect(command.flatMap { detector.detect($0)?.action } == .send)
         // The pieces come judged with the words: the command's piece is sure and ends at its last word.
         let judged = try commandHeard.get()
@@ -282,13 +282,13 @@ import Testing
         settings.ownLanguageBelow = 0.3
         let ends = try Self.utteranceEnds(settings, detector)
         let checked = try ends.transcribe(spanish).get()
-        #expect(ends.languageChecks == 1)
+        #expect(ends.decodes.languageChecks == 1)
         #expect(checked.foreign && !checked.holdsSureCommand)
         let piece = try #require(checked.pieces.first { $0.lastCommandWord != nil })
         #expect(piece.unsure && piece.action == .send && piece.language == "es")
         // English is not decoded again: its command stands.
         let english = try ends.transcribe(try Self.cut("send-buy-milk.wav")).get()
-        #expect(english.holdsSureCommand && ends.languageChecks == 1)
+        #expect(english.holdsSureCommand && ends.decodes.languageChecks == 1)
     }
 
     /// The road's settings with every floor off but the own-language check, so nothing else doubts a command.
@@ -311,15 +311,15 @@ import Testing
         settings.englishLookalikes = ["la", "cy"]
         let strict = try Self.utteranceEnds(settings, detector)
         let checked = try strict.transcribe(spanish).get()
-        #expect(checked.foreign && strict.languageChecks == 1, "\(checked.decoded)")
+        #expect(checked.foreign && strict.decodes.languageChecks == 1, "\(checked.decoded)")
         let languages = try #require(checked.decoded.languages)
         settings.englishLookalikes = Set(languages.shares.keys).subtracting(["en", "es"])
         let spanishKept = try Self.utteranceEnds(settings, detector)
-        #expect(try spanishKept.transcribe(spanish).get().foreign && spanishKept.languageChecks == 1)
+        #expect(try spanishKept.transcribe(spanish).get().foreign && spanishKept.decodes.languageChecks == 1)
         settings.englishLookalikes = Set(languages.shares.keys).subtracting(["en"])
         let lenient = try Self.utteranceEnds(settings, detector)
         let stands = try lenient.transcribe(spanish).get()
-        #expect(stands.holdsSureCommand && !stands.foreign && lenient.languageChecks == 0, "\(stands.decoded)")
+        #expect(stands.holdsSureCommand && !stands.foreign && lenient.decodes.languageChecks == 0, "\(stands.decoded)")
     }
 
     /// Word timing follows the model's own alignment heads, read from its header before whisper.cpp loads it; a
@@ -420,6 +420,19 @@ import Testing
         var none = rule
         none.seconds = 0
         #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: none, kept: kept) == nil)
+    }
+
+    /// A short utterance is decoded again with context only where Whisper was unsure of a word alone (or wrote
+    /// none): a sure word at the floor does not count as unsure, and without a floor every one is decoded again.
+    @Test func onlyAnUtteranceWithAnUnsureWordIsDecodedAgainWithContext() {
+        func words(_ probabilities: [Float]) -> [WhisperModel.TimedWord] {
+            probabilities.map { WhisperModel.TimedWord(text: "word", start: 0, end: 0.2, probability: $0) }
+        }
+        #expect(UtteranceEnds.unsure(words([0.9, 0.49, 0.8]), below: 0.5))
+        #expect(!UtteranceEnds.unsure(words([0.9, 0.5, 0.8]), below: 0.5))
+        #expect(UtteranceEnds.unsure([], below: 0.5), "no words: Whisper may not have made them out")
+        #expect(UtteranceEnds.unsure(words([0.99]), below: nil))
+        #expect(LiveTranscriber.Context().unsureBelow == 0.6)
     }
 
     /// A command said alone after a pause that follows its sentence is heard as itself (a second decode with the
