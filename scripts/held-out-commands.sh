@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -22,6 +22,9 @@
 #   Lancaster (Jacky), Scottish (Mike) and Received Pronunciation (anika) variants, none in an earlier set, with
 #   other phrasings again. Keep it out of every tuning step: it exists to say how boxvoice hears the next user; when
 #   a change is chosen by looking at its misses, it becomes a development set and a new one is made.
+# - Set g: made (2026-12-06) before anything was chosen on set f's misses, to take its place when that happens. Other
+#   sentences, in espeak-ng's American (Andy), West Midlands (aunty), Caribbean (david) and British (Lee) variants,
+#   none in an earlier set, with other phrasings again.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
 out=$1
@@ -144,6 +147,24 @@ en-gb-x-rp+anika|send|The heating engineer can come on Wednesday morning. Send n
 en-gb-x-rp+anika|sendCheckpoint|All the receipts for April are in the folder. Send checkpoint.
 en-gb-x-rp+anika|erase|Those figures were for the wrong quarter, erase the message.
 en-gb-x-rp+anika|sendClose|The plants are watered and the post is in. Finished talking.
+end
+set g
+en-us+Andy|sendCheckpoint|I finished the slides for the first three sections. Commit checkpoint.
+en-us+Andy|cancel|Wait, she already knows about the dinner. Cancel the message.
+en-us+Andy|send|Could you pick up some batteries on your way home. Send message.
+en-us+Andy|micOff|The kettle is boiling, give me a second. Mute the microphone.
+en-gb-x-gbcwmd+aunty|sendHq|Remind Priya that the invoice is due on Friday. Clean up and send.
+en-gb-x-gbcwmd+aunty|erase|No, no, that is not what I meant at all, clear the message.
+en-gb-x-gbcwmd+aunty|sendClose|The car is booked in for its service next Tuesday. Over and out.
+en-gb-x-gbcwmd+aunty|send|Let everyone know the meeting room has changed. Send now.
+en-029+david|micOff|Hold on, someone is knocking at the door. Stop listening.
+en-029+david|sendClose|I think that covers the whole plan for the trip. Send and close.
+en-029+david|sendCheckpoint|The budget figures for March look right to me. Send a checkpoint.
+en-029+david|erase|I mixed up the two addresses, start over.
+en+Lee|send|Ask the school whether the trip is still going ahead. Send the message.
+en+Lee|cancel|Forget it, I will tell him myself tomorrow. Abort message.
+en+Lee|sendHq|Tell the builder the tiles arrived broken again. Send and clean up.
+en+Lee|sendClose|That is everything I wanted to say about the garden. Finished talking.
 end
 LIST
 )
