@@ -231,8 +231,11 @@ public final class LiveTranscriber {
         /// clips' commands are 0.44 and up, and the foreign ones over it are caught by the other two floors.
         public var commandFloor: Float = 0.34
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
-        /// audio suggests one (`UtteranceEnds.transcribe`); nil: never.
-        public var carefulSearch: WhisperModel.Search? = .beam(5)
+        /// audio suggests one (`UtteranceEnds.transcribe`); nil: never. Two beams, not five: whisper.cpp sizes its
+        /// text cache for a beam search at (beams + 2) × 512 places and keeps it for the life of the decoding state,
+        /// so the first careful look of five beams added 38 MB to `dictate` for good (44 MB against greedy's 6), two
+        /// add 19; on the development sets two heard as many commands as five.
+        public var carefulSearch: WhisperModel.Search? = .beam(2)
         /// How sure Whisper must still be of a command's words when they are weighed again without the prompt
         /// (`HeardPieces.promptFreeSureness`) for it to act by itself; under it the box is asked first. The prompt's
         /// command phrases are what Whisper writes into speech it cannot make out (French "au revoir" as the close

@@ -194,11 +194,16 @@ func benchHearing(
     }
     let heardCount = latencies.filter(\.isFinite).count, busyHeard = busyLatencies.filter(\.isFinite).count
 
-    // Peak memory of `boxvoice dictate` on one held-out clip, either way.
+    // Peak memory of `boxvoice dictate` on every held-out clip and on the long committed recording, either way: one
+    // clip says little, since what Whisper holds grows with the longest utterance and with its first beam search.
+    let long = URL(fileURLWithPath: models).deletingLastPathComponent().appendingPathComponent(
+        "Samples/long-meeting-notes.wav"
+    ).path
     let memory =
         timing
-        ? try dictateMemory(boxvoice: boxvoice, clip: heldOut + "/" + clips[0].name, work: work)
-        : (whisper: 0, pocketsphinx: 1)
+        ? try dictateMemory(
+            boxvoice: boxvoice, clips: clips.map { heldOut + "/" + $0.name }, long: long, work: work)
+        : DictateMemory(whisper: [0], pocketsphinx: [1], longWhisper: nil, longPocketsphinx: nil)
 
     print(
         """
@@ -227,10 +232,10 @@ func benchHearing(
         percentile
         \(percentile(0.95, of: busyLatencies)); \(busyFallbacks) clip(s) where pocketsphinx stood in for Whisper.
 
-        **Peak resident memory of `boxvoice dictate`** on a held-out clip: \(String(format: "%.0f", memory.whisper)) \
-        MB with Whisper,
-        \(String(format: "%.0f", memory.pocketsphinx)) MB with `recognizer pocketsphinx` (ratio \
-        \(String(format: "%.2f", memory.whisper / memory.pocketsphinx))).
+        **Peak resident memory of `boxvoice dictate`**, each of the \(memory.whisper.count) held-out clips dictated \
+        alone: \(memory.describe(\.whisper)) with Whisper,
+        \(memory.describe(\.pocketsphinx)) with `recognizer pocketsphinx` (ratio of the highest \
+        \(String(format: "%.2f", memory.whisper.max()! / memory.pocketsphinx.max()!)))\(memory.describeLong()).
         """)
 }
 
@@ -331,12 +336,32 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
     return (check(try transcriber.finish()), fellBack)
 }
 
-/// Peak resident memory (MB) of `boxvoice dictate` on a clip into a boxsim with instant HQ, with Whisper and with
-/// pocketsphinx alone (`recognizer` set in the run's own config file).
-private func dictateMemory(boxvoice: String, clip: String, work: String) throws -> (
-    whisper: Double, pocketsphinx: Double
-) {
-    var peaks: [Double] = []
+/// Peak resident memory (MB) of `boxvoice dictate`, one run per recording, with Whisper and with pocketsphinx alone.
+struct DictateMemory {
+    var whisper: [Double]
+    var pocketsphinx: [Double]
+    /// The long recording's peaks; nil where it is not in the checkout.
+    var longWhisper: Double?
+    var longPocketsphinx: Double?
+
+    func describe(_ peaks: KeyPath<DictateMemory, [Double]>) -> String {
+        let sorted = self[keyPath: peaks].sorted()
+        return String(format: "highest %.0f MB, median %.0f MB", sorted.last!, sorted[(sorted.count - 1) / 2])
+    }
+
+    func describeLong() -> String {
+        guard let longWhisper, let longPocketsphinx else { return "" }
+        return String(
+            format: "; on the committed 150 s recording (Samples/long-meeting-notes.wav) %.0f MB with Whisper, %.0f MB "
+                + "with pocketsphinx", longWhisper, longPocketsphinx)
+    }
+}
+
+/// Each recording dictated into a boxsim with instant HQ, with Whisper and with pocketsphinx alone (`recognizer` set
+/// in the run's own config file); `long` too if it exists.
+private func dictateMemory(boxvoice: String, clips: [String], long: String, work: String) throws -> DictateMemory {
+    let hasLong = FileManager.default.fileExists(atPath: long)
+    var peaks: [[Double]] = []
     for recognizer in ["whisper", "pocketsphinx"] {
         let home = work + "/memory-\(recognizer)"
         try FileManager.default.createDirectory(atPath: home + "/config/boxvoice", withIntermediateDirectories: true)
@@ -351,12 +376,20 @@ private func dictateMemory(boxvoice: String, clip: String, work: String) throws 
         environment["XDG_CONFIG_HOME"] = home + "/config"
         environment["XDG_CACHE_HOME"] = work + "/cache"
         _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
-        let (status, peakKB) = try spawnAndMeasure(
-            boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
-        guard status == 0 else { throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status)") }
-        peaks.append(Double(peakKB) / 1024)
+        var these: [Double] = []
+        for clip in clips + (hasLong ? [long] : []) {
+            let (status, peakKB) = try spawnAndMeasure(
+                boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
+            guard status == 0 else {
+                throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status) on \(clip)")
+            }
+            these.append(Double(peakKB) / 1024)
+        }
+        peaks.append(these)
     }
-    return (peaks[0], peaks[1])
+    return DictateMemory(
+        whisper: Array(peaks[0].prefix(clips.count)), pocketsphinx: Array(peaks[1].prefix(clips.count)),
+        longWhisper: hasLong ? peaks[0].last : nil, longPocketsphinx: hasLong ? peaks[1].last : nil)
 }
 
 /// Digits as words ("5" → "five", "25" → "twenty five"): the prompts' texts spell numbers, Whisper writes digits.
