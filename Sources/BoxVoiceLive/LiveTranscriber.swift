@@ -184,8 +184,10 @@ public final class LiveTranscriber {
     /// When a short utterance is decoded a second time, with the audio before it (Whisper hears a second or two alone
     /// badly): only if its first decode holds no command, and only a command-holding second decode is taken.
     public struct Context: Sendable, Equatable {
-        /// Seconds of audio from before the utterance (0: none).
-        public var seconds = 2.0
+        /// Seconds of audio from before the utterance (0: none). Three, not two: with two, a command said alone
+        /// after its sentence was still misheard alone ("Send no.", "Start listening."), where the last three
+        /// seconds of the sentence gave Whisper enough of the voice (BENCHMARKS.md, "A longer context").
+        public var seconds = 3.0
         /// Only an utterance shorter than this many seconds.
         public var below = 3.0
         /// Only when the last utterance's speech ended at most this many seconds before this one's began.

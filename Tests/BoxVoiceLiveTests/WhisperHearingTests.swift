@@ -402,7 +402,9 @@ import Testing
     /// Which audio a cut is decoded with: the seconds before it, only for a short cut right after speech, never
     /// more than was kept.
     @Test func theContextIsTheSecondsBeforeAShortUtteranceRightAfterSpeech() {
-        let rule = LiveTranscriber.Context()
+        #expect(LiveTranscriber.Context().seconds == 3, "three seconds: two left commands said alone unheard")
+        var rule = LiveTranscriber.Context()
+        rule.seconds = 2
         // A 1 s cut whose audio runs from 10 s to 11 s of the stream, its speech from 10.3 s.
         let cut = UtteranceCutter.Cut(
             samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11,
