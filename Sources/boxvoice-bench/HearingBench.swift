@@ -333,7 +333,12 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
         let end = min(start + chunk, clip.audio.count)
         if let latency = check(try transcriber.feed(Array(clip.audio[start..<end]))) { return (latency, fellBack) }
     }
-    return (check(try transcriber.finish()), fellBack)
+    let latency = check(try transcriber.finish())
+    if latency == nil {
+        let said = "latency: \(clip.name) not heard as \(clip.expected) in '\(message)'\n"
+        FileHandle.standardError.write(Data(said.utf8))
+    }
+    return (latency, fellBack)
 }
 
 /// Peak resident memory (MB) of `boxvoice dictate`, one run per recording, with Whisper and with pocketsphinx alone.

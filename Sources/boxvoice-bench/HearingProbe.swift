@@ -134,6 +134,10 @@ func cuttingTriedByHand(_ options: inout LiveTranscriber.Options) {
     case "settled": options.whisper?.cutting.long = nil
     default: break
     }
+    // And the context's length (`BENCH_CONTEXT=SECONDS`), for the latency run as for the probe's `--context`.
+    if let seconds = ProcessInfo.processInfo.environment["BENCH_CONTEXT"].flatMap(Double.init) {
+        options.whisper?.context.seconds = seconds
+    }
 }
 
 /// Where Whisper's work went: each kind of decode, how many, and the seconds of audio they were given.
