@@ -186,7 +186,8 @@ public final class LiveTranscriber {
     public struct Context: Sendable, Equatable {
         /// Seconds of audio from before the utterance (0: none). Three, not two: with two, a command said alone
         /// after its sentence was still misheard alone ("Send no.", "Start listening."), where the last three
-        /// seconds of the sentence gave Whisper enough of the voice (BENCHMARKS.md, "A longer context").
+        /// seconds of the sentence gave Whisper enough of the voice; clean, it also lost two that two seconds heard
+        /// (BENCHMARKS.md, "A narrower careful look, a longer context").
         public var seconds = 3.0
         /// Only an utterance shorter than this many seconds.
         public var below = 3.0
@@ -235,8 +236,8 @@ public final class LiveTranscriber {
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never. Two beams, not five: whisper.cpp sizes its
         /// text cache for a beam search at (beams + 2) × 512 places and keeps it for the life of the decoding state,
-        /// so the first careful look of five beams added 38 MB to `dictate` for good (44 MB against greedy's 6), two
-        /// add 19; on the development sets two heard as many commands as five.
+        /// so the first careful look of five beams added 36 MB to `dictate` for good (42 MB against greedy's 6), two
+        /// add 18; on the development sets two heard as many commands as five.
         public var carefulSearch: WhisperModel.Search? = .beam(2)
         /// How sure Whisper must still be of a command's words when they are weighed again without the prompt
         /// (`HeardPieces.promptFreeSureness`) for it to act by itself; under it the box is asked first. The prompt's
