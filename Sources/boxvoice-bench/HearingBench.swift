@@ -160,7 +160,7 @@ func benchHearing(
     var latencies: [Double] = []
     var lateFallbacks = 0
     var live = now
-    cuttingTriedByHand(&live)
+    settingsTriedByHand(&live)
     live.whisper?.deadline =
         LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: nil).deadline
     // What the live path costs when fed in real time (decodes started while the speaker paused and then dropped

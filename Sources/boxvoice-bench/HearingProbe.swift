@@ -38,7 +38,7 @@ func probeHearing(
     let environment = ProcessInfo.processInfo.environment
     if let pass = environment["BENCH_SECOND_PASS"] { options.languageModelSecondPass = pass == "on" }
     if environment["BENCH_ROAD"] == "pocketsphinx" { options.whisper = nil }
-    cuttingTriedByHand(&options)
+    settingsTriedByHand(&options)
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector, verbose: verbose)
     if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
         let heard = try LiveDecode.run(stream.audio, options: options)
@@ -126,7 +126,7 @@ private func say(_ line: String) { FileHandle.standardOutput.write(Data((line + 
 /// Tried by hand (the `hearing` latency and `hearing-probe`): BENCH_CUTTING=whole decodes each utterance whole, after
 /// the full `endSilence` (the cutting before the settled decode and the long-utterance end); BENCH_CUTTING=settled
 /// keeps the settled decode without the long-utterance end.
-func cuttingTriedByHand(_ options: inout LiveTranscriber.Options) {
+func settingsTriedByHand(_ options: inout LiveTranscriber.Options) {
     switch ProcessInfo.processInfo.environment["BENCH_CUTTING"] {
     case "whole":
         options.whisper?.cutting.settle = .infinity
