@@ -203,7 +203,7 @@ func benchHearing(
         timing
         ? try dictateMemory(
             boxvoice: boxvoice, clips: clips.map { heldOut + "/" + $0.name }, long: long, work: work)
-        : DictateMemory(whisper: [0], pocketsphinx: [1], longWhisper: nil, longPocketsphinx: nil)
+        : DictateMemory(whisper: .init(clips: [0]), pocketsphinx: .init(clips: [1]))
 
     print(
         """
@@ -232,10 +232,10 @@ func benchHearing(
         percentile
         \(percentile(0.95, of: busyLatencies)); \(busyFallbacks) clip(s) where pocketsphinx stood in for Whisper.
 
-        **Peak resident memory of `boxvoice dictate`**, each of the \(memory.whisper.count) held-out clips dictated \
-        alone: \(memory.describe(\.whisper)) with Whisper,
-        \(memory.describe(\.pocketsphinx)) with `recognizer pocketsphinx` (ratio of the highest \
-        \(String(format: "%.2f", memory.whisper.max()! / memory.pocketsphinx.max()!)))\(memory.describeLong()).
+        **Peak resident memory of `boxvoice dictate`**, each of the \(memory.whisper.clips.count) held-out clips \
+        dictated alone: \(memory.whisper.described) with Whisper,
+        \(memory.pocketsphinx.described) with `recognizer pocketsphinx` (ratio of the highest \
+        \(String(format: "%.2f", memory.whisper.highest / memory.pocketsphinx.highest)))\(memory.describedLong).
         """)
 }
 
@@ -343,22 +343,28 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
 
 /// Peak resident memory (MB) of `boxvoice dictate`, one run per recording, with Whisper and with pocketsphinx alone.
 struct DictateMemory {
-    var whisper: [Double]
-    var pocketsphinx: [Double]
-    /// The long recording's peaks; nil where it is not in the checkout.
-    var longWhisper: Double?
-    var longPocketsphinx: Double?
+    /// One recognizer's peaks.
+    struct Peaks {
+        var clips: [Double]
+        /// The long recording's; nil where it is not in the checkout.
+        var long: Double? = nil
 
-    func describe(_ peaks: KeyPath<DictateMemory, [Double]>) -> String {
-        let sorted = self[keyPath: peaks].sorted()
-        return String(format: "highest %.0f MB, median %.0f MB", sorted.last!, sorted[(sorted.count - 1) / 2])
+        var highest: Double { clips.max()! }
+
+        var described: String {
+            let sorted = clips.sorted()
+            return String(format: "highest %.0f MB, median %.0f MB", sorted.last!, sorted[(sorted.count - 1) / 2])
+        }
     }
 
-    func describeLong() -> String {
-        guard let longWhisper, let longPocketsphinx else { return "" }
+    var whisper: Peaks
+    var pocketsphinx: Peaks
+
+    var describedLong: String {
+        guard let withWhisper = whisper.long, let alone = pocketsphinx.long else { return "" }
         return String(
             format: "; on the committed 150 s recording (Samples/long-meeting-notes.wav) %.0f MB with Whisper, %.0f MB "
-                + "with pocketsphinx", longWhisper, longPocketsphinx)
+                + "with pocketsphinx", withWhisper, alone)
     }
 }
 
@@ -366,8 +372,7 @@ struct DictateMemory {
 /// in the run's own config file); `long` too if it exists.
 private func dictateMemory(boxvoice: String, clips: [String], long: String, work: String) throws -> DictateMemory {
     let hasLong = FileManager.default.fileExists(atPath: long)
-    var peaks: [[Double]] = []
-    for recognizer in ["whisper", "pocketsphinx"] {
+    func peaks(_ recognizer: String) throws -> DictateMemory.Peaks {
         let home = work + "/memory-\(recognizer)"
         try FileManager.default.createDirectory(atPath: home + "/config/boxvoice", withIntermediateDirectories: true)
         var settings = UserSettings()
@@ -381,20 +386,17 @@ private func dictateMemory(boxvoice: String, clips: [String], long: String, work
         environment["XDG_CONFIG_HOME"] = home + "/config"
         environment["XDG_CACHE_HOME"] = work + "/cache"
         _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
-        var these: [Double] = []
-        for clip in clips + (hasLong ? [long] : []) {
+        func peak(_ recording: String) throws -> Double {
             let (status, peakKB) = try spawnAndMeasure(
-                boxvoice, ["dictate", "--no-keys", "--input", clip], environment: environment)
+                boxvoice, ["dictate", "--no-keys", "--input", recording], environment: environment)
             guard status == 0 else {
-                throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status) on \(clip)")
+                throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status) on \(recording)")
             }
-            these.append(Double(peakKB) / 1024)
+            return Double(peakKB) / 1024
         }
-        peaks.append(these)
+        return DictateMemory.Peaks(clips: try clips.map(peak), long: hasLong ? try peak(long) : nil)
     }
-    return DictateMemory(
-        whisper: Array(peaks[0].prefix(clips.count)), pocketsphinx: Array(peaks[1].prefix(clips.count)),
-        longWhisper: hasLong ? peaks[0].last : nil, longPocketsphinx: hasLong ? peaks[1].last : nil)
+    return DictateMemory(whisper: try peaks("whisper"), pocketsphinx: try peaks("pocketsphinx"))
 }
 
 /// Digits as words ("5" → "five", "25" → "twenty five"): the prompts' texts spell numbers, Whisper writes digits.
