@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -22,14 +22,20 @@
 #   Scottish (Mike) and Received Pronunciation (anika) variants, none in an earlier set, with other phrasings again.
 #   Held out until the session that chose the context's length (three seconds) on its misses: a development set
 #   since.
-# - Set g (the held-out set now): made before anything was chosen on set f's misses. Other sentences, in espeak-ng's
-#   American (Andy), West Midlands (aunty), Caribbean (david) and British (Lee) variants, none in an earlier set, with
-#   other phrasings again. Keep it out of every tuning step: it exists to say how boxvoice hears the next user; when
-#   a change is chosen by looking at its misses, it becomes a development set and a new one is made.
+# - Set g: made before anything was chosen on set f's misses. Other sentences, in espeak-ng's American (Andy), West
+#   Midlands (aunty), Caribbean (david) and British (Lee) variants, none in an earlier set, with other phrasings
+#   again. Held out until the session that chose when an unsure command counts by looking at its misses: a
+#   development set since.
+# - Set h (the held-out set now): made before anything was chosen on set g's misses. Other sentences, in espeak-ng's
+#   American (m7), Received Pronunciation (steph), Scottish (m8) and Lancaster (belinda) variants, none in an earlier
+#   set, and phrasings Whisper's prompt does not hold (deliver the message, microphone off, message done, pause
+#   listening, nevermind the message, send and stop). Keep it out of every tuning step: it exists to say how boxvoice
+#   hears the next user; when a change is chosen by looking at its misses, it becomes a development set and a new one
+#   is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
 out=$1
-set=${2:-g}
+set=${2:-h}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -166,6 +172,24 @@ en+Lee|send|Ask the school whether the trip is still going ahead. Send the messa
 en+Lee|cancel|Forget it, I will tell him myself tomorrow. Abort message.
 en+Lee|sendHq|Tell the builder the tiles arrived broken again. Send and clean up.
 en+Lee|sendClose|That is everything I wanted to say about the garden. Finished talking.
+end
+set h
+en-us+m7|send|The parcel for your sister is on the hall table. Deliver the message.
+en-us+m7|micOff|I need to take this call from the bank. Microphone off.
+en-us+m7|sendCheckpoint|The first half of the report is ready for review. Add checkpoint.
+en-us+m7|cancel|Actually, he already heard the news from Sam. Cancel message.
+en-gb-x-rp+steph|sendClose|Tell them the flight lands at half past six. Send and stop.
+en-gb-x-rp+steph|erase|I said the wrong day for the dentist, erase my message.
+en-gb-x-rp+steph|sendHq|Please ask Omar to water the tomatoes this weekend. Clean up and send.
+en-gb-x-rp+steph|send|The heating is fixed and the engineer has gone home. Message done.
+en-gb-scotland+m8|sendClose|We can pick this up again after lunch. Over and out.
+en-gb-scotland+m8|micOff|The baby just woke up, hang on a moment. Pause listening.
+en-gb-scotland+m8|cancel|I would rather say this to her in person. Nevermind the message.
+en-gb-scotland+m8|sendCheckpoint|Those are the numbers for the first quarter. Send the checkpoint.
+en-gb-x-gbclan+belinda|send|Can you book a table for four at eight tonight. Send message.
+en-gb-x-gbclan+belinda|erase|That came out all wrong, let me start over.
+en-gb-x-gbclan+belinda|sendHq|Remind me to renew the car insurance before the tenth. Send and clean up.
+en-gb-x-gbclan+belinda|sendClose|That is all for the handover notes today. Finished talking.
 end
 LIST
 )
