@@ -24,8 +24,8 @@
 #   since.
 # - Set g: made before anything was chosen on set f's misses. Other sentences, in espeak-ng's American (Andy), West
 #   Midlands (aunty), Caribbean (david) and British (Lee) variants, none in an earlier set, with other phrasings
-#   again. Held out until the session that chose when an unsure command counts by looking at its misses: a
-#   development set since.
+#   again. Held out until the session that tried lower floors for commands in clear English on its misses (rejected
+#   on set h): a development set since.
 # - Set h (the held-out set now): made before anything was chosen on set g's misses. Other sentences, in espeak-ng's
 #   American (m7), Received Pronunciation (steph), Scottish (m8) and Lancaster (belinda) variants, none in an earlier
 #   set, and phrasings Whisper's prompt does not hold (deliver the message, microphone off, message done, pause

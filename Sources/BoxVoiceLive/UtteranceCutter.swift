@@ -3,7 +3,9 @@
 ///
 /// Speech starts where `onset` is reached for `minimumSpeech`; it ends after `endSilence` under `offset` (two
 /// thresholds, so a word that dips does not end it). An utterance keeps `lead` of audio from before its start
-/// (the first consonant is often judged silence) and is cut at `longest` even mid-speech: Whisper hears 30 s at most.
+/// (the first consonant is often judged silence). Speech that goes on past `dipAfter` ends at its first window under
+/// `offset` (a breath between words), and at `longest` even mid-speech: Whisper's encoder takes memory with the
+/// square of the audio it is given, and `dictate` stays under its bound only with utterances that short.
 ///
 /// After `settle` of that quiet the utterance has *settled*: what Whisper hears of it is fixed (its audio up to
 /// there, `Cut.heard`), so its decode can start while the cutter waits out the rest of `endSilence`. Speech that
@@ -23,7 +25,13 @@ public struct UtteranceCutter: Sendable {
         public var long: Double? = 3
         public var longEndSilence = 0.15
         public var lead = 0.3
-        public var longest = 28.0
+        /// Seconds of speech after which one window under `offset` ends it, so that the cut at `longest` seldom
+        /// falls inside a word.
+        public var dipAfter = 6.0
+        /// The longest utterance, in seconds: `dictate` peaked at 412–421 MB on 27.5 s of speech without a pause
+        /// with 28 (Whisper's window), 348–351 MB with 12 and 331–334 MB with 8, against the 350 MB
+        /// (BENCHMARKS.md, "the longest utterance cut to 8 s").
+        public var longest = 8.0
         public init() {}
         /// The rule measured in BENCHMARKS.md ("Hearing").
         public static let measured = Rule()
@@ -157,7 +165,9 @@ public struct UtteranceCutter: Sendable {
             lastSpeechEnd = seconds
         }
         let isLong = rule.long.map { lastSpeechEnd - currentStart >= $0 } ?? false
-        if Double(quietRun) * windowSeconds >= (isLong ? rule.longEndSilence : rule.endSilence) {
+        let quietNeeded =
+            seconds - currentStart >= rule.dipAfter ? windowSeconds : isLong ? rule.longEndSilence : rule.endSilence
+        if quietRun > 0, Double(quietRun) * windowSeconds >= quietNeeded {
             return end(forced: false)
         }
         if seconds - currentStart >= rule.longest { return end(forced: true) }

@@ -199,10 +199,13 @@ func benchHearing(
     let long = URL(fileURLWithPath: models).deletingLastPathComponent().appendingPathComponent(
         "Samples/long-meeting-notes.wav"
     ).path
+    let pauseless = work + "/pauseless.wav"
     let memory =
         timing
         ? try dictateMemory(
-            boxvoice: boxvoice, clips: clips.map { heldOut + "/" + $0.name }, long: long, work: work)
+            boxvoice: boxvoice, clips: clips.map { heldOut + "/" + $0.name }, long: long,
+            pauseless: try writePauseless(to: pauseless, real: real, command: clips.first, detector: detector)
+                ? pauseless : nil, work: work)
         : DictateMemory(whisper: .init(clips: [0]), pocketsphinx: .init(clips: [1]))
 
     print(
@@ -341,6 +344,29 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
     return (latency, fellBack)
 }
 
+/// Speech without a pause as long as Whisper's window allows, then a command (`command`, a held-out clip), written to
+/// `path` (48 kHz Float32): the English prompts with their own quiet trimmed, 0.05 s apart, to 27 s. What Whisper's
+/// encoder holds grows with the square of an utterance's length, so this is the recording that finds the cut
+/// (`UtteranceCutter.Rule.longest`) too long. False without the prompts.
+func writePauseless(to path: String, real: String, command: CommandClip?, detector: KeywordDetector) throws -> Bool {
+    guard let stream = try PromptStream(list: real + "/en.tsv", folder: real, detector: detector), let command else {
+        return false
+    }
+    let rate = 48_000, gap = [Float](repeating: 0, count: rate / 20), quiet = [Float](repeating: 0, count: rate)
+    var speech: [Float] = []
+    for range in stream.prompts where speech.count < 27 * rate {
+        let prompt = stream.audio[range]
+        guard let first = prompt.firstIndex(where: { abs($0) > 0.01 }),
+            let last = prompt.lastIndex(where: { abs($0) > 0.01 })
+        else { continue }
+        speech += prompt[first...last] + gap
+    }
+    let file = try SoundFile.createFloatWAV(path: path, sampleRate: rate)
+    try file.write(quiet + speech.prefix(27 * rate) + command.audio)
+    try file.close()
+    return true
+}
+
 /// Peak resident memory (MB) of `boxvoice dictate`, one run per recording, with Whisper and with pocketsphinx alone.
 struct DictateMemory {
     /// One recognizer's peaks.
@@ -348,6 +374,8 @@ struct DictateMemory {
         var clips: [Double]
         /// The long recording's; nil where it is not in the checkout.
         var long: Double? = nil
+        /// The recording of speech without a pause (`writePauseless`); nil where it was not made.
+        var pauseless: Double? = nil
 
         var highest: Double { clips.max()! }
 
@@ -361,16 +389,26 @@ struct DictateMemory {
     var pocketsphinx: Peaks
 
     var describedLong: String {
-        guard let withWhisper = whisper.long, let alone = pocketsphinx.long else { return "" }
-        return String(
-            format: "; on the committed 150 s recording (Samples/long-meeting-notes.wav) %.0f MB with Whisper, %.0f MB "
-                + "with pocketsphinx", withWhisper, alone)
+        var described = ""
+        if let withWhisper = whisper.long, let alone = pocketsphinx.long {
+            described += String(
+                format: "; on the committed 150 s recording (Samples/long-meeting-notes.wav) %.0f MB with Whisper, "
+                    + "%.0f MB with pocketsphinx", withWhisper, alone)
+        }
+        if let withWhisper = whisper.pauseless, let alone = pocketsphinx.pauseless {
+            described += String(
+                format: "; on 27 s of English prompts without a pause, then a command, %.0f MB with Whisper, %.0f MB "
+                    + "with pocketsphinx", withWhisper, alone)
+        }
+        return described
     }
 }
 
 /// Each recording dictated into a boxsim with instant HQ, with Whisper and with pocketsphinx alone (`recognizer` set
-/// in the run's own config file); `long` too if it exists.
-private func dictateMemory(boxvoice: String, clips: [String], long: String, work: String) throws -> DictateMemory {
+/// in the run's own config file); `long` too if it exists, and `pauseless` if made.
+private func dictateMemory(
+    boxvoice: String, clips: [String], long: String, pauseless: String?, work: String
+) throws -> DictateMemory {
     let hasLong = FileManager.default.fileExists(atPath: long)
     func peaks(_ recognizer: String) throws -> DictateMemory.Peaks {
         let home = work + "/memory-\(recognizer)"
@@ -394,7 +432,8 @@ private func dictateMemory(boxvoice: String, clips: [String], long: String, work
             }
             return Double(peakKB) / 1024
         }
-        return DictateMemory.Peaks(clips: try clips.map(peak), long: hasLong ? try peak(long) : nil)
+        return DictateMemory.Peaks(
+            clips: try clips.map(peak), long: hasLong ? try peak(long) : nil, pauseless: try pauseless.map(peak))
     }
     return DictateMemory(whisper: try peaks("whisper"), pocketsphinx: try peaks("pocketsphinx"))
 }

@@ -11,11 +11,13 @@ func probeHearing(
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
-    englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil
+    englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
         .trimmingCharacters(in: .whitespacesAndNewlines)
+    // The conditions made with sox write their files there.
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     var options = LiveTranscriber.Options.hearing(
         detector, spotterPhrases: models + "/command-spotter.en.txt",
         dictionaryCache: work + "/cache")
@@ -40,7 +42,16 @@ func probeHearing(
     if environment["BENCH_ROAD"] == "pocketsphinx" { options.whisper = nil }
     settingsTriedByHand(&options)
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector, verbose: verbose)
-    if let list, let stream = try PromptStream(list: list, folder: real, detector: detector) {
+    if let list, var stream = try PromptStream(list: list, folder: real, detector: detector) {
+        // The prompts in a room (`--list-condition`): what the prompt makes Whisper write over noisy speech.
+        if let listCondition {
+            let conditions = Degradation.all(babbleFrom: real) + [babbleAt10(real)]
+            guard let condition = conditions.first(where: { $0.name.contains(listCondition) }) else {
+                throw BenchFailure(message: "no condition named like '\(listCondition)'")
+            }
+            stream.audio = try condition.apply(stream.audio, work, 100)
+            say("prompts heard through \(condition.name)")
+        }
         let heard = try LiveDecode.run(stream.audio, options: options)
         let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
         let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
@@ -95,6 +106,15 @@ func probeHearing(
             }
             weighed += heard.utterances.filter { $0.commandSureness != nil }.map {
                 weights($0) + ($0.commandIsUnsure ? "u" : "")
+            }
+            // Each command Whisper wrote in the clip, where, and whether it is the clip's: what a rule on the
+            // weights would take or leave.
+            for utterance in heard.utterances where verbose && utterance.commandSureness != nil {
+                let action = detector.detect(utterance.text)?.action
+                say(
+                    "  command in \(clip.name) at \(String(format: "%.1f", utterance.end)) s"
+                        + "\(utterance.commandIsUnsure ? " (unsure)" : ""), weighed \(weights(utterance)), "
+                        + "\(action == clip.expected ? "the clip's" : "another"): \(utterance.text)")
             }
             if fired.first?.action != clip.expected {
                 let texts = heard.utterances.map { ($0.commandIsUnsure ? "(unsure) " : "") + $0.text }

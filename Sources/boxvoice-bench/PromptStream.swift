@@ -9,6 +9,8 @@ struct PromptStream {
     var audio: [Float] = []
     /// The texts of the prompts kept, in order (empty where the list has none).
     var texts: [String] = []
+    /// Where each prompt kept lies in `audio`, in order.
+    var prompts: [Range<Int>] = []
     var leftOut = 0
 
     /// nil when there is no such list.
@@ -19,7 +21,9 @@ struct PromptStream {
             let entry = line.split(separator: "\t", maxSplits: 1).map(String.init)
             let said = entry.count > 1 ? entry[1] : ""
             if !said.isEmpty, detector.detect(said) != nil { leftOut += 1; continue }
-            audio += try WAVCapturePCM.load(folder + "/" + entry[0]) + gap
+            let prompt = try WAVCapturePCM.load(folder + "/" + entry[0])
+            prompts.append(audio.count..<audio.count + prompt.count)
+            audio += prompt + gap
             texts.append(said)
         }
     }

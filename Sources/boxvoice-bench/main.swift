@@ -117,7 +117,8 @@ do {
             ownLanguageBelow: value("--own-language-below").map { Float($0) },
             englishLookalikes: value("--lookalikes").map {
                 $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
-            }, contextUnsureBelow: value("--context-unsure").map { Float($0) })
+            }, contextUnsureBelow: value("--context-unsure").map { Float($0) },
+            listCondition: value("--list-condition"))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -77,6 +77,31 @@ import Testing
         #expect(cuts.first.map { $0.end - $0.start >= 2 && $0.end - $0.start < 2.1 } == true)
     }
 
+    /// Past `dipAfter`, one window under `offset` ends the utterance (not forced) where a shorter utterance goes on
+    /// through the same dip; without a dip it is cut at `longest`.
+    @Test func speechPastDipAfterEndsAtItsFirstDip() {
+        let rule = UtteranceCutter.Rule.measured
+        let windowSeconds = Double(Self.window) / 16_000
+        let beforeDip = Int(rule.dipAfter / windowSeconds) + 2
+        let cuts = run(
+            [Float](repeating: 0.9, count: beforeDip) + [0.1] + [Float](repeating: 0.9, count: 20)
+                + [Float](repeating: 0, count: 20), finishing: false)
+        // Plain values, so that a failure prints them and not the cut's samples.
+        let forced = cuts.map(\.forced), ends = cuts.map(\.end)
+        #expect(forced == [false, false])
+        #expect(abs((ends.first ?? 0) - Self.seconds(beforeDip + 1)) < 1e-9, "it ends with the dip's window")
+        let early = Int(rule.dipAfter / windowSeconds) - 20
+        let shorter = run(
+            [Float](repeating: 0.9, count: early) + [0.1] + [Float](repeating: 0.9, count: 20)
+                + [Float](repeating: 0, count: 20), finishing: false)
+        #expect(shorter.count == 1, "before dipAfter a dip is speech")
+        let unbroken = run([Float](repeating: 0.9, count: Int(rule.longest / windowSeconds) + 20), finishing: false)
+        let unbrokenForced = unbroken.first?.forced
+        let unbrokenLength = unbroken.first.map { $0.end - $0.start } ?? 0
+        #expect(unbrokenForced == true)
+        #expect(abs(unbrokenLength - rule.longest) < windowSeconds)
+    }
+
     /// The stream ending mid-speech gives the utterance in progress, ending at the stream's end.
     @Test func theStreamEndingMidSpeechGivesTheUtteranceInProgress() throws {
         let cut = try #require(run([Float](repeating: 0, count: 10) + [Float](repeating: 0.9, count: 30)).first)
