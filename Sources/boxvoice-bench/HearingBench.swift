@@ -349,9 +349,10 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
 /// encoder holds grows with the square of an utterance's length, so this is the recording that finds the cut
 /// (`UtteranceCutter.Rule.longest`) too long. False without the prompts.
 func writePauseless(to path: String, real: String, command: CommandClip?, detector: KeywordDetector) throws -> Bool {
-    guard let stream = try PromptStream(list: real + "/en.tsv", folder: real, detector: detector), let command else {
-        return false
-    }
+    // Their own quiet trimmed, the first 40 s of prompts hold 27 s of speech and more.
+    guard let stream = try PromptStream(list: real + "/en.tsv", folder: real, detector: detector, seconds: 40),
+        let command
+    else { return false }
     let rate = 48_000, gap = [Float](repeating: 0, count: rate / 20), quiet = [Float](repeating: 0, count: rate)
     var speech: [Float] = []
     for range in stream.prompts where speech.count < 27 * rate {

@@ -13,11 +13,12 @@ struct PromptStream {
     var prompts: [Range<Int>] = []
     var leftOut = 0
 
-    /// nil when there is no such list.
-    init?(list: String, folder: String, detector: KeywordDetector) throws {
+    /// nil when there is no such list. `seconds`: stop once the stream is that long (nil: the whole list).
+    init?(list: String, folder: String, detector: KeywordDetector, seconds: Double? = nil) throws {
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { return nil }
         let gap = [Float](repeating: 0, count: 48_000 * 3 / 10)
         for line in text.split(separator: "\n") {
+            if let seconds, Double(audio.count) >= seconds * 48_000 { break }
             let entry = line.split(separator: "\t", maxSplits: 1).map(String.init)
             let said = entry.count > 1 ? entry[1] : ""
             if !said.isEmpty, detector.detect(said) != nil { leftOut += 1; continue }
