@@ -124,7 +124,7 @@ func benchHearing(
     // Held-out command clips under every condition.
     let clips = try heldOutClips(heldOut)
     var clipRows: [String] = []
-    for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
+    for condition in hearingConditions(real)
     where conditionNames.map({ names in names.contains { condition.name.contains($0) } }) ?? true {
         var cells: [String] = []
         var decodes: [[[LiveUtterance]]] = []
@@ -284,6 +284,9 @@ func commands(
     }
     return fired
 }
+
+/// The conditions the hearing tables hear audio through: `Degradation.all` and babble at 10 dB.
+func hearingConditions(_ real: String) -> [Degradation] { Degradation.all(babbleFrom: real) + [babbleAt10(real)] }
 
 /// Babble at 10 dB, the hardest condition (the common list stops at 20 dB for babble).
 func babbleAt10(_ real: String) -> Degradation {

@@ -42,10 +42,11 @@ func probeHearing(
     if environment["BENCH_ROAD"] == "pocketsphinx" { options.whisper = nil }
     settingsTriedByHand(&options)
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector, verbose: verbose)
+    // One set of conditions for the prompts and the clips: the babble's talkers are read once.
+    let conditions = hearingConditions(real)
     if let list, var stream = try PromptStream(list: list, folder: real, detector: detector) {
         // The prompts in a room (`--list-condition`): what the prompt makes Whisper write over noisy speech.
         if let listCondition {
-            let conditions = Degradation.all(babbleFrom: real) + [babbleAt10(real)]
             guard let condition = conditions.first(where: { $0.name.contains(listCondition) }) else {
                 throw BenchFailure(message: "no condition named like '\(listCondition)'")
             }
@@ -85,7 +86,7 @@ func probeHearing(
                 withBox.count, "\(withBox.map(\.matchedPhrase))"))
     }
     let clips = try heldOutClips(heldOut)
-    for condition in Degradation.all(babbleFrom: real) + [babbleAt10(real)]
+    for condition in conditions
     where conditionNames.contains(where: { condition.name.contains($0) }) {
         var right = 0, wrong = 0, cpu = 0.0
         var rightWithBox = 0, wrongWithBox = 0
