@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -26,16 +26,20 @@
 #   Midlands (aunty), Caribbean (david) and British (Lee) variants, none in an earlier set, with other phrasings
 #   again. Held out until the session that tried lower floors for commands in clear English on its misses (rejected
 #   on set h): a development set since.
-# - Set h (the held-out set now): made before anything was chosen on set g's misses. Other sentences, in espeak-ng's
-#   American (m7), Received Pronunciation (steph), Scottish (m8) and Lancaster (belinda) variants, none in an earlier
-#   set, and phrasings Whisper's prompt does not hold (deliver the message, microphone off, message done, pause
-#   listening, nevermind the message, send and stop). Keep it out of every tuning step: it exists to say how boxvoice
-#   hears the next user; when a change is chosen by looking at its misses, it becomes a development set and a new one
-#   is made.
+# - Set h: made before anything was chosen on set g's misses. Other sentences, in espeak-ng's American (m7),
+#   Received Pronunciation (steph), Scottish (m8) and Lancaster (belinda) variants, none in an earlier set, and
+#   phrasings Whisper's prompt does not hold (deliver the message, microphone off, message done, pause listening,
+#   nevermind the message, send and stop). Held out until the eighteenth session, which read its misses to choose
+#   what to change next: a development set since.
+# - Set i (the held-out set now): made before anything was changed after reading set h's misses. Other sentences,
+#   in espeak-ng's New York (travis), West Midlands (Alicia), British (victor) and Scottish (Andrea) variants, none
+#   in an earlier set, and phrasings again (sent the message, mic off, send and finish, close the microphone, sent a
+#   checkpoint, send and close the mic). Keep it out of every tuning step: it exists to say how boxvoice hears the
+#   next user; when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
 out=$1
-set=${2:-h}
+set=${2:-i}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -190,6 +194,24 @@ en-gb-x-gbclan+belinda|send|Can you book a table for four at eight tonight. Send
 en-gb-x-gbclan+belinda|erase|That came out all wrong, let me start over.
 en-gb-x-gbclan+belinda|sendHq|Remind me to renew the car insurance before the tenth. Send and clean up.
 en-gb-x-gbclan+belinda|sendClose|That is all for the handover notes today. Finished talking.
+end
+set i
+en-us-nyc+travis|send|The plumber will be here between two and four. Sent the message.
+en-us-nyc+travis|micOff|My phone is ringing in the other room. Mic off.
+en-us-nyc+travis|sendHq|Ask the florist if the roses can be delivered on Saturday. Clean up and send.
+en-us-nyc+travis|cancel|On second thought, I will tell her at dinner. Abort the message.
+en-gb-x-gbcwmd+Alicia|sendClose|The boxes are labelled and stacked by the door. Send and finish.
+en-gb-x-gbcwmd+Alicia|sendCheckpoint|The chapter on the old railway is drafted. Commit checkpoint.
+en-gb-x-gbcwmd+Alicia|erase|Hold on, I gave the wrong room number, start over.
+en-gb-x-gbcwmd+Alicia|send|Please feed the fish while we are in Spain. Send now.
+en-gb+victor|micOff|The builders have started drilling next door. Close the microphone.
+en-gb+victor|sendClose|We should have the results by next Monday. Over and out.
+en-gb+victor|cancel|Sorry, that was not meant to be recorded. Cancel message.
+en-gb+victor|sendCheckpoint|The guest list is done up to the letter M. Sent a checkpoint.
+en-gb-scotland+Andrea|erase|That is not right at all, clear the message.
+en-gb-scotland+Andrea|send|Tell Grandad the photos are in the blue album. Send message.
+en-gb-scotland+Andrea|sendHq|Ask the council when the bins are collected over the holidays. Clean up and send.
+en-gb-scotland+Andrea|sendClose|I think that is everything about the wedding plans. Send and close the mic.
 end
 LIST
 )
