@@ -40,6 +40,12 @@ public struct Vocabulary: Sendable, Equatable {
         sections.first { $0.action == action }?.tag
     }
 
+    /// Every word its phrases use, normalized (`WordForm.normalize`): a recognizer that writes one of them as two
+    /// ("never mind" for *nevermind*) can be checked against them.
+    public var words: Set<String> {
+        Set(sections.flatMap { $0.patterns.flatMap { $0.expansions().joined() } })
+    }
+
     /// Reads and parses a vocabulary file.
     public static func load(path: String) throws -> Vocabulary {
         let text: String

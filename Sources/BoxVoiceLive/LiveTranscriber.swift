@@ -147,6 +147,9 @@ public final class LiveTranscriber {
         /// Where each command in a text is (`KeywordDetector.commandPlaces`): an utterance Whisper heard
         /// whole is split there, so each command ends its own message at its own place in the audio.
         public var commandPlaces: @Sendable (String) -> [KeywordDetector.Place] = { _ in [] }
+        /// Every word the vocabulary's phrases use, normalized (`Vocabulary.words`): where Whisper writes one as two
+        /// (`WrittenApart`).
+        public var vocabularyWords: Set<String> = []
 
         /// With a spotter hit waiting for its utterance to end: this many seconds of quiet after it (`SpeakerPause`)
         /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
@@ -328,7 +331,8 @@ public final class LiveTranscriber {
         resampler = try Resampler(from: Double(Self.inputRate), to: Double(PocketSphinxDecoder.sampleRate))
         ends = try options.whisper.map {
             try UtteranceEnds(
-                settings: $0, holdsCommand: options.holdsCommand, commandPlaces: options.commandPlaces)
+                settings: $0, holdsCommand: options.holdsCommand, commandPlaces: options.commandPlaces,
+                vocabularyWords: options.vocabularyWords)
         }
         // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
         if options.whisper?.cleans == true { self.options.frontEnd = nil }

@@ -44,14 +44,17 @@ final class UtteranceEnds {
     private var decodesStarted: [Double: (count: Int, decode: WhisperWorker.Started)] = [:]
     /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
+    /// The vocabulary's words Whisper writes as two, joined back where that makes a command.
+    private let writtenApart: WrittenApart
 
     init(
         settings: LiveTranscriber.WhisperHearing, holdsCommand: @escaping @Sendable (String) -> Bool,
-        commandPlaces: @escaping @Sendable (String) -> [KeywordDetector.Place]
+        commandPlaces: @escaping @Sendable (String) -> [KeywordDetector.Place], vocabularyWords: Set<String> = []
     ) throws {
         self.settings = settings
         self.holdsCommand = holdsCommand
         self.commandPlaces = commandPlaces
+        writtenApart = WrittenApart(vocabulary: vocabularyWords)
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
         worker = try WhisperWorker(
@@ -190,7 +193,9 @@ final class UtteranceEnds {
         let left = settings.deadline - Date().timeIntervalSince(started)
         decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
-        guard case .success(let transcript) = own, holdsCommand(Self.text(Self.plain(transcript.words))) else {
+        guard case .success(let transcript) = own,
+            holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)) { commandPlaces($0).count }))
+        else {
             return foreign
         }
         return judged
@@ -325,9 +330,10 @@ final class UtteranceEnds {
 
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.
     private func heard(_ transcript: WhisperModel.Transcript, of audio: [Float]) -> Decoded {
-        Decoded(
-            words: transcript.noSpeechProbability > settings.noSpeechCeiling ? [] : Self.plain(transcript.words),
-            audio: audio, languages: transcript.languages)
+        let words =
+            transcript.noSpeechProbability > settings.noSpeechCeiling
+            ? [] : writtenApart.joined(Self.plain(transcript.words)) { commandPlaces($0).count }
+        return Decoded(words: words, audio: audio, languages: transcript.languages)
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.

@@ -17,6 +17,17 @@ import Testing
             ])
     }
 
+    @Test func wordsAreEveryNormalizedWordOfEveryPhraseOnce() throws {
+        let vocabulary = try Vocabulary.parse(
+            """
+            [cancel cancel-message]
+            (Cancel | nevermind) (the)? message
+            [send send-message]
+            send message
+            """)
+        #expect(vocabulary.words == ["cancel", "nevermind", "the", "message", "send"])
+    }
+
     @Test func expansionsCoverChoicesOptionalsAndMultiWordOptions() throws {
         let vocabulary = try Vocabulary.parse(
             """
