@@ -16,7 +16,7 @@ extension LiveTranscriber.Options {
         options.hearsSoundAlikes = true
         options.holdsCommand = { detector.detect($0) != nil }
         options.commandPlaces = { detector.commandPlaces(in: $0) }
-        options.vocabularyWords = detector.vocabulary.words
+        options.vocabulary = detector.vocabulary
         options.discards = { phrase in [.erase, .cancel].contains(detector.detect(phrase)?.action) }
         options.sameCommand = { recognized, phrase in
             guard let spotted = detector.detect(phrase)?.action else { return true }

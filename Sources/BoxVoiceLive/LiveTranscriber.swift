@@ -147,9 +147,9 @@ public final class LiveTranscriber {
         /// Where each command in a text is (`KeywordDetector.commandPlaces`): an utterance Whisper heard
         /// whole is split there, so each command ends its own message at its own place in the audio.
         public var commandPlaces: @Sendable (String) -> [KeywordDetector.Place] = { _ in [] }
-        /// Every word the vocabulary's phrases use, normalized (`Vocabulary.words`): where Whisper writes one as two
-        /// (`WrittenApart`).
-        public var vocabularyWords: Set<String> = []
+        /// The command vocabulary: where Whisper writes one of its words as two (`WrittenApart`), and the phrases a
+        /// decode's last words may be weighed against (`WhisperHearing.endings`).
+        public var vocabulary: Vocabulary?
 
         /// With a spotter hit waiting for its utterance to end: this many seconds of quiet after it (`SpeakerPause`)
         /// end the utterance, where the language model's speech detector would keep it open through noise (nil: its
@@ -270,6 +270,22 @@ public final class LiveTranscriber {
         /// command translated into English would act by itself, where a Spanish one waits for the box. Chosen on
         /// held-out set d, which became a development set with it (BENCHMARKS.md, "Latin and Welsh").
         public var englishLookalikes: Set<String> = ["la", "cy"]
+        /// Command phrases weighed against the last words of a decode that holds no command, where those words sound
+        /// like one (`CommandEndings`, `WhisperModel.Rewriting`); nil: never.
+        public var endings: Endings? = nil
+
+        /// How close a command phrase must sound to Whisper's last words to be weighed against them, and how much
+        /// less likely than them it may be and still replace them.
+        public struct Endings: Sendable, Equatable {
+            /// The largest phone distance, as a share of the phrase's phones (`SoundsLikeCommand.tolerance`).
+            public var tolerance: Double
+            /// Natural log: the ending's tokens and the end of the text after them, against Whisper's own.
+            public var margin: Float
+            public init(tolerance: Double, margin: Float) {
+                self.tolerance = tolerance
+                self.margin = margin
+            }
+        }
 
         public init(models: HearingModels, prompt: String?) {
             self.models = models
@@ -332,7 +348,7 @@ public final class LiveTranscriber {
         ends = try options.whisper.map {
             try UtteranceEnds(
                 settings: $0, holdsCommand: options.holdsCommand, commandPlaces: options.commandPlaces,
-                vocabularyWords: options.vocabularyWords)
+                vocabulary: options.vocabulary, dictionary: options.model.dictionary)
         }
         // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
         if options.whisper?.cleans == true { self.options.frontEnd = nil }

@@ -74,10 +74,16 @@ public struct SoundsLikeCommand: Sendable {
     /// How far the end of `text` sounds from each phrase: its phone-level edit distance over the phrase's phones, at
     /// the closest word count (the phrase's, one less or one more).
     public func scores(_ text: String, narrowband: Bool = false) -> [(phrase: String, score: Double)] {
+        tails(of: text, narrowband: narrowband).map { ($0.phrase, $0.score) }
+    }
+
+    /// For each phrase, how many of the last words of `text` sound closest to it, and how far they sound
+    /// (`scores`).
+    public func tails(of text: String, narrowband: Bool = false) -> [(phrase: String, words: Int, score: Double)] {
         let words = text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
         guard !words.isEmpty else { return [] }
         return phrases.compactMap { phrase in
-            var best: Double?
+            var best: (words: Int, score: Double)?
             for count in max(1, phrase.words - 1)...(phrase.words + 1) where count <= words.count {
                 let tail = words.suffix(count).map { pronunciations.phones(of: $0) }
                 guard tail.allSatisfy({ $0 != nil }) else { continue }
@@ -86,9 +92,10 @@ public struct SoundsLikeCommand: Sendable {
                     narrowband
                     ? editDistance(heard, phrase.phones) { Self.highBandPhones.contains($0) ? 0.5 : 1 }
                     : Double(editDistance(heard, phrase.phones))
-                best = min(best ?? .infinity, distance / Double(phrase.phones.count))
+                let score = distance / Double(phrase.phones.count)
+                if score < best?.score ?? .infinity { best = (count, score) }
             }
-            return best.map { (phrase.text, $0) }
+            return best.map { (phrase.text, $0.words, $0.score) }
         }
     }
 }

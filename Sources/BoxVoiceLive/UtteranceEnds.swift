@@ -46,15 +46,29 @@ final class UtteranceEnds {
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
     /// The vocabulary's words Whisper writes as two, joined back where that makes a command.
     private let writtenApart: WrittenApart
+    /// Command phrases weighed against a decode's last words (`WhisperHearing.endings`), when on.
+    private let rewriting: WhisperModel.Rewriting?
 
     init(
         settings: LiveTranscriber.WhisperHearing, holdsCommand: @escaping @Sendable (String) -> Bool,
-        commandPlaces: @escaping @Sendable (String) -> [KeywordDetector.Place], vocabularyWords: Set<String> = []
+        commandPlaces: @escaping @Sendable (String) -> [KeywordDetector.Place], vocabulary: Vocabulary? = nil,
+        dictionary: String? = nil
     ) throws {
         self.settings = settings
         self.holdsCommand = holdsCommand
         self.commandPlaces = commandPlaces
-        writtenApart = WrittenApart(vocabulary: vocabularyWords)
+        writtenApart = WrittenApart(vocabulary: vocabulary?.words ?? [])
+        if let endings = settings.endings, let vocabulary, let dictionary {
+            let phrases = vocabulary.sections.flatMap {
+                $0.patterns.flatMap { $0.expansions().map { $0.joined(separator: " ") } }
+            }
+            let ends = CommandEndings(
+                sounds: try SoundsLikeCommand(phrases: phrases, dictionary: dictionary, tolerance: endings.tolerance),
+                holdsCommand: holdsCommand)
+            rewriting = WhisperModel.Rewriting(margin: endings.margin) { ends.endings($0) }
+        } else {
+            rewriting = nil
+        }
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
         worker = try WhisperWorker(
@@ -106,7 +120,7 @@ final class UtteranceEnds {
         decodes.speculative.add(audio.count)
         speculation = (
             audio.count,
-            worker.start(audio, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands)
+            worker.start(audio, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands, rewriting: rewriting)
         )
     }
 
@@ -151,7 +165,8 @@ final class UtteranceEnds {
         let left = settings.deadline - Date().timeIntervalSince(started)
         decodes.careful.add(cut.heardCount)
         let second = worker.transcribe(
-            cut.heard, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands)
+            cut.heard, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands,
+            rewriting: rewriting)
         guard case .success(let transcript) = second else { return remembered(quick) }
         let better = judged(heard(transcript, of: cut.heard))
         return remembered(
@@ -298,7 +313,8 @@ final class UtteranceEnds {
         } else {
             decodes.atEnd.add(audio.count)
             answer = worker.transcribe(
-                audio, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands)
+                audio, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands,
+                rewriting: rewriting)
         }
         let alone = answer.map { heard($0, of: audio) }
         guard case .success(let decoded) = alone, !context.isEmpty, !holdsCommand(Self.text(decoded.words)),
@@ -310,7 +326,8 @@ final class UtteranceEnds {
         let withContext = context + audio
         decodes.context.add(withContext.count)
         let second = worker.transcribe(
-            withContext, prompt: settings.prompt, deadline: left, scoringWithoutPrompt: weighsCommands)
+            withContext, prompt: settings.prompt, deadline: left, scoringWithoutPrompt: weighsCommands,
+            rewriting: rewriting)
         guard case .success(let transcript) = second else {
             return alone
         }
@@ -330,6 +347,7 @@ final class UtteranceEnds {
 
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.
     private func heard(_ transcript: WhisperModel.Transcript, of audio: [Float]) -> Decoded {
+        if let from = transcript.rewrittenFrom { decodes.rewritten.append((from.text, transcript.text, from.gain)) }
         let words =
             transcript.noSpeechProbability > settings.noSpeechCeiling
             ? [] : writtenApart.joined(Self.plain(transcript.words)) { commandPlaces($0).count }

@@ -1,6 +1,6 @@
 /// The decodes the utterance-end road asked of Whisper, by why, and how much audio each kind was given: where its
 /// CPU goes (a decode's cost grows with the audio it encodes).
-public struct WhisperDecodes: Sendable, Equatable {
+public struct WhisperDecodes: Sendable {
     /// How many decodes of one kind, and the seconds of audio they were given.
     public struct Tally: Sendable, Equatable {
         public var count = 0
@@ -32,6 +32,9 @@ public struct WhisperDecodes: Sendable, Equatable {
     public var language = Tally()
     /// A command decoded again in the language Whisper heard.
     public var ownLanguage = Tally()
+    /// Decodes whose last words a command phrase replaced (`WhisperHearing.endings`): the words Whisper had
+    /// written, what replaced them, and how much likelier that was (`WhisperModel.Transcript.rewrittenFrom`).
+    public var rewritten: [(from: String, to: String, gain: Float)] = []
 
     public init() {}
 

@@ -237,7 +237,7 @@ public final class WhisperModel {
     }
 
     /// What one decode gives.
-    public struct Transcript: Sendable, Equatable {
+    public struct Transcript: Sendable {
         public var text: String
         /// The same words with their times.
         public var words: [TimedWord]
@@ -250,6 +250,38 @@ public final class WhisperModel {
         public var englishProbability: Float? { languages?.share(of: "en") }
         /// The language Whisper finds likeliest for the audio (its code: `es` for Spanish), when weighed as above.
         public var likeliestLanguage: String? { languages?.likeliest }
+        /// Whisper's own text, when an ending weighed after the decode replaced its last words (`Rewriting`), and
+        /// how much likelier (natural log) the ending was than the words it replaced (negative: less likely).
+        public var rewrittenFrom: (text: String, gain: Float)? = nil
+    }
+
+    /// Another ending for a decoded utterance, weighed against Whisper's own over the same audio.
+    public struct Ending: Sendable, Equatable {
+        /// How many of the decoded words (as `Transcript.words` has them) stay before it.
+        public var keeping: Int
+        /// What is written in place of the words after them.
+        public var text: String
+
+        public init(keeping: Int, text: String) {
+            self.keeping = keeping
+            self.text = text
+        }
+    }
+
+    /// Endings weighed after a decode (`transcribe`): a greedy decode takes the likeliest token at each step, and a
+    /// command phrase Whisper found nearly as likely as what it wrote ("dress my message" where *erase my message*
+    /// was said) is lost at the one step where it came second. Weighed over the whole ending, with the end of the
+    /// text after it, the phrase can win back.
+    public struct Rewriting: Sendable {
+        /// Given the decoded words, the endings to weigh (none: the decode stands).
+        public var endings: @Sendable ([String]) -> [Ending]
+        /// How much less likely (natural log) than Whisper's own words an ending may be and still replace them.
+        public var margin: Float
+
+        public init(margin: Float, endings: @escaping @Sendable ([String]) -> [Ending]) {
+            self.margin = margin
+            self.endings = endings
+        }
     }
 
     /// How an utterance is searched for its words.
@@ -278,7 +310,7 @@ public final class WhisperModel {
     public func transcribe(
         _ samples: [Float], prompt: String?, threads: Int = 2, search: Search = .greedy,
         oneSegment: Bool = true, shouldStop: (@Sendable () -> Bool)? = nil,
-        scoringWithoutPrompt: ((String) -> Bool)? = nil, language: String = "en"
+        scoringWithoutPrompt: ((String) -> Bool)? = nil, language: String = "en", rewriting: Rewriting? = nil
     ) throws -> Transcript {
         let samples = Self.paddedForAlignment(samples)
         var parameters = Self.quietParameters(
@@ -306,7 +338,15 @@ public final class WhisperModel {
             noSpeech = max(noSpeech, whisper_full_get_segment_no_speech_prob_from_state(state, segment))
         }
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let tokens = textTokens()
+        var tokens = textTokens()
+        var rewrittenFrom: (text: String, gain: Float)?
+        if let rewriting, prompt != nil, oneSegment, language == "en",
+            let better = rewritten(tokens, by: rewriting, prompt: prompt, threads: Int(parameters.n_threads))
+        {
+            rewrittenFrom = (text, better.gain)
+            tokens = better.tokens
+            text = String(decoding: tokens.flatMap(\.bytes), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        }
         var promptFree: [Float]?
         var spoken: SpokenLanguages?
         if prompt != nil, oneSegment, language == "en", let scoringWithoutPrompt, scoringWithoutPrompt(text) {
@@ -315,7 +355,7 @@ public final class WhisperModel {
         }
         return Transcript(
             text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech,
-            languages: spoken)
+            languages: spoken, rewrittenFrom: rewrittenFrom)
     }
 
     /// How likely `samples` (at most 30 s) are English, and which language Whisper finds likeliest, without their
@@ -502,36 +542,119 @@ public final class WhisperModel {
     /// the encoder's work reused. nil if whisper.cpp fails a step.
     private func forcedLogProbabilities(_ tokens: [whisper_token], prompt: String?, threads: Int) -> [Float]? {
         guard !tokens.isEmpty else { return [] }
+        guard let lead = lead(prompt: prompt) else { return nil }
+        return weigh(tokens, after: lead, threads: threads)
+    }
+
+    /// What comes before an English transcript's first text token: `prompt` as whisper.cpp lays a prompt out (its
+    /// last tokens that fit in half the text context, after the "previous" mark), the start of the transcript, the
+    /// language and task on a multilingual model, and no timestamps. nil if the prompt cannot be tokenized.
+    private func lead(prompt: String?) -> [whisper_token]? {
         var feed: [whisper_token] = []
         if let prompt, !prompt.isEmpty {
-            var promptTokens = [whisper_token](repeating: 0, count: 1_024)
-            let count = whisper_tokenize(context, prompt, &promptTokens, Int32(promptTokens.count))
-            guard count >= 0 else { return nil }
-            // whisper.cpp keeps the prompt's last tokens that fit in half the text context, after the "previous" mark.
+            guard let promptTokens = tokenized(prompt) else { return nil }
             let room = Int(whisper_n_text_ctx(context)) / 2 - 1
-            feed = [whisper_token_prev(context)] + promptTokens[max(0, Int(count) - room)..<Int(count)]
+            feed = [whisper_token_prev(context)] + promptTokens.suffix(room)
         }
         feed.append(whisper_token_sot(context))
         if whisper_is_multilingual(context) != 0 {
             feed += [whisper_token_lang(context, whisper_lang_id("en")), whisper_token_transcribe(context)]
         }
         feed.append(whisper_token_not(context))
+        return feed
+    }
+
+    private func tokenized(_ text: String) -> [whisper_token]? {
+        var tokens = [whisper_token](repeating: 0, count: 1_024)
+        let count = whisper_tokenize(context, text, &tokens, Int32(tokens.count))
+        return count >= 0 ? Array(tokens[..<Int(count)]) : nil
+    }
+
+    /// The log-probability of each of `tokens` in turn after `feed` (`lead` and text tokens), over the audio last
+    /// encoded. When `feed` is the one last weighed after, its keys and values are still in the decoding state
+    /// (whisper.cpp drops those past the position a decode starts at), so only its last token is decoded again.
+    private func weigh(
+        _ tokens: [whisper_token], after feed: [whisper_token], threads: Int, reusing lastFeed: [whisper_token]? = nil
+    ) -> [Float]? {
+        guard let lastToken = feed.last else { return nil }
         let vocabulary = Int(whisper_n_vocab(context))
+        var input = feed
         var past: Int32 = 0
+        if lastFeed == feed {
+            input = [lastToken]
+            past = Int32(feed.count - 1)
+        }
         var scores: [Float] = []
         for token in tokens {
-            let status = feed.withUnsafeBufferPointer {
+            let status = input.withUnsafeBufferPointer {
                 whisper_decode_with_state(context, state, $0.baseAddress, Int32($0.count), past, Int32(threads))
             }
             guard status == 0, let logits = whisper_get_logits_from_state(state) else { return nil }
-            let last = UnsafeBufferPointer(start: logits + (feed.count - 1) * vocabulary, count: vocabulary)
+            let last = UnsafeBufferPointer(start: logits + (input.count - 1) * vocabulary, count: vocabulary)
             let highest = last.max() ?? 0
             let total = last.reduce(0.0) { $0 + exp(Double($1 - highest)) }
             scores.append(last[Int(token)] - highest - Float(log(total)))
-            past += Int32(feed.count)
-            feed = [token]
+            past += Int32(input.count)
+            input = [token]
         }
         return scores
+    }
+
+    /// `tokens` with their last words replaced by the ending `rewriting` offers that Whisper finds likeliest
+    /// against its own words, each weighed with the end of the text after it; nil when none comes within the
+    /// margin (or whisper.cpp fails a step). The ending's tokens carry the probabilities they were weighed with, so
+    /// the floors judge them as any decode, and the times of the words they replace.
+    private func rewritten(
+        _ tokens: [Token], by rewriting: Rewriting, prompt: String?, threads: Int
+    ) -> (tokens: [Token], gain: Float)? {
+        let ranges = Self.wordRanges(of: tokens)
+        let written = ranges.map {
+            String(decoding: tokens[$0].flatMap(\.bytes), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        }
+        let endings = rewriting.endings(written).filter { $0.keeping >= 0 && $0.keeping < ranges.count }
+        guard !endings.isEmpty, let lead = lead(prompt: prompt) else { return nil }
+        let endOfText = whisper_token_eot(context)
+        var own: [Int: Float] = [:]
+        var lastFeed: [whisper_token]?
+        var best: (gain: Float, tokens: [Token])?
+        for ending in endings {
+            let cut = ranges[ending.keeping].lowerBound
+            let feed = lead + tokens[..<cut].map(\.id)
+            if own[ending.keeping] == nil {
+                guard let scores = weigh(tokens[cut...].map(\.id) + [endOfText], after: feed, threads: threads)
+                else { return nil }
+                own[ending.keeping] = scores.reduce(0, +)
+                lastFeed = feed
+            }
+            guard let ids = tokenized(" " + ending.text), !ids.isEmpty,
+                let scores = weigh(ids + [endOfText], after: feed, threads: threads, reusing: lastFeed)
+            else { continue }
+            lastFeed = feed
+            let gain = scores.reduce(0, +) - own[ending.keeping, default: 0]
+            guard gain >= -rewriting.margin, gain > best?.gain ?? -.infinity else { continue }
+            let first = tokens[cut].time, last = tokens.last?.time ?? first
+            let replacement = ids.enumerated().map { index, id in
+                let piece = whisper_token_to_str(context, id)
+                return Token(
+                    id: id, bytes: piece.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [],
+                    probability: exp(scores[index]),
+                    time: ids.count == 1 ? last : first + (last - first) * Double(index) / Double(ids.count - 1))
+            }
+            best = (gain, Array(tokens[..<cut]) + replacement)
+        }
+        return best.map { ($0.tokens, $0.gain) }
+    }
+
+    /// Which tokens make each word: a token starting with a space starts one.
+    private static func wordRanges(of tokens: [Token]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for (index, token) in tokens.enumerated() where index > start && token.bytes.first == UInt8(ascii: " ") {
+            ranges.append(start..<index)
+            start = index
+        }
+        if start < tokens.count { ranges.append(start..<tokens.count) }
+        return ranges
     }
 
     /// The last decode's text tokens weighed again under `prompt`, as probabilities, beside the probabilities the

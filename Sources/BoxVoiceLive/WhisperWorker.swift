@@ -13,18 +13,20 @@ public final class WhisperWorker: Sendable {
         /// nil: the worker's own search.
         let search: WhisperModel.Search?
         let scoringWithoutPrompt: (@Sendable (String) -> Bool)?
+        let rewriting: WhisperModel.Rewriting?
         let work: Work
         let done = DispatchSemaphore(value: 0)
         let abandoned = Atomic<Bool>(false)
         let answer = Mutex<Result<WhisperModel.Transcript, HearingError>?>(nil)
         init(
             samples: [Float], prompt: String?, search: WhisperModel.Search?,
-            scoringWithoutPrompt: (@Sendable (String) -> Bool)?, work: Work
+            scoringWithoutPrompt: (@Sendable (String) -> Bool)?, rewriting: WhisperModel.Rewriting? = nil, work: Work
         ) {
             self.samples = samples
             self.prompt = prompt
             self.search = search
             self.scoringWithoutPrompt = scoringWithoutPrompt
+            self.rewriting = rewriting
             self.work = work
         }
     }
@@ -84,7 +86,8 @@ public final class WhisperWorker: Sendable {
                                 try model.get().transcribe(
                                     job.samples, prompt: job.prompt, threads: threads,
                                     search: job.search ?? search, shouldStop: shouldStop,
-                                    scoringWithoutPrompt: job.scoringWithoutPrompt, language: language))
+                                    scoringWithoutPrompt: job.scoringWithoutPrompt, language: language,
+                                    rewriting: job.rewriting))
                         case .languageOnly:
                             result = .success(
                                 try model.get().spokenLanguage(
@@ -112,13 +115,15 @@ public final class WhisperWorker: Sendable {
     }
 
     /// Decodes one utterance, waiting at most `deadline` seconds (wall clock) for the answer
-    /// (`start(_:prompt:search:scoringWithoutPrompt:language:)`).
+    /// (`start(_:prompt:search:scoringWithoutPrompt:language:rewriting:)`).
     public func transcribe(
         _ samples: [Float], prompt: String?, deadline: Double, search: WhisperModel.Search? = nil,
-        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en"
+        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en",
+        rewriting: WhisperModel.Rewriting? = nil
     ) -> Result<WhisperModel.Transcript, HearingError> {
         start(
-            samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt, language: language
+            samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt, language: language,
+            rewriting: rewriting
         ).answer(deadline: deadline)
     }
 
@@ -130,8 +135,9 @@ public final class WhisperWorker: Sendable {
         return Self.answer(of: job, deadline: deadline)
     }
 
-    /// A decode started before its answer is needed (`start(_:prompt:search:scoringWithoutPrompt:language:)`):
-    /// waited for with `answer(deadline:)`, or dropped with `abandon()`.
+    /// A decode started before its answer is needed
+    /// (`start(_:prompt:search:scoringWithoutPrompt:language:rewriting:)`): waited for with `answer(deadline:)`, or
+    /// dropped with `abandon()`.
     public struct Started: Sendable {
         fileprivate let job: Job
 
@@ -150,13 +156,15 @@ public final class WhisperWorker: Sendable {
     ///   - search: this decode's search (nil: the worker's).
     ///   - scoringWithoutPrompt: which decoded texts to weigh again without the prompt (`WhisperModel.transcribe`).
     ///   - language: the language Whisper writes (`WhisperModel.transcribe`).
+    ///   - rewriting: endings weighed against the decoded words' (`WhisperModel.Rewriting`).
     public func start(
         _ samples: [Float], prompt: String?, search: WhisperModel.Search? = nil,
-        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en"
+        scoringWithoutPrompt: (@Sendable (String) -> Bool)? = nil, language: String = "en",
+        rewriting: WhisperModel.Rewriting? = nil
     ) -> Started {
         let job = Job(
             samples: samples, prompt: prompt, search: search, scoringWithoutPrompt: scoringWithoutPrompt,
-            work: .words(language: language))
+            rewriting: rewriting, work: .words(language: language))
         enqueue(job)
         return Started(job: job)
     }

@@ -11,7 +11,8 @@ func probeHearing(
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
-    englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil
+    englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
+    endings: LiveTranscriber.WhisperHearing.Endings?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -31,6 +32,7 @@ func probeHearing(
     if !spotter { options.spotterPhrases = nil }
     if let careful { options.whisper?.carefulSearch = careful }
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
+    if let endings { options.whisper?.endings = endings }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let englishLookalikes { options.whisper?.englishLookalikes = englishLookalikes }
@@ -108,6 +110,11 @@ func probeHearing(
             weighed += heard.utterances.filter { $0.commandSureness != nil }.map {
                 weights($0) + ($0.commandIsUnsure ? "u" : "")
             }
+            for rewrite in heard.whisper?.rewritten ?? [] where verbose {
+                say(
+                    "  ending rewritten in \(clip.name): '\(rewrite.from)' as '\(rewrite.to)', gain "
+                        + String(format: "%.2f", rewrite.gain))
+            }
             // Each command Whisper wrote in the clip, where, and whether it is the clip's: what a rule on the
             // weights would take or leave.
             for utterance in heard.utterances where verbose && utterance.commandSureness != nil {
@@ -172,5 +179,7 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
         tally("careful", decodes.careful), "\(decodes.languageChecks) language checks",
         tally("language judged", decodes.language), tally("in the language heard", decodes.ownLanguage),
         String(format: "%.0f s given for %.0f s of audio (%.2f×)", decodes.seconds, seconds, decodes.seconds / seconds),
+        "\(decodes.rewritten.count) endings rewritten"
+            + decodes.rewritten.map { " ['\($0.from)' as '\($0.to)', \(String(format: "%.2f", $0.gain))]" }.joined(),
     ].joined(separator: "; ")
 }

@@ -118,7 +118,11 @@ do {
             englishLookalikes: value("--lookalikes").map {
                 $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
             }, contextUnsureBelow: value("--context-unsure").map { Float($0) },
-            listCondition: value("--list-condition"))
+            listCondition: value("--list-condition"),
+            endings: value("--endings").map { setting -> LiveTranscriber.WhisperHearing.Endings? in
+                let parts = setting.split(separator: ",").compactMap { Double($0) }
+                return parts.count == 2 ? .init(tolerance: parts[0], margin: Float(parts[1])) : nil
+            })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

@@ -155,6 +155,35 @@ import Testing
         #expect(zip(free.weighed, both.decoded).contains { abs($0 - $1) > 0.05 }, "the prompt counts: \(free)")
     }
 
+    /// A command phrase offered in place of Whisper's last words replaces them only when Whisper finds it nearly as
+    /// likely over the same audio, and its words carry the probabilities it was weighed with.
+    @Test func anEndingReplacesWhispersLastWordsOnlyWhenNearlyAsLikely() throws {
+        let detector = try #require(Self.detector)
+        let model = try WhisperModel(path: HearingModels(folder: HearingParts.folder).whisper)
+        let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
+        let audio = try Self.to16k(try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav")))
+        let cancel: @Sendable ([String]) -> [WhisperModel.Ending] = {
+            [WhisperModel.Ending(keeping: $0.count - 2, text: "Cancel message.")]
+        }
+        let kept = try model.transcribe(audio, prompt: prompt, rewriting: .init(margin: 3, endings: cancel))
+        #expect(kept.rewrittenFrom == nil)
+        #expect(detector.detect(kept.text)?.action == .send, "heard: \(kept.text)")
+        let forced = try model.transcribe(audio, prompt: prompt, rewriting: .init(margin: 1_000, endings: cancel))
+        let from = try #require(forced.rewrittenFrom)
+        #expect(from.text == kept.text && from.gain < -3, "gain \(from.gain)")
+        #expect(forced.text.hasSuffix("Cancel message.") && detector.detect(forced.text)?.action == .cancel)
+        let said = try #require(forced.words.first { $0.text == "Cancel" })
+        #expect(said.probability < 0.1)
+        #expect(said.start >= kept.words[kept.words.count - 2].start - 0.01)
+        // Whisper's own last words, offered back, weigh what they weighed in the decode.
+        let same: @Sendable ([String]) -> [WhisperModel.Ending] = {
+            [WhisperModel.Ending(keeping: $0.count - 2, text: $0.suffix(2).joined(separator: " "))]
+        }
+        let again = try model.transcribe(audio, prompt: prompt, rewriting: .init(margin: 0.5, endings: same))
+        #expect(abs(again.rewrittenFrom?.gain ?? 99) < 0.1)
+        #expect(again.text == kept.text)
+    }
+
     /// A command said for real keeps its words likely without the prompt and acts; only decodes holding a command
     /// are weighed again.
     @Test func aCommandSaidForRealIsLikelyWithoutThePromptToo() throws {
