@@ -33,9 +33,13 @@ final class UtteranceEnds {
     private(set) var decodes = WhisperDecodes()
     /// Which decodes are weighed again without the prompt and for their language: those holding a command, when the
     /// prompt-free floor, the English floor or the own-language check is set.
+    /// A command made by joining words Whisper wrote apart (`WrittenApart`) is weighed like one it wrote whole.
     private var weighsCommands: (@Sendable (String) -> Bool)? {
-        settings.promptFreeFloor == nil && settings.englishFloor == nil && settings.ownLanguageBelow == nil
-            ? nil : holdsCommand
+        guard settings.promptFreeFloor != nil || settings.englishFloor != nil || settings.ownLanguageBelow != nil
+        else { return nil }
+        return { [holdsCommand, writtenApart, commandPlaces] text in
+            holdsCommand(text) || holdsCommand(writtenApart.joined(text) { commandPlaces($0).count })
+        }
     }
     /// The decode started when the utterance in progress settled (`UtteranceCutter.settled`), and how many samples
     /// it was given.

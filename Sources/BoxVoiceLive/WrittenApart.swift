@@ -40,6 +40,14 @@ struct WrittenApart: Sendable {
         return result
     }
 
+    /// The same for text without times (words parted by spaces).
+    func joined(_ text: String, commandCount: (String) -> Int) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace).map {
+            WhisperModel.TimedWord(text: String($0), start: 0, end: 0)
+        }
+        return UtteranceEnds.text(joined(words, commandCount: commandCount))
+    }
+
     /// The two words as one, when they can be one: the first ends in a letter (a comma or a full stop between them
     /// says they were said apart) and the second starts with one.
     static func together(

@@ -33,6 +33,15 @@ import Testing
         #expect(joinedWord.probability == 0.6 && joinedWord.promptFreeProbability == 0.3)
     }
 
+    /// What decides whether a decode is weighed again without the prompt and for its language sees the join too.
+    @Test func textWithoutTimesIsJoinedAlike() {
+        let count = { (text: String) in Self.detector.commandPlaces(in: text).count }
+        #expect(Self.apart.joined("Oh, never mind the message.", commandCount: count) == "Oh, nevermind the message.")
+        #expect(
+            Self.apart.joined("Never mind, I will check point by point.", commandCount: count)
+                == "Never mind, I will check point by point.")
+    }
+
     @Test func theCheckpointWrittenAsTwoIsJoinedIntoItsCommand() {
         let heard = joined([("Add", 0.9), ("check", 0.7), ("point.", 0.8)])
         #expect(UtteranceEnds.text(heard) == "Add checkpoint.")
