@@ -292,6 +292,8 @@ final class UtteranceEnds {
         var audio: [Float]
         /// How Whisper shares the audio's language among those it knows, where it was weighed so.
         var languages: SpokenLanguages?
+        /// What Whisper wrote itself, when a command ending replaced its last words (`WhisperHearing.endings`).
+        var ownText: String? = nil
         var english: Float? { languages?.share(of: "en") }
         var language: String? { languages?.likeliest }
 
@@ -321,8 +323,12 @@ final class UtteranceEnds {
                 rewriting: rewriting)
         }
         let alone = answer.map { heard($0, of: audio) }
-        guard case .success(let decoded) = alone, !context.isEmpty, !holdsCommand(Self.text(decoded.words)),
-            Self.unsure(decoded.words, below: settings.context.unsureBelow) || suspects(Self.text(decoded.words))
+        // A command ending Whisper was weighed into is as unsure as a word it wrote unsure: what it wrote itself
+        // decides whether the context is heard, and a command the context decode writes comes first.
+        guard case .success(let decoded) = alone, !context.isEmpty,
+            !holdsCommand(decoded.ownText ?? Self.text(decoded.words)),
+            decoded.ownText != nil || Self.unsure(decoded.words, below: settings.context.unsureBelow)
+                || suspects(Self.text(decoded.words))
         else {
             return alone
         }
@@ -355,7 +361,8 @@ final class UtteranceEnds {
         let words =
             transcript.noSpeechProbability > settings.noSpeechCeiling
             ? [] : writtenApart.joined(Self.plain(transcript.words)) { commandPlaces($0).count }
-        return Decoded(words: words, audio: audio, languages: transcript.languages)
+        return Decoded(
+            words: words, audio: audio, languages: transcript.languages, ownText: transcript.rewrittenFrom?.text)
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.
