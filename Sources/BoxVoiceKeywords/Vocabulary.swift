@@ -40,11 +40,14 @@ public struct Vocabulary: Sendable, Equatable {
         sections.first { $0.action == action }?.tag
     }
 
+    /// Every phrase any action takes, as its normalized words (`PhrasePattern.expansions`), in file order.
+    public var phrases: [[String]] {
+        sections.flatMap { $0.patterns.flatMap { $0.expansions() } }
+    }
+
     /// Every word its phrases use, normalized (`WordForm.normalize`): a recognizer that writes one of them as two
     /// ("never mind" for *nevermind*) can be checked against them.
-    public var words: Set<String> {
-        Set(sections.flatMap { $0.patterns.flatMap { $0.expansions().joined() } })
-    }
+    public var words: Set<String> { Set(phrases.joined()) }
 
     /// Reads and parses a vocabulary file.
     public static func load(path: String) throws -> Vocabulary {

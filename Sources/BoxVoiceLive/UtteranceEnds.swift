@@ -37,9 +37,7 @@ final class UtteranceEnds {
     private var weighsCommands: (@Sendable (String) -> Bool)? {
         guard settings.promptFreeFloor != nil || settings.englishFloor != nil || settings.ownLanguageBelow != nil
         else { return nil }
-        return { [holdsCommand, writtenApart, commandPlaces] text in
-            holdsCommand(text) || holdsCommand(writtenApart.joined(text) { commandPlaces($0).count })
-        }
+        return { [holdsCommand, writtenApart] text in holdsCommand(text) || holdsCommand(writtenApart.joined(text)) }
     }
     /// The decode started when the utterance in progress settled (`UtteranceCutter.settled`), and how many samples
     /// it was given.
@@ -61,13 +59,12 @@ final class UtteranceEnds {
         self.settings = settings
         self.holdsCommand = holdsCommand
         self.commandPlaces = commandPlaces
-        writtenApart = WrittenApart(vocabulary: vocabulary?.words ?? [])
+        writtenApart = WrittenApart(vocabulary: vocabulary?.words ?? []) { commandPlaces($0).count }
         if let endings = settings.endings, let vocabulary, let dictionary {
-            let phrases = vocabulary.sections.flatMap {
-                $0.patterns.flatMap { $0.expansions().map { $0.joined(separator: " ") } }
-            }
             let ends = CommandEndings(
-                sounds: try SoundsLikeCommand(phrases: phrases, dictionary: dictionary, tolerance: endings.tolerance),
+                sounds: try SoundsLikeCommand(
+                    phrases: vocabulary.phrases.map { $0.joined(separator: " ") }, dictionary: dictionary,
+                    tolerance: endings.tolerance),
                 holdsCommand: holdsCommand)
             rewriting = WhisperModel.Rewriting(margin: endings.margin) { ends.endings($0) }
         } else {
@@ -213,7 +210,7 @@ final class UtteranceEnds {
         decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
         guard case .success(let transcript) = own,
-            holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)) { commandPlaces($0).count }))
+            holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words))))
         else {
             return foreign
         }
@@ -360,7 +357,7 @@ final class UtteranceEnds {
         if let from = transcript.rewrittenFrom { decodes.rewritten.append((from.text, transcript.text, from.gain)) }
         let words =
             transcript.noSpeechProbability > settings.noSpeechCeiling
-            ? [] : writtenApart.joined(Self.plain(transcript.words)) { commandPlaces($0).count }
+            ? [] : writtenApart.joined(Self.plain(transcript.words))
         return Decoded(
             words: words, audio: audio, languages: transcript.languages, ownText: transcript.rewrittenFrom?.text)
     }

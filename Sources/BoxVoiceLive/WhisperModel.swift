@@ -501,40 +501,30 @@ public final class WhisperModel {
         return tokens
     }
 
-    /// Tokens joined into words (a token starting with a space starts a word), their bytes decoded as UTF-8 once a
-    /// word is whole (a token can hold part of a character). `promptFree`: each token's log-probability without
-    /// the prompt, when scored.
+    /// Tokens joined into words (`wordRanges`), their bytes decoded as UTF-8 once a word is whole (a token can hold
+    /// part of a character). `promptFree`: each token's log-probability without the prompt, when scored.
     private static func words(of tokens: [Token], promptFree: [Float]?) -> [TimedWord] {
         var words: [TimedWord] = []
-        var bytes: [UInt8] = []
-        var start = 0.0, end = 0.0
-        var probability: Float = 1, freeProbability: Float = 1
-        func close() {
-            let word = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !word.isEmpty {
-                words.append(
-                    TimedWord(
-                        text: word, start: start, end: end, probability: probability,
-                        promptFreeProbability: promptFree == nil ? nil : freeProbability))
+        var end = 0.0
+        for range in wordRanges(of: tokens) {
+            end = max(end, tokens[range].map(\.time).max() ?? end)
+            let word = text(of: tokens[range])
+            guard !word.isEmpty else { continue }
+            let freeProbability = promptFree.map { scores in
+                range.filter { $0 < scores.count }.map { exp(scores[$0]) }.reduce(Float(1)) { min($0, $1) }
             }
-            bytes = []
-            probability = 1
-            freeProbability = 1
+            words.append(
+                TimedWord(
+                    text: word, start: tokens[range.lowerBound].time, end: end,
+                    probability: tokens[range].map(\.probability).reduce(Float(1)) { min($0, $1) },
+                    promptFreeProbability: freeProbability))
         }
-        for (index, token) in tokens.enumerated() {
-            if token.bytes.first == UInt8(ascii: " ") || bytes.isEmpty {
-                close()
-                start = token.time
-            }
-            bytes += token.bytes
-            probability = min(probability, token.probability)
-            if let promptFree, index < promptFree.count {
-                freeProbability = min(freeProbability, exp(promptFree[index]))
-            }
-            end = max(end, token.time)
-        }
-        close()
         return words
+    }
+
+    /// A word's text: its tokens' bytes as UTF-8, without the space that starts it.
+    private static func text(of tokens: ArraySlice<Token>) -> String {
+        String(decoding: tokens.flatMap(\.bytes), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The log-probability Whisper gives each of `tokens` in turn over the audio it last encoded, given the tokens
@@ -608,9 +598,7 @@ public final class WhisperModel {
         _ tokens: [Token], by rewriting: Rewriting, prompt: String?, threads: Int
     ) -> (tokens: [Token], gain: Float)? {
         let ranges = Self.wordRanges(of: tokens)
-        let written = ranges.map {
-            String(decoding: tokens[$0].flatMap(\.bytes), as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        }
+        let written = ranges.map { Self.text(of: tokens[$0]) }
         let endings = rewriting.endings(written).filter { $0.keeping >= 0 && $0.keeping < ranges.count }
         guard !endings.isEmpty, let lead = lead(prompt: prompt) else { return nil }
         let endOfText = whisper_token_eot(context)
@@ -645,11 +633,15 @@ public final class WhisperModel {
         return best.map { ($0.tokens, $0.gain) }
     }
 
-    /// Which tokens make each word: a token starting with a space starts one.
+    /// Which tokens make each word: a token starting with a space starts one, as does any token after tokens that
+    /// wrote nothing.
     private static func wordRanges(of tokens: [Token]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
-        for (index, token) in tokens.enumerated() where index > start && token.bytes.first == UInt8(ascii: " ") {
+        for (index, token) in tokens.enumerated()
+        where index > start
+            && (token.bytes.first == UInt8(ascii: " ") || tokens[start..<index].allSatisfy(\.bytes.isEmpty))
+        {
             ranges.append(start..<index)
             start = index
         }

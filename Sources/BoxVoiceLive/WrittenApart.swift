@@ -7,19 +7,21 @@ import BoxVoiceKeywords
 struct WrittenApart: Sendable {
     /// The vocabulary's words of more than one syllable's letters, normalized: the only joins tried.
     let joinable: Set<String>
+    /// How many commands a text holds (the contract's detector).
+    let commandCount: @Sendable (String) -> Int
 
-    /// - Parameter vocabulary: every word the vocabulary's phrases use, normalized (`Vocabulary.words`).
-    init(vocabulary: Set<String>) {
+    /// - Parameters:
+    ///   - vocabulary: every word the vocabulary's phrases use, normalized (`Vocabulary.words`).
+    ///   - commandCount: how many commands a text holds.
+    init(vocabulary: Set<String>, commandCount: @escaping @Sendable (String) -> Int) {
         // A word of four letters or fewer is a word of its own when written apart ("mic", "send"): no split of it
         // into two written words is one a recognizer makes.
         joinable = vocabulary.filter { $0.count > 4 }
+        self.commandCount = commandCount
     }
 
-    /// `words` with each pair written apart joined back where that adds a command (`commandCount` counts the
-    /// commands in a text).
-    func joined(
-        _ words: [WhisperModel.TimedWord], commandCount: (String) -> Int
-    ) -> [WhisperModel.TimedWord] {
+    /// `words` with each pair written apart joined back where that adds a command.
+    func joined(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
         guard words.count >= 2, !joinable.isEmpty else { return words }
         var result = words
         var index = 0
@@ -41,11 +43,11 @@ struct WrittenApart: Sendable {
     }
 
     /// The same for text without times (words parted by spaces).
-    func joined(_ text: String, commandCount: (String) -> Int) -> String {
+    func joined(_ text: String) -> String {
         let words = text.split(whereSeparator: \.isWhitespace).map {
             WhisperModel.TimedWord(text: String($0), start: 0, end: 0)
         }
-        return UtteranceEnds.text(joined(words, commandCount: commandCount))
+        return UtteranceEnds.text(joined(words))
     }
 
     /// The two words as one, when they can be one: the first ends in a letter (a comma or a full stop between them

@@ -17,7 +17,7 @@ import Testing
             ])
     }
 
-    @Test func wordsAreEveryNormalizedWordOfEveryPhraseOnce() throws {
+    @Test func phrasesAreEveryExpansionInFileOrderAndWordsEachOfTheirWordsOnce() throws {
         let vocabulary = try Vocabulary.parse(
             """
             [cancel cancel-message]
@@ -26,6 +26,11 @@ import Testing
             send message
             """)
         #expect(vocabulary.words == ["cancel", "nevermind", "the", "message", "send"])
+        #expect(
+            vocabulary.phrases == [
+                ["cancel", "message"], ["cancel", "the", "message"], ["nevermind", "message"],
+                ["nevermind", "the", "message"], ["send", "message"],
+            ])
     }
 
     @Test func expansionsCoverChoicesOptionalsAndMultiWordOptions() throws {

@@ -7,7 +7,7 @@ import Testing
 /// where that makes a command, so ordinary speech keeps Whisper's spelling.
 @Suite struct WrittenApartTests {
     static let detector = KeywordDetector(vocabulary: try! Vocabulary.load(path: Checkout.keywordVocabulary))
-    static let apart = WrittenApart(vocabulary: detector.vocabulary.words)
+    static let apart = WrittenApart(vocabulary: detector.vocabulary.words) { detector.commandPlaces(in: $0).count }
 
     private func words(_ spelled: [(String, Float)]) -> [WhisperModel.TimedWord] {
         spelled.enumerated().map { index, word in
@@ -18,7 +18,7 @@ import Testing
     }
 
     private func joined(_ spelled: [(String, Float)]) -> [WhisperModel.TimedWord] {
-        Self.apart.joined(words(spelled)) { Self.detector.commandPlaces(in: $0).count }
+        Self.apart.joined(words(spelled))
     }
 
     @Test func aCommandsWordWrittenAsTwoIsJoinedIntoTheCommand() {
@@ -35,10 +35,9 @@ import Testing
 
     /// What decides whether a decode is weighed again without the prompt and for its language sees the join too.
     @Test func textWithoutTimesIsJoinedAlike() {
-        let count = { (text: String) in Self.detector.commandPlaces(in: text).count }
-        #expect(Self.apart.joined("Oh, never mind the message.", commandCount: count) == "Oh, nevermind the message.")
+        #expect(Self.apart.joined("Oh, never mind the message.") == "Oh, nevermind the message.")
         #expect(
-            Self.apart.joined("Never mind, I will check point by point.", commandCount: count)
+            Self.apart.joined("Never mind, I will check point by point.")
                 == "Never mind, I will check point by point.")
     }
 
