@@ -54,10 +54,12 @@ struct HeardPieces {
     ///   - floor: the least `sureness` a command must have to count by itself.
     ///   - promptFreeFloor: the least `promptFreeSureness` it must also have, where its words were weighed so.
     ///   - english: how likely the utterance is English, where it was weighed so, and the language it likeliest is.
+    ///   - plainEnglish: the floors a command in audio plainly English may clear instead (nil: none).
     ///   - foreign: the utterance was judged spoken in another language: its commands are unsure.
     static func pieces(
         of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], floor: Float,
-        promptFreeFloor: Float? = nil, english: Float? = nil, language: String? = nil, foreign: Bool = false
+        promptFreeFloor: Float? = nil, english: Float? = nil, language: String? = nil,
+        plainEnglish: LiveTranscriber.PlainEnglish? = nil, foreign: Bool = false
     ) -> [Piece] {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
@@ -85,7 +87,10 @@ struct HeardPieces {
             let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
             let promptFree = commandWords.flatMap { promptFreeSureness(of: $0.map { words[$0] }) }
             let promptMadeIt = promptFree.flatMap { free in promptFreeFloor.map { free < $0 } } ?? false
-            let unsure = (sure.map { $0 < floor } ?? false) || promptMadeIt || foreign
+            let clears = !(sure.map { $0 < floor } ?? false) && !promptMadeIt
+            let clearsInEnglish =
+                plainEnglish?.clears(sureness: sure, promptFreeSureness: promptFree, english: english) ?? false
+            let unsure = !(clears || clearsInEnglish) || foreign
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(

@@ -270,6 +270,9 @@ public final class LiveTranscriber {
         /// command translated into English would act by itself, where a Spanish one waits for the box. Chosen on
         /// held-out set d, which became a development set with it (BENCHMARKS.md, "Latin and Welsh").
         public var englishLookalikes: Set<String> = ["la", "cy"]
+        /// A lower prompt-free floor for a sure command in audio Whisper judges plainly English (`PlainEnglish`);
+        /// nil: the floors above alone.
+        public var plainEnglish: PlainEnglish? = .measured
         /// Command phrases weighed against the last words of a decode that holds no command, where those words sound
         /// like one (`CommandEndings`, `WhisperModel.Rewriting`): within 0.4 of the phrase's phones, and at most
         /// 3 (natural log) less likely than Whisper's own words. The commands this made on development sets g and h

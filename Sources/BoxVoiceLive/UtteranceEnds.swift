@@ -279,6 +279,7 @@ final class UtteranceEnds {
             pieces: HeardPieces.pieces(
                 of: decoded.words, places: commandPlaces, floor: settings.commandFloor,
                 promptFreeFloor: settings.promptFreeFloor, english: decoded.english, language: decoded.language,
+                plainEnglish: settings.plainEnglish,
                 foreign: foreign))
     }
 

@@ -12,7 +12,7 @@ func probeHearing(
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
-    endings: LiveTranscriber.WhisperHearing.Endings?? = nil
+    endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -33,6 +33,7 @@ func probeHearing(
     if let careful { options.whisper?.carefulSearch = careful }
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
     if let endings { options.whisper?.endings = endings }
+    if let plainEnglish { options.whisper?.plainEnglish = plainEnglish }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let englishLookalikes { options.whisper?.englishLookalikes = englishLookalikes }

@@ -122,7 +122,7 @@ do {
             endings: value("--endings").map { setting -> LiveTranscriber.WhisperHearing.Endings? in
                 let parts = setting.split(separator: ",").compactMap { Double($0) }
                 return parts.count == 2 ? .init(tolerance: parts[0], margin: Float(parts[1])) : nil
-            })
+            }, plainEnglish: value("--plain-english").map(plainEnglishSetting))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")
@@ -187,4 +187,13 @@ do {
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))
     exit(1)
+}
+
+/// `--plain-english off`, or `ENGLISH:SURENESS/PROMPTFREE` (`LiveTranscriber.PlainEnglish`).
+func plainEnglishSetting(_ setting: String) -> LiveTranscriber.PlainEnglish? {
+    let parts = setting.split(separator: ":")
+    guard parts.count == 2, let english = Float(parts[0]) else { return nil }
+    let floors = parts[1].split(separator: "/").compactMap { Float($0) }
+    guard floors.count == 2 else { return nil }
+    return LiveTranscriber.PlainEnglish(english: english, sureness: floors[0], promptFree: floors[1])
 }

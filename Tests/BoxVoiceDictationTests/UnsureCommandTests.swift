@@ -36,7 +36,10 @@ import Testing
             var whisper = LiveTranscriber.WhisperHearing(
                 models: HearingModels(folder: HearingParts.folder), prompt: prompt)
             whisper.deadline = 60  // this test is about what is heard, not how fast
-            if !pausedMidCommand { whisper.commandFloor = 1.01 }
+            if !pausedMidCommand {
+                whisper.commandFloor = 1.01
+                whisper.plainEnglish = nil
+            }
             configuration.whisper = whisper
             configuration.workDirectory = run.data.file("work")
             configuration.secondOpinionSeconds = secondOpinion

@@ -129,3 +129,50 @@ import Testing
         #expect(judged(english: 0.2, floor: nil).map(\.unsure) == [false, false], "no floor: not asked")
     }
 }
+
+/// In audio Whisper judges plainly English, a command Whisper wrote with confidence needs only the lower prompt-free
+/// floor; the same words in audio less English, less sure, or not weighed for its language are left for the box.
+@Suite struct PlainEnglishTests {
+    private func judged(
+        sureness: Float, promptFree: Float?, english: Float?,
+        plainEnglish: LiveTranscriber.PlainEnglish? = .measured, foreign: Bool = false
+    ) -> Bool {
+        let words = [("Send", sureness), ("message.", sureness)].enumerated().map { index, word in
+            WhisperModel.TimedWord(
+                text: word.0, start: Double(index), end: Double(index) + 0.5, probability: word.1,
+                promptFreeProbability: promptFree)
+        }
+        let pieces = HeardPieces.pieces(
+            of: words, places: { HeardPiecesTests.detector.commandPlaces(in: $0) }, floor: 0.34,
+            promptFreeFloor: 0.011, english: english, plainEnglish: plainEnglish, foreign: foreign)
+        return pieces.first?.unsure == false
+    }
+
+    @Test func aSureCommandOnlyThePromptMadeLikelyCountsInPlainEnglish() {
+        #expect(!judged(sureness: 0.5, promptFree: 0.003, english: 0.6, plainEnglish: nil), "the floors alone")
+        #expect(judged(sureness: 0.5, promptFree: 0.003, english: 0.6))
+        #expect(judged(sureness: 0.5, promptFree: 0.003, english: 0.3), "the bound itself is English enough")
+        #expect(!judged(sureness: 0.5, promptFree: 0.003, english: 0.29))
+        #expect(!judged(sureness: 0.5, promptFree: 0.003, english: 0.05), "foreign-sounding: the floors alone")
+    }
+
+    @Test func aLessSureOrNearlyImpossibleCommandStaysUnsureInPlainEnglish() {
+        #expect(!judged(sureness: 0.44, promptFree: 0.003, english: 0.9), "under the sureness this needs")
+        #expect(!judged(sureness: 0.9, promptFree: 0.0009, english: 0.9), "nearly impossible without the prompt")
+        #expect(!judged(sureness: 0.3, promptFree: 0.05, english: 0.97), "the sureness floor is not lowered")
+    }
+
+    @Test func anUnweighedLanguageAndAForeignJudgementLeaveTheFloorsAsTheyWere() {
+        #expect(!judged(sureness: 0.5, promptFree: 0.003, english: nil))
+        #expect(!judged(sureness: 0.9, promptFree: 0.5, english: 0.9, foreign: true))
+        #expect(judged(sureness: 0.9, promptFree: 0.5, english: 0.01), "the floors still let a sure one through")
+        #expect(judged(sureness: 0.5, promptFree: nil, english: 0.9), "words not weighed without the prompt")
+    }
+
+    @Test func theMeasuredSettingIsTheLiveDefault() {
+        let hearing = LiveTranscriber.WhisperHearing(models: HearingModels(folder: "/nonexistent"), prompt: nil)
+        #expect(hearing.plainEnglish == .measured)
+        #expect(LiveTranscriber.PlainEnglish.measured.english == hearing.ownLanguageBelow)
+        #expect(LiveTranscriber.PlainEnglish.measured.promptFree < hearing.promptFreeFloor ?? 0)
+    }
+}
