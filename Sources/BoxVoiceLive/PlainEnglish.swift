@@ -3,15 +3,16 @@ extension LiveTranscriber {
     ///
     /// The prompt-free floor (`WhisperHearing.promptFreeFloor`) was set against the commands Whisper writes into
     /// speech it does not know, heard through a prompt of command phrases: French "au revoir" as the close command.
-    /// Every such false command on the real foreign streams came from audio Whisper judged English by 0.071 or less.
-    /// On the development clips' synthetic English voices, Whisper also wrote commands the speakers said with
-    /// confidence (sureness 0.45–0.9) whose words it found unlikely once the prompt was taken away (0.001–0.011), and
-    /// the floor left those for the box.
+    /// On the real streams, every command Whisper wrote at least 0.45 sure came from foreign audio it judged English
+    /// by 0.0058 or less; those in audio at least 0.3 English were 0.16 sure at most. On the development clips'
+    /// synthetic English voices, Whisper also wrote commands the speakers said with confidence (sureness 0.45–0.9)
+    /// whose words it found unlikely once the prompt was taken away (0.001–0.011), and the floor left those for the
+    /// box.
     ///
     /// So in audio at least `english` English (the bound under which the own-language check runs), a command at least
     /// `sureness` sure needs only `promptFree` without the prompt. The wrong commands Whisper wrote into the
-    /// development clips' English audio were all less sure (0.39 at most) or under this floor too (0.000). A lower
-    /// sureness floor as well was tried and rejected: English prompts in babble at 10 dB SNR got "Turn off the
+    /// development clips' English audio were all less sure (0.39 at most). A lower sureness floor as well was tried
+    /// and rejected: English prompts in babble at 10 dB SNR got "Turn off the
     /// microphone." at sureness 0.30 (0.022 without the prompt, 0.97 English), and it acted (BENCHMARKS.md, "Plain
     /// English").
     public struct PlainEnglish: Sendable, Equatable {
