@@ -89,8 +89,8 @@ struct HeardPieces {
             let commandWords = wordsIn(place.words)
             let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
             let promptFree = commandWords.flatMap { promptFreeSureness(of: $0.map { words[$0] }) }
-            let promptMadeIt = promptFree.flatMap { free in promptFreeFloor.map { free < $0 } } ?? false
-            let clears = !(sure.map { $0 < floor } ?? false) && !promptMadeIt
+            let clears = Self.clears(
+                sureness: sure, promptFreeSureness: promptFree, floor: floor, promptFreeFloor: promptFreeFloor)
             let clearsInEnglish =
                 plainEnglish?.clears(sureness: sure, promptFreeSureness: promptFree, english: english) ?? false
             let unsure = !(clears || clearsInEnglish) || foreign
@@ -108,6 +108,12 @@ struct HeardPieces {
             pieces.append(Piece(text: rest, unsure: false, withoutCommand: rest, lastCommandWord: nil))
         }
         return pieces
+    }
+
+    /// Whether a command's weights reach a pair of floors: a weight not taken (nil) or a floor not set is no bar.
+    static func clears(sureness: Float?, promptFreeSureness: Float?, floor: Float, promptFreeFloor: Float?) -> Bool {
+        let promptMadeIt = promptFreeSureness.flatMap { free in promptFreeFloor.map { free < $0 } } ?? false
+        return !(sureness.map { $0 < floor } ?? false) && !promptMadeIt
     }
 
     /// Whether an utterance Whisper judged English by `english` is under the English `floor`: nil for either (not

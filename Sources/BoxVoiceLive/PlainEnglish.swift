@@ -37,8 +37,9 @@ extension LiveTranscriber {
         /// whose language was not weighed does not.
         func clears(sureness: Float?, promptFreeSureness: Float?, english: Float?) -> Bool {
             guard let english, english >= self.english else { return false }
-            return (sureness.map { $0 >= self.sureness } ?? true)
-                && (promptFreeSureness.map { $0 >= promptFree } ?? true)
+            return HeardPieces.clears(
+                sureness: sureness, promptFreeSureness: promptFreeSureness, floor: self.sureness,
+                promptFreeFloor: promptFree)
         }
     }
 }
