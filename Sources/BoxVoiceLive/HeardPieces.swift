@@ -21,8 +21,8 @@ import Foundation
 /// behind them. It also says how likely the utterance is English, and a command in an utterance it judges foreign
 /// (`soundsForeign`, or written in the language it hears without the command: `UtteranceEnds`) is unsure too.
 ///
-/// In audio it judges plainly English, a command it wrote with confidence needs less without the prompt
-/// (`LiveTranscriber.PlainEnglish`): there the prompt's commands in unknown speech are not what the floor meets.
+/// In audio it judges plainly English, lower pairs of floors apply (`LiveTranscriber.PlainEnglish`): there the
+/// prompt's commands in unknown speech are not what the floors meet.
 struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.

@@ -264,14 +264,19 @@ public final class LiveTranscriber {
         /// the box); a lower bound would check fewer, but a command waiting for the box costs a round trip, a
         /// translation taken a message sent too soon (BENCHMARKS.md, "own language"). nil: never checked.
         public var ownLanguageBelow: Float? = 0.3
+        /// How sure Whisper must be of the words it writes in the language it heard (`HeardPieces.sureness` of the
+        /// own-language decode) for that decode to count against a command: under it, Whisper could not write the
+        /// audio in that language either, so the audio is English in an accent it mistook, and the command stands.
+        /// nil: the decode always counts.
+        public var ownLanguageUnsureBelow: Float? = 0.25
         /// Languages the own-language check leaves out (`SpokenLanguages.leavingOut`): Whisper judged the held-out
         /// command clips' synthetic English voices in noise Latin (9 of the 17 commands the check rejected) or Welsh
         /// (7), with English close behind, and nobody dictates to the box in Latin. Welsh is spoken; a Welsh speaker's
         /// command translated into English would act by itself, where a Spanish one waits for the box. Chosen on
         /// held-out set d, which became a development set with it (BENCHMARKS.md, "Latin and Welsh").
         public var englishLookalikes: Set<String> = ["la", "cy"]
-        /// A lower prompt-free floor for a sure command in audio Whisper judges plainly English (`PlainEnglish`);
-        /// nil: the floors above alone.
+        /// Lower pairs of floors for a command in audio Whisper judges plainly English (`PlainEnglish`); nil: the
+        /// floors above alone.
         public var plainEnglish: PlainEnglish? = .measured
         /// Command phrases weighed against the last words of a decode that holds no command, where those words sound
         /// like one (`CommandEndings`, `WhisperModel.Rewriting`): within 0.4 of the phrase's phones, and at most

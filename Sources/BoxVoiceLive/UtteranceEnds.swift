@@ -184,6 +184,9 @@ final class UtteranceEnds {
     ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
     /// - Otherwise the utterance is decoded again in that language, without the prompt: a command the speaker said
     ///   is written there too (nobody says *send message* in Spanish), a translation is not.
+    /// - Or Whisper cannot write that language there either: English in an accent it took for Polish comes out as
+    ///   Polish words it is barely sure of (`WhisperHearing.ownLanguageUnsureBelow`), where the language it
+    ///   translated from comes out as sure as any speech.
     /// Without the command there, or without an answer in time, the utterance is judged foreign and its commands
     /// wait for the box.
     private func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
@@ -209,12 +212,23 @@ final class UtteranceEnds {
         let left = settings.deadline - Date().timeIntervalSince(started)
         decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
+        if case .success(let transcript) = own {
+            decodes.inOwnLanguage.append((language, transcript.text, HeardPieces.sureness(of: transcript.words)))
+        }
         guard case .success(let transcript) = own,
-            holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words))))
+            Self.ownLanguageKeeps(
+                holdingCommand: holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)))),
+                sureness: HeardPieces.sureness(of: transcript.words), unsureBelow: settings.ownLanguageUnsureBelow)
         else {
             return foreign
         }
         return judged
+    }
+
+    /// Whether a command stands after its utterance was decoded in the language Whisper heard: the command is
+    /// written there too, or Whisper was under `unsureBelow` sure of what it wrote there (nil: no such bound).
+    static func ownLanguageKeeps(holdingCommand: Bool, sureness: Float, unsureBelow: Float?) -> Bool {
+        holdingCommand || unsureBelow.map { sureness < $0 } ?? false
     }
 
     /// What the own-language check takes an audio's language to be.

@@ -115,6 +115,7 @@ do {
             promptFreeFloor: value("--prompt-free-floor").map { Float($0) },
             englishFloor: value("--english-floor").map { Float($0) },
             ownLanguageBelow: value("--own-language-below").map { Float($0) },
+            ownLanguageUnsureBelow: value("--own-language-unsure").map { Float($0) },
             englishLookalikes: value("--lookalikes").map {
                 $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
             }, contextUnsureBelow: value("--context-unsure").map { Float($0) },
@@ -189,11 +190,12 @@ do {
     exit(1)
 }
 
-/// `--plain-english off`, or `ENGLISH:SURENESS/PROMPTFREE` (`LiveTranscriber.PlainEnglish`).
+/// `--plain-english off`, or `ENGLISH:SURENESS/PROMPTFREE[,SURENESS/PROMPTFREE…]` (`LiveTranscriber.PlainEnglish`).
 func plainEnglishSetting(_ setting: String) -> LiveTranscriber.PlainEnglish? {
     let parts = setting.split(separator: ":")
     guard parts.count == 2, let english = Float(parts[0]) else { return nil }
-    let floors = parts[1].split(separator: "/").compactMap { Float($0) }
-    guard floors.count == 2 else { return nil }
-    return LiveTranscriber.PlainEnglish(english: english, sureness: floors[0], promptFree: floors[1])
+    let floors = parts[1].split(separator: ",").map { $0.split(separator: "/").compactMap { Float($0) } }
+    guard !floors.isEmpty, floors.allSatisfy({ $0.count == 2 }) else { return nil }
+    return LiveTranscriber.PlainEnglish(
+        english: english, floors: floors.map { .init(sureness: $0[0], promptFree: $0[1]) })
 }

@@ -159,7 +159,17 @@ import Testing
     @Test func aLessSureOrNearlyImpossibleCommandStaysUnsureInPlainEnglish() {
         #expect(!judged(sureness: 0.44, promptFree: 0.003, english: 0.9), "under the sureness this needs")
         #expect(!judged(sureness: 0.9, promptFree: 0.0009, english: 0.9), "nearly impossible without the prompt")
-        #expect(!judged(sureness: 0.3, promptFree: 0.05, english: 0.97), "the sureness floor is not lowered")
+        #expect(!judged(sureness: 0.24, promptFree: 0.05, english: 0.97), "under both pairs' sureness")
+    }
+
+    /// "Clear the message." at 0.27 sure, 0.34 without the prompt, acts; the false "Turn off the microphone." heard
+    /// in English prompts under babble (0.30, 0.022 without the prompt, 0.97 English) still waits for the box.
+    @Test func aLessSureCommandThatStaysLikelyWithoutThePromptCountsInPlainEnglish() {
+        #expect(!judged(sureness: 0.27, promptFree: 0.34, english: 0.88, plainEnglish: nil), "the floors alone")
+        #expect(judged(sureness: 0.27, promptFree: 0.34, english: 0.88))
+        #expect(judged(sureness: 0.25, promptFree: 0.04, english: 0.3), "each edge is enough")
+        #expect(!judged(sureness: 0.30, promptFree: 0.022, english: 0.97))
+        #expect(!judged(sureness: 0.30, promptFree: 0.05, english: 0.29), "not plainly English")
     }
 
     @Test func anUnweighedLanguageAndAForeignJudgementLeaveTheFloorsAsTheyWere() {
@@ -173,6 +183,12 @@ import Testing
         let hearing = LiveTranscriber.WhisperHearing(models: HearingModels(folder: "/nonexistent"), prompt: nil)
         #expect(hearing.plainEnglish == .measured)
         #expect(LiveTranscriber.PlainEnglish.measured.english == hearing.ownLanguageBelow)
-        #expect(LiveTranscriber.PlainEnglish.measured.promptFree < hearing.promptFreeFloor ?? 0)
+        // Each pair lowers one of the usual floors and raises the other.
+        for pair in LiveTranscriber.PlainEnglish.measured.floors {
+            let promptFreeFloor = hearing.promptFreeFloor ?? 0
+            #expect(
+                (pair.sureness > hearing.commandFloor && pair.promptFree < promptFreeFloor)
+                    || (pair.sureness < hearing.commandFloor && pair.promptFree > promptFreeFloor), "\(pair)")
+        }
     }
 }

@@ -60,6 +60,17 @@ import Testing
         #expect(verdict(spread.merging(["nl": 0.1, "pl": 0.1]) { $1 }) == .english)
     }
 
+    /// English in an accent Whisper takes for Polish, decoded in Polish, comes out as words Whisper is 0.07–0.17
+    /// sure of; a Spanish sentence it translated into a command comes out as Spanish it is sure of.
+    @Test func aCommandStandsWhereItIsWrittenInTheLanguageHeardOrWhisperCouldNotWriteThatLanguage() {
+        #expect(UtteranceEnds.ownLanguageKeeps(holdingCommand: true, sureness: 0.9, unsureBelow: 0.25))
+        #expect(UtteranceEnds.ownLanguageKeeps(holdingCommand: false, sureness: 0.08, unsureBelow: 0.25))
+        #expect(!UtteranceEnds.ownLanguageKeeps(holdingCommand: false, sureness: 0.25, unsureBelow: 0.25))
+        #expect(!UtteranceEnds.ownLanguageKeeps(holdingCommand: false, sureness: 0.7, unsureBelow: 0.25))
+        #expect(!UtteranceEnds.ownLanguageKeeps(holdingCommand: false, sureness: 0.01, unsureBelow: nil))
+        #expect(UtteranceEnds.ownLanguageKeeps(holdingCommand: true, sureness: 0.01, unsureBelow: nil))
+    }
+
     @Test func nothingLeftToJudgeByIsUnjudged() {
         #expect(verdict(["la": 0.5, "cy": 0.5]) == .unjudged)
         #expect(verdict([:]) == .unjudged)

@@ -313,6 +313,10 @@ import Testing
         let checked = try ends.transcribe(spanish).get()
         #expect(ends.decodes.languageChecks == 1)
         #expect(checked.foreign && !checked.holdsSureCommand)
+        // Whisper writes the Spanish surely: this is Spanish, not English it could not place.
+        let own = try #require(ends.decodes.inOwnLanguage.first)
+        let unsureBelow = try #require(settings.ownLanguageUnsureBelow)
+        #expect(own.language == "es" && own.sureness >= unsureBelow, "\(own)")
         let piece = try #require(checked.pieces.first { $0.lastCommandWord != nil })
         #expect(piece.unsure && piece.action == .send && piece.language == "es")
         // English is not decoded again: its command stands.
