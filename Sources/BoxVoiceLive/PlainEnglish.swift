@@ -12,9 +12,9 @@ extension LiveTranscriber {
     ///
     /// So in audio at least `english` English (the bound under which the own-language check runs), a command that
     /// clears any one of `floors` acts. The wrong commands Whisper wrote into the development clips' English audio
-    /// were 0.39 sure at most and 0.010 or less without the prompt; English prompts in babble at 10 dB SNR gave
-    /// "Turn off the microphone." at sureness 0.30 and 0.022 without the prompt (0.97 English), which a pair of 0.2
-    /// and 0.011 let act (rejected) and the pair of 0.25 and 0.04 does not (BENCHMARKS.md, "Plain English").
+    /// were 0.39 sure at most and 0.010 or less without the prompt; English prompts in babble at 10 dB SNR gave a
+    /// false microphone-off command at sureness 0.30 and 0.022 without the prompt (0.97 English), which a pair of
+    /// 0.2 and 0.011 let act (rejected) and the pair of 0.25 and 0.04 does not (BENCHMARKS.md, "Plain English").
     public struct PlainEnglish: Sendable, Equatable {
         /// The least share of English (`SpokenLanguages.share(of:)`) the utterance must have.
         public var english: Float
