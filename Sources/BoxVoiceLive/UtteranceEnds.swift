@@ -212,13 +212,12 @@ final class UtteranceEnds {
         let left = settings.deadline - Date().timeIntervalSince(started)
         decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
-        if case .success(let transcript) = own {
-            decodes.inOwnLanguage.append((language, transcript.text, HeardPieces.sureness(of: transcript.words)))
-        }
         guard case .success(let transcript) = own else { return foreign }
+        let sureness = HeardPieces.sureness(of: transcript.words)
+        decodes.inOwnLanguage.append((language, transcript.text, sureness))
         let verdict = Self.ownLanguageVerdict(
             holdingCommand: holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)))),
-            sureness: HeardPieces.sureness(of: transcript.words), unsureBelow: settings.ownLanguageUnsureBelow)
+            sureness: sureness, unsureBelow: settings.ownLanguageUnsureBelow)
         switch verdict {
         case .written: return judged
         case .accent:
@@ -233,7 +232,7 @@ final class UtteranceEnds {
     enum OwnLanguageVerdict: Equatable {
         /// The command is written there too: the speaker said it.
         case written
-        /// Whisper was unsure of every word it wrote there: English in an accent it mistook.
+        /// Whisper was unsure of what it wrote there: English in an accent it mistook.
         case accent
         /// That language, surely written, without the command: Whisper translated.
         case translated
@@ -243,7 +242,7 @@ final class UtteranceEnds {
     ///   in an accent (nil: never).
     static func ownLanguageVerdict(holdingCommand: Bool, sureness: Float, unsureBelow: Float?) -> OwnLanguageVerdict {
         if holdingCommand { return .written }
-        return unsureBelow.map { sureness < $0 } ?? false ? .accent : .translated
+        return (unsureBelow.map { sureness < $0 } ?? false) ? .accent : .translated
     }
 
     /// `pieces` with only a command that ends the utterance left as judged: in an accent the own-language decode

@@ -35,8 +35,8 @@ public struct WhisperDecodes: Sendable {
     /// Decodes whose last words a command phrase replaced (`WhisperHearing.endings`): the words Whisper had
     /// written, what replaced them, and how much likelier that was (`WhisperModel.Transcript.rewrittenFrom`).
     public var rewritten: [(from: String, to: String, gain: Float)] = []
-    /// What the own-language decodes wrote, and in which language: how a command said in an accent Whisper takes
-    /// for another language comes out there.
+    /// What the own-language decodes wrote, in which language, and how surely (`HeardPieces.sureness`): a command
+    /// said in an accent Whisper takes for another language comes out there as words it can barely write.
     public var inOwnLanguage: [(language: String, text: String, sureness: Float)] = []
 
     public init() {}
