@@ -264,13 +264,6 @@ public final class LiveTranscriber {
         /// the box); a lower bound would check fewer, but a command waiting for the box costs a round trip, a
         /// translation taken a message sent too soon (BENCHMARKS.md, "own language"). nil: never checked.
         public var ownLanguageBelow: Float? = 0.3
-        /// How sure Whisper must be of the words it writes in the language it heard (`HeardPieces.sureness` of the
-        /// own-language decode) for that decode to count against a command: under it, Whisper could not write the
-        /// audio in that language either, so the audio is English in an accent it mistook, and a command ending the
-        /// utterance stands (`UtteranceEnds.OwnLanguageVerdict.accent`). English voices Whisper judged Polish,
-        /// Hungarian or German came out at 0.045–0.22 on development sets g and h; real Spanish and Portuguese
-        /// speech at 0.34–0.64 (BENCHMARKS.md, "In an accent"). nil: the decode always counts.
-        public var ownLanguageUnsureBelow: Float? = 0.25
         /// Languages the own-language check leaves out (`SpokenLanguages.leavingOut`): Whisper judged the held-out
         /// command clips' synthetic English voices in noise Latin (9 of the 17 commands the check rejected) or Welsh
         /// (7), with English close behind, and nobody dictates to the box in Latin. Welsh is spoken; a Welsh speaker's

@@ -184,9 +184,6 @@ final class UtteranceEnds {
     ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
     /// - Otherwise the utterance is decoded again in that language, without the prompt: a command the speaker said
     ///   is written there too (nobody says *send message* in Spanish), a translation is not.
-    /// - Or Whisper cannot write that language there either: English in an accent it took for Polish comes out as
-    ///   Polish words it is barely sure of (`WhisperHearing.ownLanguageUnsureBelow`), where the language it
-    ///   translated from comes out as sure as any speech. Then only a command ending the utterance stands.
     /// Without the command there, or without an answer in time, the utterance is judged foreign and its commands
     /// wait for the box.
     private func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
@@ -213,48 +210,8 @@ final class UtteranceEnds {
         decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
         guard case .success(let transcript) = own else { return foreign }
-        let sureness = HeardPieces.sureness(of: transcript.words)
-        decodes.inOwnLanguage.append((language, transcript.text, sureness))
-        let verdict = Self.ownLanguageVerdict(
-            holdingCommand: holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)))),
-            sureness: sureness, unsureBelow: settings.ownLanguageUnsureBelow)
-        switch verdict {
-        case .written: return judged
-        case .accent:
-            var ending = judged
-            ending.pieces = Self.onlyTheEndingCommand(judged.pieces)
-            return ending
-        case .translated: return foreign
-        }
-    }
-
-    /// What the decode in the language Whisper heard says of an utterance's commands.
-    enum OwnLanguageVerdict: Equatable {
-        /// The command is written there too: the speaker said it.
-        case written
-        /// Whisper was unsure of what it wrote there: English in an accent it mistook.
-        case accent
-        /// That language, surely written, without the command: Whisper translated.
-        case translated
-    }
-
-    /// - Parameter unsureBelow: under this sureness of the words written in that language, the audio is English
-    ///   in an accent (nil: never).
-    static func ownLanguageVerdict(holdingCommand: Bool, sureness: Float, unsureBelow: Float?) -> OwnLanguageVerdict {
-        if holdingCommand { return .written }
-        return (unsureBelow.map { sureness < $0 } ?? false) ? .accent : .translated
-    }
-
-    /// `pieces` with only a command that ends the utterance left as judged: in an accent the own-language decode
-    /// cannot confirm words, only say that the audio is English, and in white noise at 10 dB SNR Whisper wrote a
-    /// microphone-off command into a sentence that way (0.51 sure, judged Polish) before the command the speaker
-    /// said last. People pause after a command, so a command said alone ends its utterance.
-    static func onlyTheEndingCommand(_ pieces: [HeardPieces.Piece]) -> [HeardPieces.Piece] {
-        pieces.enumerated().map { index, piece in
-            var piece = piece
-            if piece.lastCommandWord != nil, index != pieces.count - 1 { piece.unsure = true }
-            return piece
-        }
+        decodes.inOwnLanguage.append((language, transcript.text, HeardPieces.sureness(of: transcript.words)))
+        return holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)))) ? judged : foreign
     }
 
     /// What the own-language check takes an audio's language to be.

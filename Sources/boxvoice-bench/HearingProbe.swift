@@ -11,7 +11,6 @@ func probeHearing(
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
-    ownLanguageUnsureBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
     endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil
 ) throws {
@@ -37,7 +36,6 @@ func probeHearing(
     if let plainEnglish { options.whisper?.plainEnglish = plainEnglish }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
-    if let ownLanguageUnsureBelow { options.whisper?.ownLanguageUnsureBelow = ownLanguageUnsureBelow }
     if let englishLookalikes { options.whisper?.englishLookalikes = englishLookalikes }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears

@@ -115,7 +115,6 @@ do {
             promptFreeFloor: value("--prompt-free-floor").map { Float($0) },
             englishFloor: value("--english-floor").map { Float($0) },
             ownLanguageBelow: value("--own-language-below").map { Float($0) },
-            ownLanguageUnsureBelow: value("--own-language-unsure").map { Float($0) },
             englishLookalikes: value("--lookalikes").map {
                 $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
             }, contextUnsureBelow: value("--context-unsure").map { Float($0) },

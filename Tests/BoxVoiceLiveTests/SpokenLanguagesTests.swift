@@ -60,37 +60,6 @@ import Testing
         #expect(verdict(spread.merging(["nl": 0.1, "pl": 0.1]) { $1 }) == .english)
     }
 
-    /// English in an accent Whisper takes for Polish, decoded in Polish, comes out as words Whisper is 0.05–0.22
-    /// sure of; a Spanish sentence it translated into a command comes out as Spanish it is 0.41 sure of.
-    @Test func theDecodeInTheLanguageHeardSaysWrittenAccentOrTranslated() {
-        func verdict(_ holding: Bool, _ sureness: Float, _ below: Float? = 0.25) -> UtteranceEnds.OwnLanguageVerdict {
-            UtteranceEnds.ownLanguageVerdict(holdingCommand: holding, sureness: sureness, unsureBelow: below)
-        }
-        #expect(verdict(true, 0.9) == .written && verdict(true, 0.01) == .written)
-        #expect(verdict(false, 0.08) == .accent)
-        #expect(verdict(false, 0.25) == .translated, "the bound itself is sure enough")
-        #expect(verdict(false, 0.41) == .translated)
-        #expect(verdict(false, 0.01, nil) == .translated, "no bound: never an accent")
-        #expect(verdict(true, 0.01, nil) == .written)
-    }
-
-    private func piece(_ text: String, command: Bool, unsure: Bool = false) -> HeardPieces.Piece {
-        HeardPieces.Piece(
-            text: text, unsure: unsure, withoutCommand: "", lastCommandWord: command ? 1 : nil)
-    }
-
-    /// In an accent only a command ending the utterance stands: a command written before it waits for the box.
-    @Test func inAnAccentOnlyTheCommandEndingTheUtteranceStands() {
-        let pieces = [
-            piece("Turn off the microphone.", command: true), piece("Send the checkpoint.", command: true),
-        ]
-        #expect(UtteranceEnds.onlyTheEndingCommand(pieces).map(\.unsure) == [true, false])
-        let trailing = pieces + [piece("and then some.", command: false)]
-        #expect(UtteranceEnds.onlyTheEndingCommand(trailing).map(\.unsure) == [true, true, false])
-        let unsureLast = [piece("Send message.", command: true, unsure: true)]
-        #expect(UtteranceEnds.onlyTheEndingCommand(unsureLast).map(\.unsure) == [true], "nothing made sure")
-    }
-
     @Test func nothingLeftToJudgeByIsUnjudged() {
         #expect(verdict(["la": 0.5, "cy": 0.5]) == .unjudged)
         #expect(verdict([:]) == .unjudged)
