@@ -38,9 +38,9 @@ extension LiveTranscriber {
             self.floors = floors
         }
 
-        /// As measured on development sets d–h and held-out set i (BENCHMARKS.md, "Plain English", "In an accent,
-        /// and less sure in plain English"): a sure command nearly impossible without the prompt, or a less sure
-        /// one that stays likely without it.
+        /// As measured on development sets d–h and held-out set i (BENCHMARKS.md, "Plain English", "Less sure in
+        /// plain English"): a sure command nearly impossible without the prompt, or a less sure one that stays
+        /// likely without it.
         public static let measured = PlainEnglish(
             english: 0.3,
             floors: [Floors(sureness: 0.45, promptFree: 0.001), Floors(sureness: 0.25, promptFree: 0.04)])

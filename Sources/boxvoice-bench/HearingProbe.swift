@@ -187,7 +187,7 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
         String(format: "%.0f s given for %.0f s of audio (%.2f×)", decodes.seconds, seconds, decodes.seconds / seconds),
         "\(decodes.rewritten.count) endings rewritten"
             + decodes.rewritten.map { " ['\($0.from)' as '\($0.to)', \(String(format: "%.2f", $0.gain))]" }.joined(),
-        "written in their own language:"
+        "\(decodes.inOwnLanguage.count) written in their own language"
             + decodes.inOwnLanguage.map { " [\($0.language) \(String(format: "%.3f", $0.sureness)) '\($0.text)']" }
             .joined(),
     ].joined(separator: "; ")
