@@ -10,7 +10,8 @@ SAMPLE_TOOLS := flite espeak-ng sox
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
 # the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new
 # sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh).
-BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts espeak-ng
+BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts festvox-itapc16k \
+	festvox-italp16k espeak-ng
 # Only `make deb` needs these.
 DEB_TOOLS := dpkg-dev lintian binutils patchelf
 # Only `make check-readme` needs these beyond the others: GNOME's media-keys schema (for the README's gsettings

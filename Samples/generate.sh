@@ -115,6 +115,9 @@ sox "$work/fr.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/fr-au-re
 # Spanish that Whisper, told to write English, translates into the send command's words (its own-language check).
 espeak-ng -v es-419 -s 170 -w "$work/es.wav" "Si quiere enviar el mensaje, diga enviar."
 sox "$work/es.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/es-enviar-mensaje.wav" gain -n -3 pad 0.3 0.5
+# English in an accent Whisper takes for Polish, for the accent check after the own-language one.
+espeak-ng -v en-us+m7 -s 150 -w "$work/accent.wav" "The budget figures for March look right to me. Send a checkpoint."
+sox "$work/accent.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-accent-checkpoint.wav" gain -n -3 pad 0.3 0.5
 
 {
     echo "["

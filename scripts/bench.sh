@@ -80,7 +80,7 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
     real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work" \
         --landed "$root/scripts/command-spotter.landed.en.txt")
     calibration_table=$("$bin_dir/boxvoice-bench" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" --work "$work/real-work")
-    "$root/scripts/held-out-commands.sh" "$work/held-out" i >/dev/null
+    "$root/scripts/held-out-commands.sh" "$work/held-out" j >/dev/null
     mkdir -p "$work/hearing-work"
     hearing_table=$("$bin_dir/boxvoice-bench" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
         --hearing "$root/.build/hearing/models" --held-out "$work/held-out" --boxvoice "$bin_dir/boxvoice")

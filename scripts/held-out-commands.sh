@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -31,15 +31,20 @@
 #   phrasings Whisper's prompt does not hold (deliver the message, microphone off, message done, pause listening,
 #   nevermind the message, send and stop). Held out until the eighteenth session, which read its misses to choose
 #   what to change next: a development set since.
-# - Set i (the held-out set now): made before anything was changed after reading set h's misses. Other sentences,
-#   in espeak-ng's New York (travis), West Midlands (Alicia), British (victor) and Scottish (Andrea) variants, none
-#   in an earlier set, and phrasings again (sent the message, mic off, send and finish, close the microphone, sent a
-#   checkpoint, send and close the mic). Keep it out of every tuning step: it exists to say how boxvoice hears the
-#   next user; when a change is chosen by looking at its misses, it becomes a development set and a new one is made.
+# - Set i (held out): made before anything was changed after reading set h's misses. Other sentences, in espeak-ng's
+#   New York (travis), West Midlands (Alicia), British (victor) and Scottish (Andrea) variants, none in an earlier
+#   set, and phrasings again (sent the message, mic off, send and finish, close the microphone, sent a checkpoint,
+#   send and close the mic). Only its totals have been read.
+# - Set j (held out): made in the twenty-first session before anything was changed. Other sentences, in espeak-ng's
+#   American (Caleb) and Received Pronunciation (Quincy) variants and festival's Italian voices (pc, lp) reading
+#   English as an Italian would spell it out: a heavy accent, which no earlier set had. (One sentence in the Italian
+#   voices was decoded first, to check Whisper could make them out at all.)
+# Keep i and j out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
+# by looking at a set's misses, it becomes a development set and a new one is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
 out=$1
-set=${2:-i}
+set=${2:-j}
 mkdir -p "$out"
 : >"$out/commands.tsv"
 i=0
@@ -212,6 +217,24 @@ en-gb-scotland+Andrea|erase|That is not right at all, clear the message.
 en-gb-scotland+Andrea|send|Tell Grandad the photos are in the blue album. Send message.
 en-gb-scotland+Andrea|sendHq|Ask the council when the bins are collected over the holidays. Clean up and send.
 en-gb-scotland+Andrea|sendClose|I think that is everything about the wedding plans. Send and close the mic.
+end
+set j
+en-us+Caleb|send|The electrician says the new socket works fine now. Send message.
+en-us+Caleb|micOff|The dog is barking at the postman again. Stop listening.
+en-us+Caleb|sendCheckpoint|The notes from the planning call are typed up. Send checkpoint.
+en-us+Caleb|erase|I read the wrong date off the calendar, erase the message.
+en-gb-x-rp+Quincy|sendClose|The hire car goes back before noon on Friday. Over and out.
+en-gb-x-rp+Quincy|cancel|She has already booked the tickets herself. Cancel the message.
+en-gb-x-rp+Quincy|sendHq|Ask the chemist whether my prescription is ready. Clean up and send.
+en-gb-x-rp+Quincy|send|The window cleaner is coming next Thursday. Deliver the message.
+pc|send|The train from Milan was late again this morning. Send message.
+pc|micOff|My colleague is calling me from the corridor. Mute the microphone.
+pc|sendClose|The report is finished and printed for the meeting. Send and close.
+pc|erase|I said the wrong time for the dinner, start over.
+lp|cancel|My brother has already told our mother. Cancel message.
+lp|sendCheckpoint|The translation of the first chapter is done. Commit checkpoint.
+lp|sendHq|Tell the tenants the water is off on Tuesday. Clean up and send.
+lp|sendClose|That is all I wanted to say about the holiday. Finished talking.
 end
 LIST
 )

@@ -1,8 +1,9 @@
 # Sourced by the clip scripts. speak VOICE SPEED SENTENCE OUT.wav: festival's ked and kal (diphone) and slt (HTS)
-# voices by those names, any other VOICE as an espeak-ng voice at SPEED words a minute (festival keeps its own pace).
+# voices by those names, its Italian pc and lp (diphone) voices reading English as an Italian would spell it out (a
+# heavy accent), any other VOICE as an espeak-ng voice at SPEED words a minute (festival keeps its own pace).
 speak() {
     case $1 in
-        ked|kal|slt)
+        ked|kal|slt|pc|lp)
             local voice=voice_$1_diphone
             [ "$1" = slt ] && voice=voice_cmu_us_slt_arctic_hts
             printf '%s\n' "$3" >"$4.txt"

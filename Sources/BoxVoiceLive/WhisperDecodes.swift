@@ -38,11 +38,16 @@ public struct WhisperDecodes: Sendable {
     /// What the own-language decodes wrote, in which language, and how surely (`HeardPieces.sureness`): a command
     /// said in an accent Whisper takes for another language comes out there as words it can barely write.
     public var inOwnLanguage: [(language: String, text: String, sureness: Float)] = []
+    /// An utterance decoded again in English without the prompt, its own-language words unsure
+    /// (`WhisperHearing.accentBelow`).
+    public var accent = Tally()
+    /// What those decodes wrote, and whether it held the commands the utterance was checked for.
+    public var inEnglishWithoutPrompt: [(text: String, holds: Bool)] = []
 
     public init() {}
 
     /// Seconds of audio Whisper was given in all.
     public var seconds: Double {
-        [speculative, atEnd, context, careful, language, ownLanguage].reduce(0) { $0 + $1.seconds }
+        [speculative, atEnd, context, careful, language, ownLanguage, accent].reduce(0) { $0 + $1.seconds }
     }
 }

@@ -11,6 +11,7 @@ func probeHearing(
     search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
+    accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
     endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil
 ) throws {
@@ -36,6 +37,7 @@ func probeHearing(
     if let plainEnglish { options.whisper?.plainEnglish = plainEnglish }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
+    if let accentBelow { options.whisper?.accentBelow = accentBelow }
     if let englishLookalikes { options.whisper?.englishLookalikes = englishLookalikes }
     if let activeHMMLimit { options.activeHMMLimit = activeHMMLimit }
     // Tried by hand: BENCH_SECOND_PASS=on or off sets pocketsphinx's flat-lexicon pass; BENCH_ROAD=pocketsphinx hears
@@ -116,6 +118,12 @@ func probeHearing(
                     "  in its own language in \(clip.name) (\(own.language), "
                         + String(format: "%.3f", own.sureness) + "): '\(own.text)'")
             }
+            for plain in heard.whisper?.inEnglishWithoutPrompt ?? [] where verbose {
+                say(
+                    "  in English without the prompt in \(clip.name) (\(plain.holds ? "holds" : "lacks") it): "
+                        + "'\(plain.text)'"
+                )
+            }
             for rewrite in heard.whisper?.rewritten ?? [] where verbose {
                 say(
                     "  ending rewritten in \(clip.name): '\(rewrite.from)' as '\(rewrite.to)', gain "
@@ -187,6 +195,8 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
         String(format: "%.0f s given for %.0f s of audio (%.2f×)", decodes.seconds, seconds, decodes.seconds / seconds),
         "\(decodes.rewritten.count) endings rewritten"
             + decodes.rewritten.map { " ['\($0.from)' as '\($0.to)', \(String(format: "%.2f", $0.gain))]" }.joined(),
+        tally("accent checks", decodes.accent)
+            + decodes.inEnglishWithoutPrompt.map { " [\($0.holds ? "holds" : "lacks") '\($0.text)']" }.joined(),
         "\(decodes.inOwnLanguage.count) written in their own language"
             + decodes.inOwnLanguage.map { " [\($0.language) \(String(format: "%.3f", $0.sureness)) '\($0.text)']" }
             .joined(),

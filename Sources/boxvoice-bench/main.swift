@@ -115,6 +115,7 @@ do {
             promptFreeFloor: value("--prompt-free-floor").map { Float($0) },
             englishFloor: value("--english-floor").map { Float($0) },
             ownLanguageBelow: value("--own-language-below").map { Float($0) },
+            accentBelow: value("--accent-below").map { Float($0) },
             englishLookalikes: value("--lookalikes").map {
                 $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
             }, contextUnsureBelow: value("--context-unsure").map { Float($0) },

@@ -323,6 +323,27 @@ import Testing
         #expect(english.holdsSureCommand && ends.decodes.languageChecks == 1)
     }
 
+    /// English in an accent Whisper takes for another language (espeak-ng's American m7 voice, judged Polish) comes out
+    /// of the own-language check as words it can barely write, without the command. Decoded once more in English
+    /// without the prompt, the command is written again: it stands. Without that check it waits for the box.
+    @Test func aCommandSaidInAnAccentStandsWhenWrittenAgainInEnglishWithoutThePrompt() throws {
+        let detector = try #require(Self.detector)
+        var settings = try onlyTheLanguageCheck()
+        let accented = try Self.cut("foreign/en-accent-checkpoint.wav")
+        settings.accentBelow = nil
+        let unchecked = try Self.utteranceEnds(settings, detector)
+        let waits = try unchecked.transcribe(accented).get()
+        #expect(waits.foreign && unchecked.decodes.languageChecks == 1, "\(waits.decoded)")
+        settings.accentBelow = 0.3
+        let ends = try Self.utteranceEnds(settings, detector)
+        let stands = try ends.transcribe(accented).get()
+        #expect(!stands.foreign && stands.holdsSureCommand, "\(stands.decoded)")
+        let own = try #require(ends.decodes.inOwnLanguage.first)
+        #expect(own.language != "en" && own.sureness < 0.3, "\(own)")
+        let plain = try #require(ends.decodes.inEnglishWithoutPrompt.first)
+        #expect(plain.holds && detector.detect(plain.text)?.action == .sendCheckpoint, "\(plain)")
+    }
+
     /// The road's settings with every floor off but the own-language check, so nothing else doubts a command.
     private func onlyTheLanguageCheck() throws -> LiveTranscriber.WhisperHearing {
         var settings = try #require(try options().whisper)
