@@ -272,8 +272,9 @@ public final class LiveTranscriber {
         public var englishLookalikes: Set<String> = ["la", "cy"]
         /// Under how sure Whisper was of the own-language check's words (`HeardPieces.sureness`) a command it did not
         /// find there is taken for English said with an accent, and stands if Whisper writes it again in English
-        /// without the prompt (`UtteranceEnds.saidWithAnAccent`). The development sets' accented voices came out
-        /// 0.045–0.22 sure in the language Whisper took them for, real Spanish 0.34–0.64. nil: never.
+        /// without the prompt, or words that sound like it at the end (`UtteranceEnds.saidWithAnAccent`). The
+        /// development sets' accented voices came out 0.045–0.22 sure in the language Whisper took them for, real
+        /// Spanish 0.34–0.64 (BENCHMARKS.md, "An accent check"). nil: never.
         public var accentBelow: Float? = 0.3
         /// Lower pairs of floors for a command in audio Whisper judges plainly English (`PlainEnglish`); nil: the
         /// floors above alone.

@@ -50,6 +50,9 @@ final class UtteranceEnds {
     private let writtenApart: WrittenApart
     /// Command phrases weighed against a decode's last words (`WhisperHearing.endings`), when on.
     private let rewriting: WhisperModel.Rewriting?
+    /// How last words sound against the vocabulary's phrases (the endings' tolerance), when endings are on: the
+    /// accent check's English decode is read through it too.
+    private let sounds: SoundsLikeCommand?
 
     init(
         settings: LiveTranscriber.WhisperHearing, holdsCommand: @escaping @Sendable (String) -> Bool,
@@ -67,8 +70,10 @@ final class UtteranceEnds {
                     tolerance: endings.tolerance),
                 holdsCommand: holdsCommand)
             rewriting = WhisperModel.Rewriting(margin: endings.margin) { ends.endings($0) }
+            sounds = ends.sounds
         } else {
             rewriting = nil
+            sounds = nil
         }
         filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
@@ -220,8 +225,9 @@ final class UtteranceEnds {
     /// it can barely write (sureness 0.045–0.22 on the development sets' accents), where a translation comes out as
     /// that language's sentence, written surely (0.34 and up on real Spanish). Under `WhisperHearing.accentBelow`,
     /// the utterance is decoded once more in English without the prompt, as the box's second opinion hears it: the
-    /// commands the speaker said are written there too; a command the prompt made over foreign speech is not (the
-    /// held-out French telephone prompts' *Tu vas crocher ?*, written 0.12 sure, came out "I have a question.").
+    /// commands the speaker said are written there too, or sound alike at its end (`holds`); a command the prompt
+    /// made over foreign speech is not (the held-out French telephone prompts' *Tu vas crocher ?*, written 0.12
+    /// sure, came out "I have a question.").
     private func saidWithAnAccent(_ judged: Judged, ownSureness: Float, started: Date) -> Bool {
         guard let below = settings.accentBelow, ownSureness < below else { return false }
         let said = Set(
@@ -234,9 +240,21 @@ final class UtteranceEnds {
         guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
         else { return false }
         let text = Self.text(writtenApart.joined(Self.plain(plain.words)))
-        let heard = Set(commandPlaces(text).map(\.action))
-        decodes.inEnglishWithoutPrompt.append((text, said.isSubset(of: heard)))
-        return said.isSubset(of: heard)
+        let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds)
+        decodes.inEnglishWithoutPrompt.append((text, holds))
+        return holds
+    }
+
+    /// Whether English `text` holds every command `said`: written there, or, for the one its last words sound like
+    /// (`sounds`), said in an accent Whisper spells near the phrase (the development sets' "same that checkpoint",
+    /// "Send the check byte."). A command the prompt added that the text lacks keeps the utterance waiting.
+    static func holds(
+        _ said: Set<KeywordAction>, in text: String, places: (String) -> [KeywordDetector.Place],
+        sounds: SoundsLikeCommand?
+    ) -> Bool {
+        var heard = Set(places(text).map(\.action))
+        if let phrase = sounds?.match(text) { heard.formUnion(places(phrase).map(\.action)) }
+        return !said.isEmpty && said.isSubset(of: heard)
     }
 
     /// What the own-language check takes an audio's language to be.
