@@ -9,7 +9,8 @@ DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev 
 SAMPLE_TOOLS := flite espeak-ng sox
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
 # the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new
-# sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh).
+# sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh; its Italian pc
+# and lp voices: the accented English of held-out command set j).
 BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts festvox-itapc16k \
 	festvox-italp16k espeak-ng
 # Only `make deb` needs these.
