@@ -217,7 +217,7 @@ final class UtteranceEnds {
         guard case .success(let transcript) = own else { return foreign }
         let ownSureness = HeardPieces.sureness(of: transcript.words)
         decodes.inOwnLanguage.append((language, transcript.text, ownSureness))
-        if holdsCommand(Self.text(writtenApart.joined(Self.plain(transcript.words)))) { return judged }
+        if holdsCommand(Self.text(asTaken(transcript.words))) { return judged }
         return saidWithAnAccent(judged, ownSureness: ownSureness, started: started) ? judged : foreign
     }
 
@@ -230,16 +230,13 @@ final class UtteranceEnds {
     /// sure, came out "I have a question.").
     private func saidWithAnAccent(_ judged: Judged, ownSureness: Float, started: Date) -> Bool {
         guard let below = settings.accentBelow, ownSureness < below else { return false }
-        let said = Set(
-            judged.pieces.filter { $0.lastCommandWord != nil && !$0.unsure }.compactMap {
-                commandPlaces($0.text).last?.action
-            })
+        let said = judged.sureActions
         guard !said.isEmpty else { return false }
         let left = settings.deadline - Date().timeIntervalSince(started)
         decodes.accent.add(judged.decoded.audio.count)
         guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
         else { return false }
-        let text = Self.text(writtenApart.joined(Self.plain(plain.words)))
+        let text = Self.text(asTaken(plain.words))
         let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds)
         decodes.inEnglishWithoutPrompt.append((text, holds))
         return holds
@@ -306,7 +303,13 @@ final class UtteranceEnds {
         var pieces: [HeardPieces.Piece]
         var words: [WhisperModel.TimedWord] { decoded.words }
         /// The words hold a command Whisper was sure of.
-        var holdsSureCommand: Bool { pieces.contains { $0.lastCommandWord != nil && !$0.unsure } }
+        var holdsSureCommand: Bool { pieces.contains(where: Self.isSureCommand) }
+        /// What the commands Whisper was sure of do.
+        var sureActions: Set<KeywordAction> { Set(pieces.filter(Self.isSureCommand).compactMap(\.action)) }
+
+        private static func isSureCommand(_ piece: HeardPieces.Piece) -> Bool {
+            piece.lastCommandWord != nil && !piece.unsure
+        }
     }
 
     private func judged(_ decoded: Decoded) -> Judged {
@@ -393,12 +396,17 @@ final class UtteranceEnds {
         return leastSure < floor
     }
 
+    /// Whisper's words as the live path takes them: plain (`plain`), with vocabulary words written apart joined.
+    private func asTaken(_ words: [WhisperModel.TimedWord]) -> [WhisperModel.TimedWord] {
+        writtenApart.joined(Self.plain(words))
+    }
+
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.
     private func heard(_ transcript: WhisperModel.Transcript, of audio: [Float]) -> Decoded {
         if let from = transcript.rewrittenFrom { decodes.rewritten.append((from.text, transcript.text, from.gain)) }
         let words =
             transcript.noSpeechProbability > settings.noSpeechCeiling
-            ? [] : writtenApart.joined(Self.plain(transcript.words))
+            ? [] : asTaken(transcript.words)
         return Decoded(
             words: words, audio: audio, languages: transcript.languages, ownText: transcript.rewrittenFrom?.text)
     }
