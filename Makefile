@@ -6,13 +6,13 @@ DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev 
 	libsqlite3-dev libsystemd-dev dbus-daemon tmux libpocketsphinx-dev pocketsphinx-en-us libwebsockets-dev libcivetweb-dev alsa-utils \
 	sphinxtrain sphinxbase-utils pocketsphinx cmake
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
-SAMPLE_TOOLS := flite espeak-ng sox
+SAMPLE_TOOLS := flite espeak-ng sox festival festvox-czech-dita
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
 # the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new
 # sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh; its Italian pc
-# and lp voices: the accented English of held-out command set j).
+# and lp voices: the accented English of held-out command set j; its Finnish and Czech voices: development set k).
 BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts festvox-itapc16k \
-	festvox-italp16k espeak-ng
+	festvox-italp16k festvox-suopuhe-lj festvox-suopuhe-mv festvox-czech-dita festvox-czech-ph espeak-ng
 # Only `make deb` needs these.
 DEB_TOOLS := dpkg-dev lintian binutils patchelf
 # Only `make check-readme` needs these beyond the others: GNOME's media-keys schema (for the README's gsettings

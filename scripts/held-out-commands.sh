@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j|k]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -39,6 +39,9 @@
 #   American (Caleb) and Received Pronunciation (Quincy) variants and festival's Italian voices (pc, lp) reading
 #   English as an Italian would spell it out: a heavy accent, which no earlier set had. (One sentence in the Italian
 #   voices was decoded first, to check Whisper could make them out at all.)
+# - Set k (development from the start): made in the twenty-second session to tune on accents while j stays held out.
+#   Other sentences, in festival's Finnish (lj, mv) and Czech (dita, ph) voices reading English as a Finn or a Czech
+#   would spell it out, with phrasings of every action.
 # Keep i and j out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
 # by looking at a set's misses, it becomes a development set and a new one is made.
 set -euo pipefail
@@ -235,6 +238,24 @@ lp|cancel|My brother has already told our mother. Cancel message.
 lp|sendCheckpoint|The translation of the first chapter is done. Commit checkpoint.
 lp|sendHq|Tell the tenants the water is off on Tuesday. Clean up and send.
 lp|sendClose|That is all I wanted to say about the holiday. Finished talking.
+end
+set k
+lj|send|The train leaves at seven, so I will be home late tonight. Send message.
+lj|sendClose|Thanks for looking after the cat this weekend. Over and out.
+lj|micOff|My phone is ringing, one moment please. Stop listening.
+lj|cancel|Actually, I will call her instead. Cancel message.
+mv|sendCheckpoint|The first draft of the report is in the shared folder. Send checkpoint.
+mv|erase|That came out completely wrong, erase the message.
+mv|sendHq|Ask the neighbours to keep the noise down after ten. Clean up and send.
+mv|send|The keys are under the blue flower pot by the door. Send the message.
+dita|sendClose|We can talk about the holiday plans on Sunday. Send and close.
+dita|micOff|The children are shouting in the hall. Turn off the microphone.
+dita|erase|I forgot what I was going to say, start over.
+dita|cancel|Never mind, the shop is already closed. Abort message.
+ph|send|Please bring the printed tickets to the station. Send message.
+ph|sendCheckpoint|The numbers for the second quarter are finished. Commit checkpoint.
+ph|sendClose|I will see you all at the meeting tomorrow. Finished talking.
+ph|sendHq|Tell the bakery we need forty rolls for Saturday. Send and clean up.
 end
 LIST
 )

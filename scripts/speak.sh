@@ -1,11 +1,17 @@
 # Sourced by the clip scripts. speak VOICE SPEED SENTENCE OUT.wav: festival's ked and kal (diphone) and slt (HTS)
-# voices by those names, its Italian pc and lp (diphone) voices reading English as an Italian would spell it out (a
-# heavy accent), any other VOICE as an espeak-ng voice at SPEED words a minute (festival keeps its own pace).
+# voices by those names; its Italian pc and lp, Finnish lj and mv and Czech dita and ph voices reading English as a
+# speaker of their language would spell it out (a heavy accent); any other VOICE as an espeak-ng voice at SPEED
+# words a minute (festival keeps its own pace).
 speak() {
     case $1 in
-        ked|kal|slt|pc|lp)
+        ked|kal|slt|pc|lp|lj|mv|dita|ph)
             local voice=voice_$1_diphone
-            [ "$1" = slt ] && voice=voice_cmu_us_slt_arctic_hts
+            case $1 in
+                slt) voice=voice_cmu_us_slt_arctic_hts ;;
+                lj) voice=voice_suo_fi_lj_diphone ;;
+                mv) voice=voice_hy_fi_mv_diphone ;;
+                dita|ph) voice=voice_czech_$1 ;;
+            esac
             printf '%s\n' "$3" >"$4.txt"
             text2wave -eval "($voice)" "$4.txt" -o "$4"
             rm -f "$4.txt" ;;

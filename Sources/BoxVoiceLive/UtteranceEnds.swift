@@ -238,7 +238,7 @@ final class UtteranceEnds {
         else { return false }
         let text = Self.text(asTaken(plain.words))
         let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds)
-        decodes.inEnglishWithoutPrompt.append((text, holds))
+        decodes.inEnglishWithoutPrompt.append((text, holds, HeardPieces.sureness(of: plain.words)))
         return holds
     }
 

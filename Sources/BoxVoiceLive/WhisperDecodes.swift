@@ -41,8 +41,9 @@ public struct WhisperDecodes: Sendable {
     /// An utterance decoded again in English without the prompt, its own-language words unsure
     /// (`WhisperHearing.accentBelow`).
     public var accent = Tally()
-    /// What those decodes wrote, and whether it held the commands the utterance was checked for.
-    public var inEnglishWithoutPrompt: [(text: String, holds: Bool)] = []
+    /// What those decodes wrote, whether it held the commands the utterance was checked for, and how surely
+    /// Whisper wrote it (`HeardPieces.sureness`).
+    public var inEnglishWithoutPrompt: [(text: String, holds: Bool, sureness: Float)] = []
 
     public init() {}
 

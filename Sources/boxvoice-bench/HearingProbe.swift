@@ -13,7 +13,8 @@ func probeHearing(
     promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
-    endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil
+    endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil,
+    spotterAgreement: SpotterAgreement?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -35,6 +36,7 @@ func probeHearing(
     if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
     if let endings { options.whisper?.endings = endings }
     if let plainEnglish { options.whisper?.plainEnglish = plainEnglish }
+    if let spotterAgreement { options.whisper?.spotterAgreement = spotterAgreement }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let accentBelow { options.whisper?.accentBelow = accentBelow }
@@ -69,10 +71,12 @@ func probeHearing(
             box: { try box.confirms($0, $1, in: stream.audio) })
         // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
         for utterance in heard.utterances where utterance.commandSureness != nil {
-            let unsure = utterance.commandIsUnsure ? " (unsure)" : ""
+            let unsure =
+                utterance.commandIsUnsure ? " (unsure)" : utterance.commandConfirmedBySpotter ? " (spotter agreed)" : ""
             say(
                 "  command at \(String(format: "%.1f", utterance.end)) s\(unsure), weighed \(weights(utterance))"
-                    + ": \(utterance.text)")
+                    + ": \(utterance.text)"
+                    + spotted(utterance))
         }
         if let decodes = heard.whisper { say("  Whisper's decodes: \(describe(decodes, of: seconds))") }
         if verbose {
@@ -120,7 +124,8 @@ func probeHearing(
             }
             for plain in heard.whisper?.inEnglishWithoutPrompt ?? [] where verbose {
                 say(
-                    "  in English without the prompt in \(clip.name) (\(plain.holds ? "holds" : "lacks") it): "
+                    "  in English without the prompt in \(clip.name) (\(plain.holds ? "holds" : "lacks") it, "
+                        + String(format: "%.3f", plain.sureness) + "): "
                         + "'\(plain.text)'"
                 )
             }
@@ -135,8 +140,11 @@ func probeHearing(
                 let action = detector.detect(utterance.text)?.action
                 say(
                     "  command in \(clip.name) at \(String(format: "%.1f", utterance.end)) s"
-                        + "\(utterance.commandIsUnsure ? " (unsure)" : ""), weighed \(weights(utterance)), "
-                        + "\(action == clip.expected ? "the clip's" : "another"): \(utterance.text)")
+                        + "\(utterance.commandIsUnsure ? " (unsure)" : "")"
+                        + "\(utterance.commandConfirmedBySpotter ? " (spotter agreed)" : "")"
+                        + ", weighed \(weights(utterance)), "
+                        + "\(action == clip.expected ? "the clip's" : "another"): \(utterance.text)"
+                        + spotted(utterance))
             }
             if fired.first?.action != clip.expected {
                 let texts = heard.utterances.map { ($0.commandIsUnsure ? "(unsure) " : "") + $0.text }
@@ -160,6 +168,13 @@ private func weights(_ utterance: LiveUtterance) -> String {
     let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
     let language = utterance.commandLanguage.map { $0 == "en" ? "" : "(\($0))" } ?? ""
     return "\(sure)/\(free)/\(english)\(language)"
+}
+
+/// What the spotter fired on in an utterance, each hit with how long before the utterance's end ("" for none).
+private func spotted(_ utterance: LiveUtterance) -> String {
+    guard !utterance.spots.isEmpty else { return "" }
+    let hits = utterance.spots.map { "\($0.phrase) \(String(format: "%.1f", $0.end - utterance.end)) s" }
+    return " [spotted: \(hits.joined(separator: ", "))]"
 }
 
 /// A line on stdout at once (not buffered): a probe cut short still says what it measured.
@@ -196,7 +211,9 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
         "\(decodes.rewritten.count) endings rewritten"
             + decodes.rewritten.map { " ['\($0.from)' as '\($0.to)', \(String(format: "%.2f", $0.gain))]" }.joined(),
         tally("accent checks", decodes.accent)
-            + decodes.inEnglishWithoutPrompt.map { " [\($0.holds ? "holds" : "lacks") '\($0.text)']" }.joined(),
+            + decodes.inEnglishWithoutPrompt.map {
+                " [\($0.holds ? "holds" : "lacks") '\($0.text)' \(String(format: "%.3f", $0.sureness))]"
+            }.joined(),
         "\(decodes.inOwnLanguage.count) written in their own language"
             + decodes.inOwnLanguage.map { " [\($0.language) \(String(format: "%.3f", $0.sureness)) '\($0.text)']" }
             .joined(),

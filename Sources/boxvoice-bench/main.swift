@@ -123,7 +123,11 @@ do {
             endings: value("--endings").map { setting -> LiveTranscriber.WhisperHearing.Endings? in
                 let parts = setting.split(separator: ",").compactMap { Double($0) }
                 return parts.count == 2 ? .init(tolerance: parts[0], margin: Float(parts[1])) : nil
-            }, plainEnglish: value("--plain-english").map(plainEnglishSetting))
+            }, plainEnglish: value("--plain-english").map(plainEnglishSetting),
+            spotterAgreement: value("--spotter-agrees").map { setting -> SpotterAgreement? in
+                let parts = setting.split(separator: ",").compactMap { Double($0) }
+                return parts.count == 2 ? SpotterAgreement(tail: parts[0], after: parts[1]) : nil
+            })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")

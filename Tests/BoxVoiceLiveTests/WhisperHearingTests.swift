@@ -347,6 +347,26 @@ import Testing
         #expect(plain.holds && detector.detect(plain.text)?.action == .sendCheckpoint, "\(plain)")
     }
 
+    /// English in festival's Czech voice: Whisper writes the send command but takes the audio for Czech, and its
+    /// floors leave the command unsure; the spotter fired on the same command as it ended. With the spotter's
+    /// agreement it stands (a command is only ever marked confirmed where Whisper alone was unsure of it).
+    @Test func anUnsureCommandTheSpotterHeardAsItEndedStands() throws {
+        let detector = try #require(Self.detector)
+        var whisper = try #require(try options().whisper)
+        whisper.spotterAgreement = SpotterAgreement(tail: 1.0, after: 0.3)
+        // As a dictation hears: the contract's detector places the commands the floors weigh.
+        let options = LiveTranscriber.Options.hearing(
+            detector, spotterPhrases: Checkout.root + "/Models/command-spotter.en.txt", dictionaryCache: nil,
+            whisper: whisper)
+        let samples = try WAVCapturePCM.load(Checkout.sample("foreign/en-czech-send.wav"))
+        let heard = try hear(samples, with: try LiveTranscriber(options: options))
+        let command = try #require(heard.last { $0.commandSureness != nil }, "\(heard.map(\.text))")
+        #expect(command.commandConfirmedBySpotter && !command.commandIsUnsure, "\(command)")
+        #expect(command.commandEnglish.map { $0 < 0.3 } == true, "\(command)")
+        #expect(Self.detector?.detect(command.recognized)?.action == .send, "\(command.recognized)")
+        #expect(command.spots.contains { $0.phrase == command.spotted.first && command.end - $0.end <= 1.0 })
+    }
+
     /// The road's settings with every floor off but the own-language check, so nothing else doubts a command.
     private func onlyTheLanguageCheck() throws -> LiveTranscriber.WhisperHearing {
         var settings = try #require(try options().whisper)
