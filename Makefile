@@ -6,7 +6,7 @@ DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev 
 	libsqlite3-dev libsystemd-dev dbus-daemon tmux libpocketsphinx-dev pocketsphinx-en-us libwebsockets-dev libcivetweb-dev alsa-utils \
 	sphinxtrain sphinxbase-utils pocketsphinx cmake
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
-SAMPLE_TOOLS := flite espeak-ng sox festival festvox-czech-dita
+SAMPLE_TOOLS := flite espeak-ng sox festival festvox-suopuhe-lj festvox-czech-dita
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
 # the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new
 # sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh; its Italian pc

@@ -118,10 +118,13 @@ sox "$work/es.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/es-envia
 # English in an accent Whisper takes for Polish, for the accent check after the own-language one.
 espeak-ng -v en-us+m7 -s 150 -w "$work/accent.wav" "The budget figures for March look right to me. Send a checkpoint."
 sox "$work/accent.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-accent-checkpoint.wav" gain -n -3 pad 0.3 0.5
-# English in festival's Czech voice (a heavy accent Whisper takes for Czech and is unsure of), whose command the
-# spotter hears too: the spotter's agreement.
-printf '%s\n' "The meeting moved to the small room. Send message." >"$work/czech.txt"
-text2wave -eval "(voice_czech_dita)" "$work/czech.txt" -o "$work/czech.wav"
+# English in festival's Finnish and Czech voices (heavy accents Whisper takes for another language), whose command
+# the spotter hears too: the spotter's agreement, which confirms the Finnish one (written surely) and not the Czech
+# one (written under the floors).
+printf '%s\n' "The meeting moved to the small room. Send message." >"$work/accent.txt"
+text2wave -eval "(voice_suo_fi_lj_diphone)" "$work/accent.txt" -o "$work/finnish.wav"
+sox "$work/finnish.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-finnish-send.wav" gain -n -3 pad 0.3 0.5
+text2wave -eval "(voice_czech_dita)" "$work/accent.txt" -o "$work/czech.wav"
 sox "$work/czech.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-czech-send.wav" gain -n -3 pad 0.3 0.5
 
 {

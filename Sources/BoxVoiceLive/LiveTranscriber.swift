@@ -289,11 +289,12 @@ public final class LiveTranscriber {
         /// streams every command an ending made was held by the floors for the box. Held-out set i: 88 → 91 of 144
         /// commands, 0 wrong (BENCHMARKS.md, "Command endings"). nil: never.
         public var endings: Endings? = Endings(tolerance: 0.4, margin: 3)
-        /// A command Whisper was unsure of stands when the command spotter heard the same command in the last second
-        /// before it ended (`SpotterAgreement`): on development set k (English in Finnish and Czech accents) the
-        /// agreeing hits landed 0.1–0.8 s before the command's end but for one (1.3 s), and no hit agreed with a
-        /// command the clip did not hold; on the real foreign streams no hit landed beside any of the commands the
-        /// floors left for the box (BENCHMARKS.md, "The spotter agreeing"). nil: the spotter's hits stay notes.
+        /// A command Whisper wrote over its floors but left unsure because it judged the audio another language
+        /// stands when the command spotter heard the same command in the last second before it ended
+        /// (`SpotterAgreement`): on development set k (English in Finnish and Czech accents) the agreeing hits landed
+        /// 0.1–0.8 s before the command's end but for one (1.3 s), and no hit agreed with a command the clip did not
+        /// hold; on the real foreign streams one hit agreed, with a command under both floors (BENCHMARKS.md, "The
+        /// spotter agreeing"). nil: the spotter's hits stay notes.
         public var spotterAgreement: SpotterAgreement? = SpotterAgreement(tail: 1.0, after: 0.3)
 
         /// How close a command phrase must sound to Whisper's last words to be weighed against them, and how much
@@ -468,7 +469,7 @@ public final class LiveTranscriber {
             }
             let pieces = placed(heard, in: cut)
             return pieces.enumerated().map { index, heard in
-                let agreed = heard.piece.unsure && spotterAgrees(with: heard.piece.action, endingAt: heard.end)
+                let agreed = spotterAgrees(with: heard.piece, endingAt: heard.end)
                 var utterance = LiveUtterance(
                     text: heard.piece.text, recognized: agreed ? heard.piece.text : heard.piece.recognized,
                     spots: index == pieces.count - 1 ? spots : [], end: heard.end,
@@ -490,12 +491,13 @@ public final class LiveTranscriber {
         }
     }
 
-    /// Whether the spotter heard `action` as the piece ending at `end` ended, in the utterance being decided.
-    private func spotterAgrees(with action: KeywordAction?, endingAt end: Double) -> Bool {
-        guard let action, let agreement = options.whisper?.spotterAgreement else { return false }
-        return agreement.confirms(action, endingAt: end, hits: standIns.flatMap(\.spots)) {
-            self.options.commandPlaces($0).first?.action
-        }
+    /// Whether the spotter confirms the unsure command of `piece`, ending at `end`, in the utterance being decided.
+    private func spotterAgrees(with piece: HeardPieces.Piece, endingAt end: Double) -> Bool {
+        guard let whisper = options.whisper, let agreement = whisper.spotterAgreement else { return false }
+        return agreement.confirms(
+            piece, endingAt: end, floor: whisper.commandFloor, promptFreeFloor: whisper.promptFreeFloor,
+            hits: standIns.flatMap(\.spots)
+        ) { self.options.commandPlaces($0).first?.action }
     }
 
     /// Where each piece of an utterance (one per command it holds, and one for the words after the last) ends: in
