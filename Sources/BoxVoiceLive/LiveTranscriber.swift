@@ -67,8 +67,8 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandEnglish: Float?
     /// The language Whisper found likeliest for that utterance (`HeardPieces.Piece.language`).
     public var commandLanguage: String?
-    /// Whisper was unsure of the command in `text`, and the spotter heard it too as it ended (`SpotterAgreement`): it
-    /// stands.
+    /// Whisper left the command in `text` unsure for the language it judged, and the spotter heard it too as it
+    /// ended (`SpotterAgreement`): it stands.
     public var commandConfirmedBySpotter = false
 
     /// This utterance as the dictation takes the command `found` in it (by `detector.detect(appending: text, to:
