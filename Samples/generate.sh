@@ -126,6 +126,11 @@ text2wave -eval "(voice_suo_fi_lj_diphone)" "$work/accent.txt" -o "$work/finnish
 sox "$work/finnish.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-finnish-send.wav" gain -n -3 pad 0.3 0.5
 text2wave -eval "(voice_czech_dita)" "$work/accent.txt" -o "$work/czech.wav"
 sox "$work/czech.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-czech-send.wav" gain -n -3 pad 0.3 0.5
+# Development set k's Finnish sentence whose command Whisper, writing Finnish, spells as it sounds in one word: the
+# own-language check's spelling (`SpelledAlike`).
+printf '%s\n' "My phone is ringing, one moment please. Stop listening." >"$work/stop.txt"
+text2wave -eval "(voice_suo_fi_lj_diphone)" "$work/stop.txt" -o "$work/finnish-stop.wav"
+sox "$work/finnish-stop.wav" -r 48000 -c 1 -e floating-point -b 32 "$here/foreign/en-finnish-stop.wav" gain -n -3 pad 0.3 0.5
 
 {
     echo "["

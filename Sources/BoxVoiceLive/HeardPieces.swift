@@ -30,6 +30,9 @@ struct HeardPieces {
         /// Whisper's command in this piece was under the floor, under the prompt-free floor, or said in an utterance
         /// judged foreign.
         var unsure: Bool
+        /// The command cleared the floors that apply to it and is unsure only because the utterance was judged
+        /// foreign: the one doubt the command spotter can answer (`SpotterAgreement`).
+        var unsureOnlyForTheLanguage = false
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
         /// How sure Whisper would have been of the command without the prompt (`promptFreeSureness`); nil when not
@@ -46,6 +49,12 @@ struct HeardPieces {
         var withoutCommand: String
         /// Index of the command's last word in the utterance's words; nil for the words after the last command.
         var lastCommandWord: Int?
+
+        /// The command's words as Whisper wrote them; nil for the words after the last command.
+        var command: String? {
+            guard lastCommandWord != nil else { return nil }
+            return text.dropFirst(withoutCommand.count).trimmingCharacters(in: .whitespaces)
+        }
 
         /// The piece without an unsure command's words: what stays when the command is not confirmed.
         var recognized: String { unsure ? withoutCommand : text }
@@ -93,12 +102,14 @@ struct HeardPieces {
                 sureness: sure, promptFreeSureness: promptFree, floor: floor, promptFreeFloor: promptFreeFloor)
             let clearsInEnglish =
                 plainEnglish?.clears(sureness: sure, promptFreeSureness: promptFree, english: english) ?? false
-            let unsure = !(clears || clearsInEnglish) || foreign
+            let clearsItsFloors = clears || clearsInEnglish
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, unsure: unsure, sureness: sure, promptFreeSureness: promptFree, english: english,
+                    text: piece, unsure: !clearsItsFloors || foreign,
+                    unsureOnlyForTheLanguage: clearsItsFloors && foreign, sureness: sure,
+                    promptFreeSureness: promptFree, english: english,
                     language: language, action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))
             from = place.end

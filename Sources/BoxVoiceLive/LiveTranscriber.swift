@@ -279,6 +279,12 @@ public final class LiveTranscriber {
         /// development sets' accented voices came out 0.045–0.22 sure in the language Whisper took them for, real
         /// Spanish 0.34–0.64 (BENCHMARKS.md, "An accent check"). nil: never.
         public var accentBelow: Float? = 0.3
+        /// A sure command in audio the own-language check judged foreign stands when the words written in that
+        /// language end by spelling it (`SpelledAlike`): heavy accents come out so ("kanseumessage"), translations
+        /// as their own language's words. Development set k: the check's decodes of commands it left for the box
+        /// spelled them 0–0.30 of their letters away, no real foreign stream's decode came within 0.38 of any
+        /// command (BENCHMARKS.md, "Spelled alike"). nil: only a command written whole there counts.
+        public var spelledAlike: SpelledAlike? = .measured
         /// Lower pairs of floors for a command in audio Whisper judges plainly English (`PlainEnglish`); nil: the
         /// floors above alone.
         public var plainEnglish: PlainEnglish? = .measured
@@ -493,11 +499,10 @@ public final class LiveTranscriber {
 
     /// Whether the spotter confirms the unsure command of `piece`, ending at `end`, in the utterance being decided.
     private func spotterAgrees(with piece: HeardPieces.Piece, endingAt end: Double) -> Bool {
-        guard let whisper = options.whisper, let agreement = whisper.spotterAgreement else { return false }
-        return agreement.confirms(
-            piece, endingAt: end, floor: whisper.commandFloor, promptFreeFloor: whisper.promptFreeFloor,
-            hits: standIns.flatMap(\.spots)
-        ) { self.options.commandPlaces($0).first?.action }
+        guard let agreement = options.whisper?.spotterAgreement else { return false }
+        return agreement.confirms(piece, endingAt: end, hits: standIns.flatMap(\.spots)) {
+            self.options.commandPlaces($0).first?.action
+        }
     }
 
     /// Where each piece of an utterance (one per command it holds, and one for the words after the last) ends: in

@@ -188,7 +188,8 @@ final class UtteranceEnds {
     ///   said alone is a second of audio, too little to tell a language by (the development clips' *send checkpoint*
     ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
     /// - Otherwise the utterance is decoded again in that language, without the prompt: a command the speaker said
-    ///   is written there too (nobody says *send message* in Spanish), a translation is not.
+    ///   is written there too (nobody says *send message* in Spanish), whole or spelled as a heavy accent says it
+    ///   (`SpelledAlike`), a translation is not.
     /// Without the command there, or without an answer in time, the utterance is judged foreign and its commands
     /// wait for the box.
     private func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
@@ -216,9 +217,20 @@ final class UtteranceEnds {
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
         guard case .success(let transcript) = own else { return foreign }
         let ownSureness = HeardPieces.sureness(of: transcript.words)
-        decodes.inOwnLanguage.append((language, transcript.text, ownSureness))
-        if holdsCommand(Self.text(asTaken(transcript.words))) { return judged }
+        let ownText = Self.text(asTaken(transcript.words))
+        let spelled = spellsItsCommand(judged, ownText)
+        decodes.inOwnLanguage.append((language, transcript.text, ownSureness, spelled))
+        if holdsCommand(ownText) || spelled { return judged }
         return saidWithAnAccent(judged, ownSureness: ownSureness, started: started) ? judged : foreign
+    }
+
+    /// Whether the own-language check's `text` ends by spelling the one command Whisper was sure of in English
+    /// (`WhisperHearing.spelledAlike`): a heavy accent, written as it sounds in the language Whisper took it for.
+    private func spellsItsCommand(_ judged: Judged, _ text: String) -> Bool {
+        guard let spelling = settings.spelledAlike, judged.sureActions.count == 1,
+            let command = judged.lastSureCommand
+        else { return false }
+        return spelling.spells(command, atEndOf: text)
     }
 
     /// English said with an accent Whisper takes for another language comes out of the own-language check as words
@@ -306,6 +318,8 @@ final class UtteranceEnds {
         var holdsSureCommand: Bool { pieces.contains(where: Self.isSureCommand) }
         /// What the commands Whisper was sure of do.
         var sureActions: Set<KeywordAction> { Set(pieces.filter(Self.isSureCommand).compactMap(\.action)) }
+        /// The words of the last command Whisper was sure of, as it wrote them.
+        var lastSureCommand: String? { pieces.last(where: Self.isSureCommand)?.command }
 
         private static func isSureCommand(_ piece: HeardPieces.Piece) -> Bool {
             piece.lastCommandWord != nil && !piece.unsure

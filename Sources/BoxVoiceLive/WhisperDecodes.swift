@@ -35,9 +35,10 @@ public struct WhisperDecodes: Sendable {
     /// Decodes whose last words a command phrase replaced (`WhisperHearing.endings`): the words Whisper had
     /// written, what replaced them, and how much likelier that was (`WhisperModel.Transcript.rewrittenFrom`).
     public var rewritten: [(from: String, to: String, gain: Float)] = []
-    /// What the own-language decodes wrote, in which language, and how surely (`HeardPieces.sureness`): a command
-    /// said in an accent Whisper takes for another language comes out there as words it can barely write.
-    public var inOwnLanguage: [(language: String, text: String, sureness: Float)] = []
+    /// What the own-language decodes wrote, in which language, how surely (`HeardPieces.sureness`), and whether
+    /// they end by spelling the command (`SpelledAlike`): a command said in an accent Whisper takes for another
+    /// language comes out there as words it can barely write, often spelled as it sounds.
+    public var inOwnLanguage: [(language: String, text: String, sureness: Float, spells: Bool)] = []
     /// An utterance decoded again in English without the prompt, its own-language words unsure
     /// (`WhisperHearing.accentBelow`).
     public var accent = Tally()

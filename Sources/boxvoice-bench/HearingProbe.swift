@@ -14,7 +14,7 @@ func probeHearing(
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
     endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil,
-    spotterAgreement: SpotterAgreement?? = nil
+    spotterAgreement: SpotterAgreement?? = nil, spelledAlike: SpelledAlike?? = nil
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -37,6 +37,7 @@ func probeHearing(
     if let endings { options.whisper?.endings = endings }
     if let plainEnglish { options.whisper?.plainEnglish = plainEnglish }
     if let spotterAgreement { options.whisper?.spotterAgreement = spotterAgreement }
+    if let spelledAlike { options.whisper?.spelledAlike = spelledAlike }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let accentBelow { options.whisper?.accentBelow = accentBelow }
@@ -71,10 +72,9 @@ func probeHearing(
             box: { try box.confirms($0, $1, in: stream.audio) })
         // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
         for utterance in heard.utterances where utterance.commandSureness != nil {
-            let unsure =
-                utterance.commandIsUnsure ? " (unsure)" : utterance.commandConfirmedBySpotter ? " (spotter agreed)" : ""
             say(
-                "  command at \(String(format: "%.1f", utterance.end)) s\(unsure), weighed \(weights(utterance))"
+                "  command at \(String(format: "%.1f", utterance.end)) s\(standing(utterance)), "
+                    + "weighed \(weights(utterance))"
                     + ": \(utterance.text)"
                     + spotted(utterance))
         }
@@ -120,7 +120,8 @@ func probeHearing(
             for own in heard.whisper?.inOwnLanguage ?? [] where verbose {
                 say(
                     "  in its own language in \(clip.name) (\(own.language), "
-                        + String(format: "%.3f", own.sureness) + "): '\(own.text)'")
+                        + String(format: "%.3f", own.sureness) + (own.spells ? ", spells it" : "")
+                        + "): '\(own.text)'")
             }
             for plain in heard.whisper?.inEnglishWithoutPrompt ?? [] where verbose {
                 say(
@@ -140,9 +141,7 @@ func probeHearing(
                 let action = detector.detect(utterance.text)?.action
                 say(
                     "  command in \(clip.name) at \(String(format: "%.1f", utterance.end)) s"
-                        + "\(utterance.commandIsUnsure ? " (unsure)" : "")"
-                        + "\(utterance.commandConfirmedBySpotter ? " (spotter agreed)" : "")"
-                        + ", weighed \(weights(utterance)), "
+                        + "\(standing(utterance)), weighed \(weights(utterance)), "
                         + "\(action == clip.expected ? "the clip's" : "another"): \(utterance.text)"
                         + spotted(utterance))
             }
@@ -168,6 +167,12 @@ private func weights(_ utterance: LiveUtterance) -> String {
     let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
     let language = utterance.commandLanguage.map { $0 == "en" ? "" : "(\($0))" } ?? ""
     return "\(sure)/\(free)/\(english)\(language)"
+}
+
+/// How a command Whisper wrote stands, as the probe marks it: left for the box, confirmed by the spotter, or (by
+/// itself) nothing.
+private func standing(_ utterance: LiveUtterance) -> String {
+    utterance.commandIsUnsure ? " (unsure)" : utterance.commandConfirmedBySpotter ? " (spotter agreed)" : ""
 }
 
 /// What the spotter fired on in an utterance, each hit with how long before the utterance's end ("" for none).
@@ -215,7 +220,8 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
                 " [\($0.holds ? "holds" : "lacks") '\($0.text)' \(String(format: "%.3f", $0.sureness))]"
             }.joined(),
         "\(decodes.inOwnLanguage.count) written in their own language"
-            + decodes.inOwnLanguage.map { " [\($0.language) \(String(format: "%.3f", $0.sureness)) '\($0.text)']" }
-            .joined(),
+            + decodes.inOwnLanguage.map {
+                " [\($0.language) \(String(format: "%.3f", $0.sureness))\($0.spells ? " spells it" : "") '\($0.text)']"
+            }.joined(),
     ].joined(separator: "; ")
 }

@@ -127,6 +127,10 @@ do {
             spotterAgreement: value("--spotter-agrees").map { setting -> SpotterAgreement? in
                 let parts = setting.split(separator: ",").compactMap { Double($0) }
                 return parts.count == 2 ? SpotterAgreement(tail: parts[0], after: parts[1]) : nil
+            },
+            spelledAlike: value("--spelled-alike").map { setting -> SpelledAlike? in
+                let parts = setting.split(separator: ",").compactMap { Double($0) }
+                return parts.count == 2 ? SpelledAlike(tolerance: parts[0], firstWord: parts[1]) : nil
             })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {

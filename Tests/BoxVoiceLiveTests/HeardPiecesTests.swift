@@ -127,6 +127,21 @@ import Testing
         #expect(judged(english: 0.5).map(\.unsure) == [false, false], "the floor itself is English enough")
         #expect(judged(english: nil).map(\.unsure) == [false, false], "not weighed: the words decide")
         #expect(judged(english: 0.2, floor: nil).map(\.unsure) == [false, false], "no floor: not asked")
+        #expect(french.map(\.unsureOnlyForTheLanguage) == [true, true], "both over the floor")
+        #expect(judged(english: 0.7).map(\.unsureOnlyForTheLanguage) == [false, false], "sure: nothing to answer")
+    }
+
+    /// A command under a floor in an utterance judged foreign is unsure for its weights too: the language is not the
+    /// only doubt, so the spotter's agreement does not answer it (`SpotterAgreement`).
+    @Test func aForeignCommandUnderAFloorIsNotUnsureOnlyForTheLanguage() {
+        let heard = HeardPieces.pieces(
+            of: words([
+                ("Buy", 0.9), ("milk,", 0.9), ("send", 0.2), ("message.", 0.2), ("Over", 0.8), ("and", 0.8),
+                ("out.", 0.8),
+            ]),
+            places: { Self.detector.commandPlaces(in: $0) }, floor: 0.34, english: 0.01, foreign: true)
+        #expect(heard.map(\.unsure) == [true, true])
+        #expect(heard.map(\.unsureOnlyForTheLanguage) == [false, true])
     }
 }
 

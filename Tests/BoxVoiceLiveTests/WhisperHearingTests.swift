@@ -347,6 +347,26 @@ import Testing
         #expect(plain.holds && detector.detect(plain.text)?.action == .sendCheckpoint, "\(plain)")
     }
 
+    /// English in festival's Finnish voice (development set k's sentence), which Whisper takes for Finnish: written in
+    /// Finnish, the stop-listening command comes out spelled as it sounds, in one word, which the contract's detector
+    /// does not find. Spelled alike, it stands; without that, it waits for the box (the accent check kept off).
+    @Test func aCommandTheOwnLanguageDecodeSpellsAsItSoundsStands() throws {
+        let detector = try #require(Self.detector)
+        var settings = try onlyTheLanguageCheck()
+        settings.accentBelow = nil
+        let accented = try Self.cut("foreign/en-finnish-stop.wav")
+        settings.spelledAlike = nil
+        let unspelled = try Self.utteranceEnds(settings, detector)
+        let waits = try unspelled.transcribe(accented).get()
+        #expect(waits.foreign && unspelled.decodes.languageChecks == 1, "\(waits.decoded)")
+        settings.spelledAlike = .measured
+        let ends = try Self.utteranceEnds(settings, detector)
+        let stands = try ends.transcribe(accented).get()
+        #expect(!stands.foreign && stands.sureActions == [.micOff], "\(stands.decoded)")
+        let own = try #require(ends.decodes.inOwnLanguage.first)
+        #expect(own.language != "en" && own.spells && detector.detect(own.text) == nil, "\(own)")
+    }
+
     /// English in festival's Finnish voice: Whisper writes the send command surely but takes the audio for another
     /// language, so the command is left unsure; the spotter fired on the same command as it ended, and it stands.
     /// The same sentence in the Czech voice Whisper wrote under both floors: the spotter fired there too, and the
