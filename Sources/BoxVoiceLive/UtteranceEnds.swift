@@ -237,9 +237,9 @@ final class UtteranceEnds {
     /// it can barely write (sureness 0.045–0.22 on the development sets' accents), where a translation comes out as
     /// that language's sentence, written surely (0.34 and up on real Spanish). Under `WhisperHearing.accentBelow`,
     /// the utterance is decoded once more in English without the prompt, as the box's second opinion hears it: the
-    /// commands the speaker said are written there too, or sound alike at its end (`holds`); a command the prompt
-    /// made over foreign speech is not (the held-out French telephone prompts' *Tu vas crocher ?*, written 0.12
-    /// sure, came out "I have a question.").
+    /// commands the speaker said are written there too, or sound or are spelled alike at its end (`holds`); a command
+    /// the prompt made over foreign speech is not (the held-out French telephone prompts' *Tu vas crocher ?*, written
+    /// 0.12 sure, came out "I have a question.").
     private func saidWithAnAccent(_ judged: Judged, ownSureness: Float, started: Date) -> Bool {
         guard let below = settings.accentBelow, ownSureness < below else { return false }
         let said = judged.sureActions
@@ -249,21 +249,27 @@ final class UtteranceEnds {
         guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
         else { return false }
         let text = Self.text(asTaken(plain.words))
-        let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds)
+        let holds = Self.holds(
+            said, in: text, places: commandPlaces, sounds: sounds,
+            spelling: settings.spelledAlike.flatMap { spelling in judged.lastSureCommand.map { (spelling, $0) } })
         decodes.inEnglishWithoutPrompt.append((text, holds, HeardPieces.sureness(of: plain.words)))
         return holds
     }
 
     /// Whether English `text` holds every command `said`: written there, or, for the one its last words sound like
     /// (`sounds`), said in an accent Whisper spells near the phrase (the development sets' "same that checkpoint",
-    /// "Send the check byte."). A command the prompt added that the text lacks keeps the utterance waiting.
+    /// "Send the check byte."), or, where one command was said, its last words spell it (`spelling`: the command as
+    /// Whisper wrote it with the prompt, and how near; "send Cakepoint", a word the dictionary has no sound for).
+    /// A command the prompt added that the text lacks keeps the utterance waiting.
     static func holds(
         _ said: Set<KeywordAction>, in text: String, places: (String) -> [KeywordDetector.Place],
-        sounds: SoundsLikeCommand?
+        sounds: SoundsLikeCommand?, spelling: (SpelledAlike, command: String)? = nil
     ) -> Bool {
         var heard = Set(places(text).map(\.action))
         if let phrase = sounds?.match(text) { heard.formUnion(places(phrase).map(\.action)) }
-        return !said.isEmpty && said.isSubset(of: heard)
+        if !said.isEmpty && said.isSubset(of: heard) { return true }
+        guard said.count == 1, let spelling else { return false }
+        return spelling.0.spells(spelling.command, atEndOf: text)
     }
 
     /// What the own-language check takes an audio's language to be.
