@@ -281,9 +281,10 @@ public final class LiveTranscriber {
         public var accentBelow: Float? = 0.3
         /// A sure command in audio the own-language check judged foreign stands when the words written in that
         /// language end by spelling it (`SpelledAlike`): heavy accents come out so ("kanseumessage"), translations
-        /// as their own language's words. Development set k: the check's decodes of commands it left for the box
-        /// spelled them 0–0.30 of their letters away, no real foreign stream's decode came within 0.38 of any
-        /// command (BENCHMARKS.md, "Spelled alike"). nil: only a command written whole there counts.
+        /// as their own language's words. The accent check's English decode holds it the same way ("send
+        /// Cakepoint"). Development set k: 7 of the 26 commands the own-language check left for the box were spelled
+        /// 0–0.30 of their letters away; no real foreign stream's decode came within 0.38 of any command
+        /// (BENCHMARKS.md, "Spelled alike"). nil: only a command written whole, or sounding alike, counts.
         public var spelledAlike: SpelledAlike? = .measured
         /// Lower pairs of floors for a command in audio Whisper judges plainly English (`PlainEnglish`); nil: the
         /// floors above alone.
