@@ -1,4 +1,4 @@
-import Foundation
+import BoxVoiceKeywords
 
 /// Whether words Whisper wrote in another language end by spelling an English command letter for letter, near
 /// enough: English said with a heavy accent, which Whisper takes for Finnish or Latvian and, asked to write that
@@ -30,12 +30,12 @@ public struct SpelledAlike: Sendable, Equatable {
     /// last one to three more words than the phrase has, the closest in letters is judged.
     public func spells(_ command: String, atEndOf text: String) -> Bool {
         let phrase = Self.words(of: command).map(Self.letters).filter { !$0.isEmpty }
-        let said = Self.words(of: text)
+        let last = Self.words(of: text).suffix(phrase.count + 3).map(Self.letters)
         let length = phrase.reduce(0) { $0 + $1.count }
         guard let first = phrase.first, length > 0 else { return false }
         var closest: (edits: Int, firstWordEdits: Int)?
-        for count in 1...max(1, min(said.count, phrase.count + 3)) where count <= said.count {
-            let heard = Array(said.suffix(count).map(Self.letters).joined())
+        for count in stride(from: 1, through: last.count, by: 1) {
+            let heard = Array(last.suffix(count).joined())
             guard !heard.isEmpty else { continue }
             let costs = Self.editsByWord(heard, against: phrase)
             let edits = costs.reduce(0, +)
@@ -51,10 +51,9 @@ public struct SpelledAlike: Sendable, Equatable {
         text.split { !$0.isLetter && !$0.isNumber && $0 != "'" }
     }
 
-    /// A word's Latin letters, lower-cased and without diacritics.
+    /// A word's Latin letters, lower-cased and without diacritics: the contract's normal form without its digits.
     static func letters(_ word: Substring) -> [Character] {
-        word.lowercased().decomposedStringWithCanonicalMapping.unicodeScalars
-            .filter { ("a"..."z").contains($0) }.map(Character.init)
+        Array(WordForm.normalize(word).filter(\.isLetter))
     }
 
     /// The fewest letter edits turning `heard` into the phrase, shared out among the phrase's words along one

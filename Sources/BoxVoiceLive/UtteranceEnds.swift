@@ -218,19 +218,17 @@ final class UtteranceEnds {
         guard case .success(let transcript) = own else { return foreign }
         let ownSureness = HeardPieces.sureness(of: transcript.words)
         let ownText = Self.text(asTaken(transcript.words))
-        let spelled = spellsItsCommand(judged, ownText)
+        let spelled = Self.spells(judged.sureActions, in: ownText, spelling: spelling(of: judged))
         decodes.inOwnLanguage.append((language, transcript.text, ownSureness, spelled))
         if holdsCommand(ownText) || spelled { return judged }
         return saidWithAnAccent(judged, ownSureness: ownSureness, started: started) ? judged : foreign
     }
 
-    /// Whether the own-language check's `text` ends by spelling the one command Whisper was sure of in English
-    /// (`WhisperHearing.spelledAlike`): a heavy accent, written as it sounds in the language Whisper took it for.
-    private func spellsItsCommand(_ judged: Judged, _ text: String) -> Bool {
-        guard let spelling = settings.spelledAlike, judged.sureActions.count == 1,
-            let command = judged.lastSureCommand
-        else { return false }
-        return spelling.spells(command, atEndOf: text)
+    /// How near a decode must spell the last command Whisper was sure of in English, and that command's words
+    /// (`WhisperHearing.spelledAlike`): a heavy accent comes out written as it sounds. nil: spelling is off.
+    private func spelling(of judged: Judged) -> (SpelledAlike, command: String)? {
+        guard let spelling = settings.spelledAlike, let command = judged.lastSureCommand else { return nil }
+        return (spelling, command)
     }
 
     /// English said with an accent Whisper takes for another language comes out of the own-language check as words
@@ -249,9 +247,7 @@ final class UtteranceEnds {
         guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
         else { return false }
         let text = Self.text(asTaken(plain.words))
-        let holds = Self.holds(
-            said, in: text, places: commandPlaces, sounds: sounds,
-            spelling: settings.spelledAlike.flatMap { spelling in judged.lastSureCommand.map { (spelling, $0) } })
+        let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds, spelling: spelling(of: judged))
         decodes.inEnglishWithoutPrompt.append((text, holds, HeardPieces.sureness(of: plain.words)))
         return holds
     }
@@ -267,7 +263,14 @@ final class UtteranceEnds {
     ) -> Bool {
         var heard = Set(places(text).map(\.action))
         if let phrase = sounds?.match(text) { heard.formUnion(places(phrase).map(\.action)) }
-        if !said.isEmpty && said.isSubset(of: heard) { return true }
+        return (!said.isEmpty && said.isSubset(of: heard)) || spells(said, in: text, spelling: spelling)
+    }
+
+    /// Whether `text` ends by spelling the one command `said` (`spelling`: how near, and the command as Whisper wrote
+    /// it with the prompt). Where more than one was said, spelling the last does not vouch for the others.
+    static func spells(
+        _ said: Set<KeywordAction>, in text: String, spelling: (SpelledAlike, command: String)?
+    ) -> Bool {
         guard said.count == 1, let spelling else { return false }
         return spelling.0.spells(spelling.command, atEndOf: text)
     }

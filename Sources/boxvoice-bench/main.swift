@@ -120,18 +120,11 @@ do {
                 $0 == "none" ? [] : Set($0.split(separator: ",").map(String.init))
             }, contextUnsureBelow: value("--context-unsure").map { Float($0) },
             listCondition: value("--list-condition"),
-            endings: value("--endings").map { setting -> LiveTranscriber.WhisperHearing.Endings? in
-                let parts = setting.split(separator: ",").compactMap { Double($0) }
-                return parts.count == 2 ? .init(tolerance: parts[0], margin: Float(parts[1])) : nil
+            endings: value("--endings").map {
+                pairSetting($0).map { LiveTranscriber.WhisperHearing.Endings(tolerance: $0, margin: Float($1)) }
             }, plainEnglish: value("--plain-english").map(plainEnglishSetting),
-            spotterAgreement: value("--spotter-agrees").map { setting -> SpotterAgreement? in
-                let parts = setting.split(separator: ",").compactMap { Double($0) }
-                return parts.count == 2 ? SpotterAgreement(tail: parts[0], after: parts[1]) : nil
-            },
-            spelledAlike: value("--spelled-alike").map { setting -> SpelledAlike? in
-                let parts = setting.split(separator: ",").compactMap { Double($0) }
-                return parts.count == 2 ? SpelledAlike(tolerance: parts[0], firstWord: parts[1]) : nil
-            })
+            spotterAgreement: value("--spotter-agrees").map { pairSetting($0).map(SpotterAgreement.init) },
+            spelledAlike: value("--spelled-alike").map { pairSetting($0).map(SpelledAlike.init) })
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")
@@ -196,6 +189,12 @@ do {
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))
     exit(1)
+}
+
+/// An option of two numbers, `A,B`; nil for anything else (`off`): the setting turned off.
+func pairSetting(_ setting: String) -> (Double, Double)? {
+    let parts = setting.split(separator: ",").compactMap { Double($0) }
+    return parts.count == 2 ? (parts[0], parts[1]) : nil
 }
 
 /// `--plain-english off`, or `ENGLISH:SURENESS/PROMPTFREE[,SURENESS/PROMPTFREE…]` (`LiveTranscriber.PlainEnglish`).
