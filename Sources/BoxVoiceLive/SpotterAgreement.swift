@@ -6,9 +6,9 @@ import BoxVoiceKeywords
 /// apply to it (sureness and prompt-free), left unsure because Whisper judged the audio another language — accented
 /// English Whisper mistakes for Finnish or Czech (`HeardPieces.Piece.unsureOnlyForTheLanguage`). A command under a
 /// floor is the prompt's doing, not the language's: on the held-out French telephone prompts the spotter fired with
-/// one written 0.18 sure, 0.001 without the prompt. Taken
-/// only where the hit and the command agree on the action and the hit landed in the command's last moments (`tail`);
-/// a hit on another command, or earlier in the utterance, confirms nothing (BENCHMARKS.md, "The spotter agreeing").
+/// one written 0.18 sure, 0.001 without the prompt. Taken only where the hit and the command agree on the action and
+/// the hit landed in the command's last moments (`tail`); a hit on another command, or earlier in the utterance,
+/// confirms nothing (BENCHMARKS.md, "The spotter agreeing").
 public struct SpotterAgreement: Sendable, Equatable {
     /// How long before the end of the piece that ends with the command a hit may land and still count. A command
     /// is the last words of its piece, so the spotter fires as it ends; the spotter's hits land up to 1.0 s before
