@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j|k]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j|k|l]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -42,7 +42,11 @@
 # - Set k (development from the start): made in the twenty-second session to tune on accents while j stays held out.
 #   Other sentences, in festival's Finnish (lj, mv) and Czech (dita, ph) voices reading English as a Finn or a Czech
 #   would spell it out, with phrasings of every action.
-# Keep i and j out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
+# - Set l (held out): made in the twenty-fourth session before anything was run on it. Other sentences, in voices no
+#   earlier set used and that read English as a native speaker would: flite's awb (Scottish) and rms (American)
+#   clustergen voices and espeak-ng's American (john) and Received Pronunciation (zac) variants, with the command
+#   phrasings spread over every action.
+# Keep i, j and l out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
 # by looking at a set's misses, it becomes a development set and a new one is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
@@ -256,6 +260,24 @@ ph|send|Please bring the printed tickets to the station. Send message.
 ph|sendCheckpoint|The numbers for the second quarter are finished. Commit checkpoint.
 ph|sendClose|I will see you all at the meeting tomorrow. Finished talking.
 ph|sendHq|Tell the bakery we need forty rolls for Saturday. Send and clean up.
+end
+set l
+awb|send|The plumber can come on Friday after lunch, if that suits you. Send message.
+awb|micOff|Hang on, the kettle is boiling. Mic off.
+awb|sendCheckpoint|That is the outline for the first three slides. Send checkpoint.
+awb|cancel|Actually, I will just phone her instead. Cancel the message.
+awb|sendClose|Remind me to renew the parking permit next week. Over and out.
+rms|sendHq|Order more printer ink and a box of envelopes. Clean up and send.
+rms|erase|Hmm, no, that came out backwards. Start over.
+rms|send|The meeting room is booked from two until four. Send the message.
+rms|sendClose|We are done with the review for today. Send and close.
+rms|micOff|I need to take this call from my sister. Stop listening.
+en-us+john|cancel|Forget it, they already fixed the bug. Abort message.
+en-us+john|erase|That list was all wrong, clear the message.
+en-us+john|sendCheckpoint|The draft of the grant proposal is half done. Commit checkpoint.
+en-gb-x-rp+zac|send|Let the neighbours know the bins go out on Tuesday. Send message.
+en-gb-x-rp+zac|micOff|The children just came home from school. Turn off the microphone.
+en-gb-x-rp+zac|sendClose|Thanks for all the help with the move. Finished talking.
 end
 LIST
 )
