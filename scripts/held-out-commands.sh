@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` (hearing): command clips made into $1 (never committed), with their expected action in
-# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j|k|l]
+# $1/commands.tsv. Usage: scripts/held-out-commands.sh DIR [a|b|c|d|e|f|g|h|i|j|k|l|m]
 # - Set a: festival's ked voice and espeak-ng's en-us voice (a male and a female variant). It was held out until the
 #   session that chose the beam search and the second decode with context, which looked at its misses: since then
 #   it is a development set, reported as such.
@@ -46,7 +46,10 @@
 #   earlier set used and that read English as a native speaker would: flite's awb (Scottish) and rms (American)
 #   clustergen voices and espeak-ng's American (john) and Received Pronunciation (zac) variants, with the command
 #   phrasings spread over every action.
-# Keep i, j and l out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
+# - Set m (held out): made in the twenty-fourth session right after set l's totals were read, before anything was
+#   chosen on l's misses. Other sentences, in espeak-ng's American (paul), Scottish (robert), Lancaster (shelby) and
+#   West Midlands (grandpa) variants, none in an earlier set, with the phrasings spread over every action.
+# Keep i, j and m out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
 # by looking at a set's misses, it becomes a development set and a new one is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
@@ -278,6 +281,24 @@ en-us+john|sendCheckpoint|The draft of the grant proposal is half done. Commit c
 en-gb-x-rp+zac|send|Let the neighbours know the bins go out on Tuesday. Send message.
 en-gb-x-rp+zac|micOff|The children just came home from school. Turn off the microphone.
 en-gb-x-rp+zac|sendClose|Thanks for all the help with the move. Finished talking.
+end
+set m
+en-us+paul|sendCheckpoint|The spreadsheet has the totals for March and April now. Send a checkpoint.
+en-us+paul|micOff|My boss just walked into the office. Mute the mic.
+en-us+paul|send|Could you pick up the dry cleaning on your way home? Send message.
+en-us+paul|erase|Wait, I mixed up the two addresses. Erase the message.
+en-gb-scotland+robert|sendClose|The car is booked in for its service on Monday. Over and out.
+en-gb-scotland+robert|cancel|On second thought, I should ask in person. Cancel message.
+en-gb-scotland+robert|sendHq|Write to the school about the trip in June. Clean up and send.
+en-gb-scotland+robert|micOff|Give me a minute, the dog wants to go out. Microphone off.
+en-gb-x-gbclan+shelby|send|Dinner is at seven, and bring a jumper because it gets cold. Send the message.
+en-gb-x-gbclan+shelby|erase|No, scratch all of that. Start over.
+en-gb-x-gbclan+shelby|sendCheckpoint|The first two sections of the manual are translated. Add checkpoint.
+en-gb-x-gbclan+shelby|sendClose|Tell the landlord the boiler works again. Send and finish.
+en-gb-x-gbcwmd+grandpa|cancel|Never mind, I found the receipt after all. Abort the message.
+en-gb-x-gbcwmd+grandpa|micOff|Somebody is ringing the doorbell. Stop listening.
+en-gb-x-gbcwmd+grandpa|send|The library books are due back on Thursday. Send message.
+en-gb-x-gbcwmd+grandpa|sendClose|That is everything for the weekly update. Finished talking.
 end
 LIST
 )
