@@ -2,9 +2,15 @@
 /// like (`SoundsLikeCommand`, over every phrase the vocabulary takes), for Whisper to weigh against its own words
 /// (`WhisperModel.Rewriting`). Only the last sentence's words are replaced, and only in words holding no command:
 /// people pause after a command, so it ends its utterance, and a command Whisper wrote stands as written.
+///
+/// Where the last words hold one the pronunciation dictionary has no sound for ("Mikoff.", "Amort message."), their
+/// letters are read instead (`SpelledAlike`, over every phrase the vocabulary takes): a phrase they spell is offered
+/// too, after those that sound alike, and Whisper's weighing and the floors judge it the same way.
 struct CommandEndings: Sendable {
     let sounds: SoundsLikeCommand
     let holdsCommand: @Sendable (String) -> Bool
+    /// The spelling bounds for words the dictionary cannot say, and the phrases they are read against; nil: off.
+    var spelling: (bounds: SpelledAlike, phrases: [String])? = nil
     /// The most endings offered for one decode: each costs Whisper a decoder step per token.
     static let limit = 4
 
@@ -24,7 +30,29 @@ struct CommandEndings: Sendable {
                 endings.append(WhisperModel.Ending(keeping: keeping, text: ending))
             }
         }
+        for (phrase, count) in spelledTails(Array(words[sentenceStart...])) where endings.count < Self.limit {
+            guard let keeping = Self.keeping(words, lastWords: count), keeping >= sentenceStart else { continue }
+            let ending = Self.written(phrase, like: Array(words[keeping...]))
+            if !endings.contains(where: { $0.keeping == keeping && $0.text == ending }) {
+                endings.append(WhisperModel.Ending(keeping: keeping, text: ending))
+            }
+        }
         return endings
+    }
+
+    /// The phrases the sentence's last words spell, closest first, with how many words (of those holding letters)
+    /// they replace: only runs holding a word the dictionary has no sound for.
+    func spelledTails(_ sentence: [String]) -> [(phrase: String, words: Int)] {
+        guard let spelling else { return [] }
+        let lettered = sentence.filter { $0.contains(where: \.isLetter) }
+        let letters = lettered.map { SpelledAlike.letters(Substring($0)) }
+        return spelling.phrases.compactMap { phrase -> (String, Int, Double)? in
+            guard let run = spelling.bounds.spelledRun(of: phrase, endingWords: letters),
+                lettered.suffix(run.words).contains(where: { !sounds.knows($0) })
+            else { return nil }
+            return (phrase, run.words, run.distance)
+        }
+        .sorted { $0.2 < $1.2 }.map { ($0.0, $0.1) }
     }
 
     /// How many words stay before the last `lastWords` words that hold letters.

@@ -60,6 +60,13 @@ public struct SoundsLikeCommand: Sendable {
         }
     }
 
+    /// Whether the dictionary has a sound for every word of `text`: where it has none, `tails` cannot judge it.
+    func knows(_ text: String) -> Bool {
+        text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).allSatisfy {
+            pronunciations.phones(of: String($0)) != nil
+        }
+    }
+
     /// Phones whose energy lies mostly above 4 kHz — fricatives and affricates: a microphone that stops at the
     /// telephone band loses them or turns one into another (the send command heard as "and now").
     static let highBandPhones: Set<String> = ["S", "Z", "SH", "ZH", "F", "V", "TH", "DH", "CH", "JH", "HH"]

@@ -29,21 +29,29 @@ public struct SpelledAlike: Sendable, Equatable {
     /// Whether the last words of `text` spell `command` (its words as Whisper wrote them in English). Of runs of the
     /// last one to three more words than the phrase has, the closest in letters is judged.
     public func spells(_ command: String, atEndOf text: String) -> Bool {
-        let phrase = Self.words(of: command).map(Self.letters).filter { !$0.isEmpty }
-        let last = Self.words(of: text).suffix(phrase.count + 3).map(Self.letters)
-        let length = phrase.reduce(0) { $0 + $1.count }
-        guard let first = phrase.first, length > 0 else { return false }
-        var closest: (edits: Int, firstWordEdits: Int)?
+        spelledRun(of: command, endingWords: Self.words(of: text).map(Self.letters)) != nil
+    }
+
+    /// How many of the last words (each given as its letters) spell `phrase` within the bounds, and how far, as a
+    /// share of the phrase's letters: the run closest in letters among the last one to three more words than the
+    /// phrase has; nil when that run is not near enough.
+    func spelledRun(of phrase: String, endingWords words: [[Character]]) -> (words: Int, distance: Double)? {
+        let target = Self.words(of: phrase).map(Self.letters).filter { !$0.isEmpty }
+        let last = words.suffix(target.count + 3)
+        let length = target.reduce(0) { $0 + $1.count }
+        guard let first = target.first, length > 0 else { return nil }
+        var closest: (count: Int, edits: Int, firstWordEdits: Int)?
         for count in stride(from: 1, through: last.count, by: 1) {
             let heard = Array(last.suffix(count).joined())
             guard !heard.isEmpty else { continue }
-            let costs = Self.editsByWord(heard, against: phrase)
+            let costs = Self.editsByWord(heard, against: target)
             let edits = costs.reduce(0, +)
-            if edits < closest?.edits ?? .max { closest = (edits, costs[0]) }
+            if edits < closest?.edits ?? .max { closest = (count, edits, costs[0]) }
         }
-        guard let closest else { return false }
-        return Double(closest.edits) <= tolerance * Double(length)
-            && Double(closest.firstWordEdits) <= firstWord * Double(first.count)
+        guard let closest, Double(closest.edits) <= tolerance * Double(length),
+            Double(closest.firstWordEdits) <= firstWord * Double(first.count)
+        else { return nil }
+        return (closest.count, Double(closest.edits) / Double(length))
     }
 
     /// Words as split on anything but letters, digits and apostrophes.

@@ -64,11 +64,10 @@ final class UtteranceEnds {
         self.commandPlaces = commandPlaces
         writtenApart = WrittenApart(vocabulary: vocabulary?.words ?? []) { commandPlaces($0).count }
         if let endings = settings.endings, let vocabulary, let dictionary {
+            let phrases = vocabulary.phrases.map { $0.joined(separator: " ") }
             let ends = CommandEndings(
-                sounds: try SoundsLikeCommand(
-                    phrases: vocabulary.phrases.map { $0.joined(separator: " ") }, dictionary: dictionary,
-                    tolerance: endings.tolerance),
-                holdsCommand: holdsCommand)
+                sounds: try SoundsLikeCommand(phrases: phrases, dictionary: dictionary, tolerance: endings.tolerance),
+                holdsCommand: holdsCommand, spelling: settings.spelledAlike.map { ($0, phrases) })
             rewriting = WhisperModel.Rewriting(margin: endings.margin) { ends.endings($0) }
             sounds = ends.sounds
         } else {

@@ -8,13 +8,19 @@ import Testing
         "message": ["M", "EH", "S", "AH", "JH"], "start": ["S", "T", "AA", "R", "T"], "over": ["OW", "V", "ER"],
         "let": ["L", "EH", "T"], "me": ["M", "IY"], "then": ["DH", "EH", "N"], "lunch": ["L", "AH", "N", "CH"],
         "send": ["S", "EH", "N", "D"], "the": ["DH", "AH"], "wrong": ["R", "AO", "NG"], "day": ["D", "EY"],
+        "mic": ["M", "IH", "K"], "off": ["AO", "F"], "abort": ["AH", "B", "AO", "R", "T"],
+        "mica": ["M", "AY", "K", "AH"], "boiling": ["B", "OY", "L", "IH", "NG"],
+    ]
+    static let phrases = [
+        "erase my message", "start over", "send message", "mic off", "abort message", "cancel message",
     ]
 
-    private func endings(_ text: String, holdsCommand: Bool = false) -> [WhisperModel.Ending] {
-        let sounds = SoundsLikeCommand(
-            phrases: ["erase my message", "start over", "send message"], pronunciations: Self.pronunciations,
-            tolerance: 0.4)
-        let ends = CommandEndings(sounds: sounds, holdsCommand: { _ in holdsCommand })
+    private func endings(
+        _ text: String, holdsCommand: Bool = false, spelling: SpelledAlike? = .measured
+    ) -> [WhisperModel.Ending] {
+        let sounds = SoundsLikeCommand(phrases: Self.phrases, pronunciations: Self.pronunciations, tolerance: 0.4)
+        let ends = CommandEndings(
+            sounds: sounds, holdsCommand: { _ in holdsCommand }, spelling: spelling.map { ($0, Self.phrases) })
         return ends.endings(text.split(separator: " ").map(String.init))
     }
 
@@ -46,5 +52,30 @@ import Testing
     @Test func theWordsKeptAreCountedAmongThoseWithLetters() {
         #expect(CommandEndings.keeping(["Dress", "my", "—", "message."], lastWords: 2) == 1)
         #expect(CommandEndings.keeping(["message."], lastWords: 2) == nil)
+    }
+
+    /// Set l's "Mikoff.": the dictionary has no sound for it, so the sounds cannot judge it, but its letters spell
+    /// *mic off* one letter away.
+    @Test func aWordTheDictionaryCannotSayIsOfferedThePhraseItSpells() {
+        let offered = endings("Hang on, the kettle is boiling. Mikoff.")
+        #expect(offered == [WhisperModel.Ending(keeping: 6, text: "Mic off.")])
+        #expect(endings("Forget it. Amort message.").contains(WhisperModel.Ending(keeping: 2, text: "Abort message.")))
+    }
+
+    @Test func wordsTheDictionaryCanSayAreLeftToTheirSounds() {
+        let sounds = SoundsLikeCommand(phrases: Self.phrases, pronunciations: Self.pronunciations, tolerance: 0.4)
+        let ends = CommandEndings(sounds: sounds, holdsCommand: { _ in false }, spelling: (.measured, Self.phrases))
+        #expect(ends.spelledTails(["Mica", "off."]).isEmpty)
+        #expect(ends.spelledTails(["Mikoff."]).map(\.phrase) == ["mic off"])
+    }
+
+    /// A translation parts from the phrase in its first word, so its letters spell nothing.
+    @Test func aTranslationSpellsNoPhrase() {
+        #expect(endings("Envoyer le message.").isEmpty)
+        #expect(endings("Cancelar mensaje.").isEmpty)
+    }
+
+    @Test func withoutSpellingOnlyTheSoundsOfferEndings() {
+        #expect(endings("Hang on, the kettle is boiling. Mikoff.", spelling: nil).isEmpty)
     }
 }
