@@ -42,10 +42,11 @@
 # - Set k (development from the start): made in the twenty-second session to tune on accents while j stays held out.
 #   Other sentences, in festival's Finnish (lj, mv) and Czech (dita, ph) voices reading English as a Finn or a Czech
 #   would spell it out, with phrasings of every action.
-# - Set l (held out): made in the twenty-fourth session before anything was run on it. Other sentences, in voices no
-#   earlier set used and that read English as a native speaker would: flite's awb (Scottish) and rms (American)
-#   clustergen voices and espeak-ng's American (john) and Received Pronunciation (zac) variants, with the command
-#   phrasings spread over every action.
+# - Set l: made in the twenty-fourth session before anything was run on it. Other sentences, in flite's awb
+#   (Scottish) and rms (American) clustergen voices, more natural than espeak-ng's, which no command set used (they
+#   speak some of Samples/, the tests' clips), and espeak-ng's American (john) and Received Pronunciation (zac)
+#   variants, with the command phrasings spread over every action. Its misses were read that session to choose
+#   spelled endings: a development set since.
 # - Set m (held out): made in the twenty-fourth session right after set l's totals were read, before anything was
 #   chosen on l's misses. Other sentences, in espeak-ng's American (paul), Scottish (robert), Lancaster (shelby) and
 #   West Midlands (grandpa) variants, none in an earlier set, with the phrasings spread over every action.

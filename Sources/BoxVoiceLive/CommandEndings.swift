@@ -46,13 +46,13 @@ struct CommandEndings: Sendable {
         guard let spelling else { return [] }
         let lettered = sentence.filter { $0.contains(where: \.isLetter) }
         let letters = lettered.map { SpelledAlike.letters(Substring($0)) }
-        return spelling.phrases.compactMap { phrase -> (String, Int, Double)? in
+        let spelled = spelling.phrases.compactMap { phrase -> (phrase: String, words: Int, distance: Double)? in
             guard let run = spelling.bounds.spelledRun(of: phrase, endingWords: letters),
                 lettered.suffix(run.words).contains(where: { !sounds.knows($0) })
             else { return nil }
             return (phrase, run.words, run.distance)
         }
-        .sorted { $0.2 < $1.2 }.map { ($0.0, $0.1) }
+        return spelled.sorted { $0.distance < $1.distance }.map { ($0.phrase, $0.words) }
     }
 
     /// How many words stay before the last `lastWords` words that hold letters.
