@@ -10,7 +10,8 @@ SAMPLE_TOOLS := flite espeak-ng sox festival festvox-suopuhe-lj festvox-czech-di
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
 # the real recorded speech (G.722) the spoken-commands section fetches, sox degrades clips, festival speaks new
 # sentences (its kal and slt voices: the held-out end-of-input clips of scripts/end-of-input-clips.sh; its Italian pc
-# and lp voices: the accented English of held-out command set j; its Finnish and Czech voices: development set k).
+# and lp voices: the accented English of held-out command set j; its Finnish and Czech voices: development set k),
+# flite speaks command set l (its awb and rms voices).
 BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts festvox-itapc16k \
 	festvox-italp16k festvox-suopuhe-lj festvox-suopuhe-mv festvox-czech-dita festvox-czech-ph espeak-ng flite
 # Only `make deb` needs these.

@@ -14,25 +14,20 @@ struct CommandEndings: Sendable {
     /// The most endings offered for one decode: each costs Whisper a decoder step per token.
     static let limit = 4
 
-    /// The endings for `words` (as Whisper wrote them, punctuation kept), the closest-sounding first.
+    /// The endings for `words` (as Whisper wrote them, punctuation kept): those that sound alike, the closest
+    /// first, then those spelled alike.
     func endings(_ words: [String]) -> [WhisperModel.Ending] {
         guard !words.isEmpty, !holdsCommand(words.joined(separator: " ")) else { return [] }
         let sentenceStart =
             (words.dropLast().lastIndex { $0.last.map { ".!?".contains($0) } ?? false }).map { $0 + 1 } ?? 0
         let sentence = words[sentenceStart...].joined(separator: " ")
         let close = sounds.tails(of: sentence).filter { $0.score <= sounds.tolerance }.sorted { $0.score < $1.score }
+        let tails = close.map { (phrase: $0.phrase, words: $0.words) } + spelledTails(Array(words[sentenceStart...]))
         var endings: [WhisperModel.Ending] = []
-        for tail in close where endings.count < Self.limit {
+        for tail in tails where endings.count < Self.limit {
             // Words that hold no letter (a lone dash) are not counted by the sound match; the count is of words.
             guard let keeping = Self.keeping(words, lastWords: tail.words), keeping >= sentenceStart else { continue }
             let ending = Self.written(tail.phrase, like: Array(words[keeping...]))
-            if !endings.contains(where: { $0.keeping == keeping && $0.text == ending }) {
-                endings.append(WhisperModel.Ending(keeping: keeping, text: ending))
-            }
-        }
-        for (phrase, count) in spelledTails(Array(words[sentenceStart...])) where endings.count < Self.limit {
-            guard let keeping = Self.keeping(words, lastWords: count), keeping >= sentenceStart else { continue }
-            let ending = Self.written(phrase, like: Array(words[keeping...]))
             if !endings.contains(where: { $0.keeping == keeping && $0.text == ending }) {
                 endings.append(WhisperModel.Ending(keeping: keeping, text: ending))
             }
@@ -43,8 +38,9 @@ struct CommandEndings: Sendable {
     /// The phrases the sentence's last words spell, closest first, with how many words (of those holding letters)
     /// they replace: only runs holding a word the dictionary has no sound for.
     func spelledTails(_ sentence: [String]) -> [(phrase: String, words: Int)] {
-        guard let spelling else { return [] }
         let lettered = sentence.filter { $0.contains(where: \.isLetter) }
+        // Most sentences hold no word the dictionary cannot say: no phrase is aligned with them.
+        guard let spelling, lettered.contains(where: { !sounds.knows($0) }) else { return [] }
         let letters = lettered.map { SpelledAlike.letters(Substring($0)) }
         let spelled = spelling.phrases.compactMap { phrase -> (phrase: String, words: Int, distance: Double)? in
             guard let run = spelling.bounds.spelledRun(of: phrase, endingWords: letters),

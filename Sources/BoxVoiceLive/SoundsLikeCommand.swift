@@ -62,9 +62,12 @@ public struct SoundsLikeCommand: Sendable {
 
     /// Whether the dictionary has a sound for every word of `text`: where it has none, `tails` cannot judge it.
     func knows(_ text: String) -> Bool {
-        text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).allSatisfy {
-            pronunciations.phones(of: String($0)) != nil
-        }
+        Self.words(of: text).allSatisfy { pronunciations.phones(of: $0) != nil }
+    }
+
+    /// Words as the dictionary spells them: lower case, letters and apostrophes.
+    private static func words(of text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
     }
 
     /// Phones whose energy lies mostly above 4 kHz — fricatives and affricates: a microphone that stops at the
@@ -87,7 +90,7 @@ public struct SoundsLikeCommand: Sendable {
     /// For each phrase, how many of the last words of `text` sound closest to it, and how far they sound
     /// (`scores`).
     public func tails(of text: String, narrowband: Bool = false) -> [(phrase: String, words: Int, score: Double)] {
-        let words = text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
+        let words = Self.words(of: text)
         guard !words.isEmpty else { return [] }
         return phrases.compactMap { phrase in
             var best: (words: Int, score: Double)?
