@@ -36,7 +36,7 @@ clips=(
 "none-budget.wav|rms|Let us review the budget numbers again next week.||"
 "none-table.wav|awb|I would like a table for two at seven, near the window.||"
 "none-garden.wav|kal16|The tomatoes in the garden need water every morning.||"
-"middle-pilot.wav|rms|The pilot said over and out, and then the radio went quiet for an hour.|over and out|sendClose"
+"middle-pilot.wav|rms|The pilot said over and out, and then the radio went quiet for an hour.||"
 # A second voice for every command, and more keyword-free speech, so recall and false fires rest on more than one clip each.
 "send-kal-dinner.wav|kal16|Dinner is at eight at the Italian place. Send message.|Send message|send"
 "sendhq-awb-invoice.wav|awb|The invoice is attached to the email from Monday. Clean up and send.|Clean up and send|sendHq"
@@ -51,6 +51,9 @@ clips=(
 "none-awb-meeting.wav|awb|The meeting with the design team is moved to Tuesday afternoon.||"
 "none-slt-books.wav|slt|Return the library books before the end of the month.||"
 "none-kal-car.wav|kal16|The car needs new tires before the winter starts.||"
+# Command words inside a sentence, with more words after them and no pause: text, never a command.
+"middle-landlord.wav|slt|I forgot to send the message to the landlord yesterday, so I will call him this evening instead.||"
+"middle-design.wav|awb|We should start over with the design, because the first draft confused everyone.||"
 )
 for row in "${clips[@]}"; do
     IFS='|' read -r file voice text phrase action <<<"$row"

@@ -82,9 +82,7 @@ extension DictationSession {
                 session.onEvent(.partial(text))
             case .holding(let utterance):
                 // The box is asked while the live path waits for the speaker's pause, not after.
-                guard state.pending == nil,
-                    let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-                else { return }
+                guard state.pending == nil, let found = utterance.endingCommand(session.detector) else { return }
                 session.onEvent(.awaitingPause(action: found.action, phrase: found.matchedPhrase))
                 state.awaiting = (found.action, session.askSecondOpinion(found, utterance, state: state))
             case .utterance(let utterance):
@@ -110,13 +108,9 @@ extension DictationSession {
                     state.pending?.queued.append(update)
                     return
                 }
-                // Only the new words can complete a command (the message ends at each one), so this costs the
-                // utterance, not the hour of dictation before it.
-                let found = session.detector.detect(appending: utterance.text, to: message.liveText)
-                // A command read across two utterances Whisper heard counts as unsure from here on.
-                let utterance =
-                    found.map { utterance.judged($0, after: message.liveText, detector: session.detector) }
-                    ?? utterance
+                // A command is the words the speaker ended this utterance on, before a pause: command words
+                // inside a sentence, or cut off by a breath, are text.
+                let found = utterance.endingCommand(session.detector)
                 if let found, utterance.commandIsSpottedOnly || utterance.commandIsUnsure {
                     if let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
                         session.onEvent(.final(utterance.text))
@@ -187,7 +181,7 @@ extension DictationSession {
                 // No answer in time: a command Whisper was unsure of needs the box's yes.
                 session.onEvent(.commandUnsure(action: check.match.action))
                 try hearWithoutCommand(utterance, message: &message)
-            } else if let found = session.detector.detect(appending: utterance.text, to: message.liveText) {
+            } else if let found = utterance.endingCommand(session.detector) {
                 try act(on: found, endingWith: utterance, message: &message, state: &state)
             }
             for update in queued {

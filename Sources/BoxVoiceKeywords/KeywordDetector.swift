@@ -108,13 +108,27 @@ public struct KeywordDetector: Sendable {
         return places
     }
 
-    /// Where each command in `text` ends (after its trailing punctuation), in the order they were said, but the last
-    /// when nothing follows it: the places an utterance decoded whole is split, the text after each end belonging to
-    /// the next message.
-    public func commandEnds(in text: String) -> [String.Index] {
-        var ends = commandPlaces(in: text).map(\.end)
-        if let last = ends.last, text[last...].allSatisfy(\.isWhitespace) { ends.removeLast() }
-        return ends
+    /// The command whose words end `utterance`, with only whitespace and punctuation after them: what a speaker says
+    /// before pausing. Command words with more words after them in the same utterance are ordinary text ("I forgot to
+    /// send the message to the landlord"), so no utterance is ever read as a command followed by a new message.
+    public func endingPlace(in utterance: String) -> Place? {
+        guard let last = commandPlaces(in: utterance).last,
+            utterance[last.end...].allSatisfy({ $0.isWhitespace || $0.isPunctuation || $0.isSymbol })
+        else { return nil }
+        return last
+    }
+
+    /// `endingPlace(in:)` as a match over `utterance`: its tag written in place of the command's words.
+    public func endingCommand(in utterance: String) -> KeywordMatch? {
+        guard let place = endingPlace(in: utterance),
+            let tag = vocabulary.tag(for: place.action)
+        else { return nil }
+        let processed =
+            utterance[..<place.words.lowerBound] + Self.tag(tag, phrase: place.matchedPhrase)
+            + utterance[place.words.upperBound...]
+        return KeywordMatch(
+            action: place.action, tag: tag, matchedPhrase: place.matchedPhrase,
+            processedTranscript: processed.trimmedLikeTheBox(), range: place.words)
     }
 
     /// The command in `earlier + " " + addition` (just `addition` when `earlier` is empty), for a live transcript
@@ -145,36 +159,6 @@ public struct KeywordDetector: Sendable {
         let tail = earlier[tailStart...]
         guard detect(tail.isEmpty ? addition : tail + " " + addition) != nil else { return nil }
         return detect(whole)
-    }
-
-    /// Whether `match`, as `detect(appending: addition, to: earlier)` found it, starts in `earlier`: a command read
-    /// across the boundary between two utterances, its first words in one and its last in the next.
-    public func begins(_ match: KeywordMatch, before addition: String, earlier: String) -> Bool {
-        place(of: match, appending: addition, to: earlier).start < 0
-    }
-
-    /// What of `addition` follows `match` (as `detect(appending: addition, to: earlier)` found it), without the
-    /// whitespace and punctuation it starts with: for a command that begins in `earlier`, the addition's words
-    /// without the command's.
-    public func rest(of addition: String, after match: KeywordMatch, earlier: String) -> String {
-        let end = place(of: match, appending: addition, to: earlier).end
-        // A command's end is a word's end, so in `addition` too it falls between characters.
-        let from = addition.utf8.index(addition.startIndex, offsetBy: min(addition.utf8.count, max(0, end)))
-        return String(addition[from...].drop { $0.isWhitespace || $0.isPunctuation })
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Where `match` (from `detect(appending: addition, to: earlier)`) starts and ends, in UTF-8 bytes from the start
-    /// of `addition`: negative in `earlier`. Offsets, not indices: the match's range belongs to the string `detect`
-    /// built, equal to the one built here.
-    private func place(of match: KeywordMatch, appending addition: String, to earlier: String) -> (start: Int, end: Int)
-    {
-        let whole = earlier.isEmpty ? addition : earlier + " " + addition
-        let additionStart = earlier.isEmpty ? 0 : earlier.utf8.count + 1
-        return (
-            whole.utf8.distance(from: whole.startIndex, to: match.range.lowerBound) - additionStart,
-            whole.utf8.distance(from: whole.startIndex, to: match.range.upperBound) - additionStart
-        )
     }
 
     /// Re-attaches a send keyword the HQ pass did not reproduce: `trim(trim(text) + " " + <tag … heard="live" />)`.

@@ -108,8 +108,10 @@ public struct VoiceTextResolver: Sendable {
         return ResolvedVoiceText(text: Self.join(typedPrefix, body), source: .hq)
     }
 
+    /// The command that ended a message is its last words (a command is what the speaker ends on), so the tag goes
+    /// there, not on the same words said earlier in a sentence.
     private func body(of text: String, endedBy command: HeardCommand?) -> String {
-        guard let command, let found = detector.detect(text) else { return text.trimmedLikeTheBox() }
+        guard let command, let found = detector.endingCommand(in: text) else { return text.trimmedLikeTheBox() }
         if command.action.isSend {
             return detector.writeSameTag(found.action, command.action)
                 ? found.processedTranscript : text.trimmedLikeTheBox()

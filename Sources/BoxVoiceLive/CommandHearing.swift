@@ -14,8 +14,9 @@ extension LiveTranscriber.Options {
         options.frontEndOnlyInNoise = frontEnd == .auto
         options.dictionaryCache = dictionaryCache
         options.hearsSoundAlikes = true
-        options.holdsCommand = { detector.detect($0) != nil }
-        options.commandPlaces = { detector.commandPlaces(in: $0) }
+        // A command is what the speaker ends on: words that end a text (`KeywordDetector.endingPlace`).
+        options.holdsCommand = { detector.endingPlace(in: $0) != nil }
+        options.commandPlaces = { detector.endingPlace(in: $0).map { [$0] } ?? [] }
         options.vocabulary = detector.vocabulary
         options.discards = { phrase in [.erase, .cancel].contains(detector.detect(phrase)?.action) }
         options.sameCommand = { recognized, phrase in

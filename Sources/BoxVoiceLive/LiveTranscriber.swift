@@ -37,6 +37,9 @@ public struct LiveUtterance: Sendable, Equatable {
     public var speechWentOn: Bool
     /// Whose text this is.
     public var heardBy: HeardBy
+    /// The utterance ended where the speaker paused (or stopped: the stream ended, a key was pressed), not at a
+    /// breath or at the longest cut: only then can the words it ends with be a command.
+    public var endsAtPause = true
 
     public init(
         text: String, recognized: String, spots: [SpottedPhrase], end: Double, narrowband: Bool = false,
@@ -71,21 +74,9 @@ public struct LiveUtterance: Sendable, Equatable {
     /// ended (`SpotterAgreement`): it stands.
     public var commandConfirmedBySpotter = false
 
-    /// This utterance as the dictation takes the command `found` in it (by `detector.detect(appending: text, to:
-    /// earlier)`, `earlier` being the message's words before it): unsure, with `recognized` its words after the
-    /// command, when Whisper heard it and the command starts in an earlier utterance. Whisper decodes each utterance
-    /// alone, so a command read across two has passed none of its checks (sureness, the prompt-free weight, the
-    /// language): "…to hear your messages." and the next utterance's "Cancel…" read as *message cancel* in
-    /// Colombian Spanish. Its words are left out like an unsure command's, so that the message's words hold no
-    /// command for the next one to be read against.
-    public func judged(_ found: KeywordMatch, after earlier: String, detector: KeywordDetector) -> LiveUtterance {
-        guard heardBy == .whisper, !commandIsUnsure, detector.begins(found, before: text, earlier: earlier) else {
-            return self
-        }
-        var judged = self
-        judged.commandIsUnsure = true
-        judged.recognized = detector.rest(of: text, after: found, earlier: earlier)
-        return judged
+    /// The command this utterance ends with, if one can act: the last words before the speaker's pause.
+    public func endingCommand(_ detector: KeywordDetector) -> KeywordMatch? {
+        endsAtPause ? detector.endingCommand(in: text) : nil
     }
 }
 
@@ -147,8 +138,8 @@ public final class LiveTranscriber {
         /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is
         /// added.
         public var holdsCommand: @Sendable (String) -> Bool = { _ in false }
-        /// Where each command in a text is (`KeywordDetector.commandPlaces`): an utterance Whisper heard
-        /// whole is split there, so each command ends its own message at its own place in the audio.
+        /// Where the command ending a text is (`KeywordDetector.endingPlace`), as a list of none or one: the only
+        /// command an utterance can carry is the one its speaker ended on.
         public var commandPlaces: @Sendable (String) -> [KeywordDetector.Place] = { _ in [] }
         /// The command vocabulary: where Whisper writes one of its words as two (`WrittenApart`), and the phrases a
         /// decode's last words may be weighed against (`WhisperHearing.endings`).
@@ -215,8 +206,11 @@ public final class LiveTranscriber {
         /// Text Whisper takes as what came before each utterance: the command phrases, spelled as the keyword
         /// detector expects them.
         public var prompt: String?
-        /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text is used instead.
-        public var deadline = 1.5
+        /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text stands in (as text: its
+        /// command waits for the box). Long enough for the longest utterance (8 s) on a machine whose two cores are
+        /// shared with twice as many busy threads, so that the load changes when a command acts, not whether: the
+        /// recording never waits, and the recognizer's queue holds 8 s before it skips ahead.
+        public var deadline = 4.0
         /// DeepFilterNet3 cleans what the recognizers hear. Off: on the held-out clips and the prompts Whisper heard
         /// the raw audio as well or better in every condition measured (BENCHMARKS.md, "Hearing"); pocketsphinx,
         /// which stands in when Whisper is late, still hears speexdsp's cleaning in a noisy room (`frontEnd`).
@@ -422,7 +416,7 @@ public final class LiveTranscriber {
         let tail = try resampler.process(ends.flushClean()) + resampler.flush()
         var updates = try feed16k(tail) + hearEnds(tail)
         updates += closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
-        if let cut = ends.finish() { updates += decide(cut) }
+        for cut in ends.finish() { updates += decide(cut) }
         // Words pocketsphinx made of what the VAD never took for speech are noise.
         standIns = []
         return endingAtStreamEnd(updates)
@@ -474,25 +468,29 @@ public final class LiveTranscriber {
             let spots = standIns.flatMap(\.spots).map {
                 SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore)
             }
-            let pieces = placed(heard, in: cut)
-            return pieces.enumerated().map { index, heard in
-                let agreed = spotterAgrees(with: heard.piece, endingAt: heard.end)
-                var utterance = LiveUtterance(
-                    text: heard.piece.text, recognized: agreed ? heard.piece.text : heard.piece.recognized,
-                    spots: index == pieces.count - 1 ? spots : [], end: heard.end,
-                    narrowband: hearsNarrowband, heardBy: .whisper)
-                utterance.commandIsUnsure = heard.piece.unsure && !agreed
-                utterance.commandConfirmedBySpotter = agreed
-                utterance.commandSureness = heard.piece.sureness
-                utterance.commandPromptFreeSureness = heard.piece.promptFreeSureness
-                utterance.commandEnglish = heard.piece.english
-                utterance.commandLanguage = heard.piece.language
-                return .utterance(utterance)
-            }
+            // One utterance a cut: only a command ending it can act (`Options.commandPlaces` finds no other), so an
+            // utterance is never split after command words in its middle.
+            guard let piece = heard.pieces.first else { return [] }
+            let agreed = spotterAgrees(with: piece, endingAt: cut.end)
+            var utterance = LiveUtterance(
+                text: piece.text, recognized: agreed ? piece.text : piece.recognized, spots: spots, end: cut.end,
+                narrowband: hearsNarrowband, heardBy: .whisper)
+            utterance.endsAtPause = cut.ending == .pause || cut.ending == .finished
+            utterance.commandIsUnsure = piece.unsure && !agreed
+            utterance.commandConfirmedBySpotter = agreed
+            utterance.commandSureness = piece.sureness
+            utterance.commandPromptFreeSureness = piece.promptFreeSureness
+            utterance.commandEnglish = piece.english
+            utterance.commandLanguage = piece.language
+            return [.utterance(utterance)]
         case .failure(let error):
             return standIns.map { utterance in
                 var standIn = utterance
                 standIn.heardBy = .pocketsphinxInstead(error.code)
+                standIn.endsAtPause = cut.ending == .pause || cut.ending == .finished
+                // A decode that came too late on a busy machine must not hand the command to words that hear it
+                // worse: their command waits for the box, or stays text (the same answer, whatever the load).
+                if error.code == .abandoned { standIn.commandIsUnsure = true }
                 return .utterance(standIn)
             }
         }
@@ -504,28 +502,6 @@ public final class LiveTranscriber {
         return agreement.confirms(piece, endingAt: end, hits: standIns.flatMap(\.spots)) {
             self.options.commandPlaces($0).first?.action
         }
-    }
-
-    /// Where each piece of an utterance (one per command it holds, and one for the words after the last) ends: in
-    /// the pause after its command, Whisper's estimate of where the command's last word ends moved to the middle of
-    /// the VAD's quiet nearest it.
-    private func placed(_ heard: UtteranceEnds.Judged, in cut: UtteranceCutter.Cut)
-        -> [(piece: HeardPieces.Piece, end: Double)]
-    {
-        let words = heard.words, pieces = heard.pieces
-        let audioStart = cut.end - Double(cut.samples.count) / Double(WhisperModel.sampleRate)
-        var ended: [(piece: HeardPieces.Piece, end: Double)] = []
-        for (index, piece) in pieces.enumerated() {
-            var end = cut.end
-            if index < pieces.count - 1, let word = piece.lastCommandWord {
-                let said = audioStart + words[word].end
-                let next = word + 1 < words.count ? audioStart + words[word + 1].start : cut.end
-                let estimate = min(cut.end, max(said, (said + next) / 2))
-                end = cut.pause(near: estimate, reach: 0.6, quietBelow: ends!.settings.cutting.offset) ?? estimate
-            }
-            ended.append((piece, min(cut.end, max(end, ended.last?.end ?? 0))))
-        }
-        return ended
     }
 
     /// Closes the utterance in progress now, without waiting for silence (Enter was pressed), and keeps listening.
@@ -541,7 +517,8 @@ public final class LiveTranscriber {
         // The user ended the utterance: a command held for the pause after it counts now.
         updates += release() + closing(heard: try language?.endUtterance() ?? []) + release()
         guard let ends else { return updates }
-        if let cut = ends.finish() { return updates + decide(cut) }
+        let cuts = ends.finish()
+        if !cuts.isEmpty { return updates + cuts.flatMap(decide) }
         // The user ended words the VAD did not take for speech: pocketsphinx's text is all there is of them.
         defer { standIns = [] }
         return updates + standIns.map { .utterance($0) }

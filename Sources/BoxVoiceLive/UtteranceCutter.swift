@@ -37,6 +37,20 @@ public struct UtteranceCutter: Sendable {
         public static let measured = Rule()
     }
 
+    /// What ended an utterance: only a pause, or the end of what is heard, ends it where a speaker stops. A command
+    /// counts only as the last words before one of those (`LiveUtterance.endsAtPause`).
+    public enum Ending: Sendable, Equatable {
+        /// Quiet as long as the rule asks (`endSilence`, or `longEndSilence` after a long utterance).
+        case pause
+        /// One quiet window after `dipAfter` of speech: a breath, or the start of a pause. Whoever hears on decides
+        /// which (`UtteranceEnds` listens `longEndSilence` further).
+        case breath
+        /// Cut at `longest` while speech went on.
+        case forced
+        /// The stream ended, or the user pressed Enter.
+        case finished
+    }
+
     /// One utterance the stream held.
     public struct Cut: Sendable, Equatable {
         /// Its audio, `lead` included.
@@ -53,14 +67,15 @@ public struct UtteranceCutter: Sendable {
         /// The audio Whisper hears (`heardCount` samples).
         public var heard: [Float] { Array(samples.prefix(heardCount)) }
         /// Cut at `longest` while speech went on.
-        public var forced: Bool
+        public var forced: Bool { ending == .forced }
+        public var ending: Ending
         /// The VAD's speech probability for each window from `start` on, `windowSeconds` apart.
         public var probabilities: [Float] = []
         public var windowSeconds = 0.032
 
         /// - Parameter heardCount: nil: Whisper hears all of `samples`.
         public init(
-            samples: [Float], start: Double, end: Double, speechEnd: Double, heardCount: Int? = nil, forced: Bool,
+            samples: [Float], start: Double, end: Double, speechEnd: Double, heardCount: Int? = nil, ending: Ending,
             probabilities: [Float] = [], windowSeconds: Double = 0.032
         ) {
             self.samples = samples
@@ -68,7 +83,7 @@ public struct UtteranceCutter: Sendable {
             self.end = end
             self.speechEnd = speechEnd
             self.heardCount = heardCount ?? samples.count
-            self.forced = forced
+            self.ending = ending
             self.probabilities = probabilities
             self.windowSeconds = windowSeconds
         }
@@ -168,9 +183,10 @@ public struct UtteranceCutter: Sendable {
         let quietNeeded =
             seconds - currentStart >= rule.dipAfter ? windowSeconds : isLong ? rule.longEndSilence : rule.endSilence
         if quietRun > 0, Double(quietRun) * windowSeconds >= quietNeeded {
-            return end(forced: false)
+            let paused = Double(quietRun) * windowSeconds >= min(rule.endSilence, rule.longEndSilence)
+            return end(paused ? .pause : .breath)
         }
-        if seconds - currentStart >= rule.longest { return end(forced: true) }
+        if seconds - currentStart >= rule.longest { return end(.forced) }
         return nil
     }
 
@@ -178,13 +194,14 @@ public struct UtteranceCutter: Sendable {
     public mutating func finish() -> Cut? {
         guard current != nil else { return nil }
         if quietRun == 0 { lastSpeechEnd = seconds }
-        return end(forced: false)
+        return end(.finished)
     }
 
-    private mutating func end(forced: Bool) -> Cut {
+    private mutating func end(_ ending: Ending) -> Cut {
+        let forced = ending == .forced
         let cut = Cut(
             samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd,
-            heardCount: forced ? nil : settledCount, forced: forced,
+            heardCount: forced ? nil : settledCount, ending: ending,
             probabilities: probabilities, windowSeconds: windowSeconds)
         probabilities = []
         settledCount = nil

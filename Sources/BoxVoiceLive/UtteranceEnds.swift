@@ -9,6 +9,15 @@ public enum HeardBy: Sendable, Equatable {
     case whisper
     /// pocketsphinx, because Whisper missed this utterance (late on a loaded machine, or failed).
     case pocketsphinxInstead(HearingError.Code)
+
+    /// As `listen --json` names it.
+    public var name: String {
+        switch self {
+        case .pocketsphinx: "pocketsphinx"
+        case .whisper: "whisper"
+        case .pocketsphinxInstead: "pocketsphinx-instead"
+        }
+    }
 }
 
 /// The utterance-end road of the live path: DeepFilterNet3 cleans what is heard (when on), Silero VAD cuts
@@ -97,9 +106,14 @@ final class UtteranceEnds {
         remember(pending[..<whole])
         var cuts: [UtteranceCutter.Cut] = []
         for (index, probability) in probabilities.enumerated() {
+            if let heard = hearAfterBreath(probability) { cuts.append(heard) }
             let start = index * VoiceActivity.window
             if let cut = cutter.add(window: pending[start..<start + VoiceActivity.window], probability: probability) {
-                cuts.append(ended(cut))
+                if cut.ending == .breath {
+                    afterBreath = (ended(cut), 0)
+                } else {
+                    cuts.append(ended(cut))
+                }
             } else {
                 speculate()
             }
@@ -107,8 +121,41 @@ final class UtteranceEnds {
         return cuts
     }
 
-    /// Ends the utterance in progress now.
-    func finish() -> UtteranceCutter.Cut? { cutter.finish().map(ended) }
+    /// An utterance cut at one quiet window (`UtteranceCutter.Ending.breath`), while the windows after it tell
+    /// whether the speaker paused there, and how many quiet ones came so far.
+    private var afterBreath: (cut: UtteranceCutter.Cut, quiet: Int)?
+
+    /// The utterance cut at a breath, once the next window decides it: a pause when the quiet has lasted
+    /// `longEndSilence` (the shortest pause that ends an utterance), a breath when speech came back before.
+    private func hearAfterBreath(_ probability: Float) -> UtteranceCutter.Cut? {
+        guard var (cut, quiet) = afterBreath else { return nil }
+        let rule = cutter.rule
+        if probability >= rule.offset {
+            afterBreath = nil
+            return cut
+        }
+        quiet += 1
+        // The cut's own quiet window counts.
+        guard Double(quiet + 1) * Double(VoiceActivity.window) / Double(WhisperModel.sampleRate) >= rule.longEndSilence
+        else {
+            afterBreath = (cut, quiet)
+            return nil
+        }
+        afterBreath = nil
+        cut.ending = .pause
+        return cut
+    }
+
+    /// Ends the utterance in progress now; an utterance cut at a breath just before is one the speaker ended.
+    func finish() -> [UtteranceCutter.Cut] {
+        var cuts: [UtteranceCutter.Cut] = []
+        if var (cut, _) = afterBreath {
+            cut.ending = .finished
+            cuts.append(cut)
+            afterBreath = nil
+        }
+        return cuts + (cutter.finish().map { [ended($0)] } ?? [])
+    }
 
     /// Starts the decode of the utterance in progress once it has settled, while the cutter waits to be sure it has
     /// ended (a command is acted on that much sooner); drops it when speech comes back.

@@ -262,24 +262,18 @@ func commands(
     unsure treatment: UnsureCommands = .leftOut, box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil,
     leftForTheBox: (KeywordMatch) -> Void = { _ in }
 ) rethrows -> [KeywordMatch] {
-    var message = ""
     var fired: [KeywordMatch] = []
-    for utterance in utterances where !utterance.text.isEmpty {
-        var text = utterance.text
-        if spotsToo, detector.detect(appending: text, to: message) == nil, !utterance.spots.isEmpty {
-            text += " " + utterance.spots.map(\.phrase).joined(separator: " ")
+    for var utterance in utterances where !utterance.text.isEmpty {
+        // As the dictation takes it: the words the utterance ends on at a pause (`LiveUtterance.endingCommand`).
+        if spotsToo, utterance.endingCommand(detector) == nil, !utterance.spots.isEmpty {
+            utterance.text += " " + utterance.spots.map(\.phrase).joined(separator: " ")
         }
-        let found = detector.detect(appending: text, to: message)
-        let utterance = found.map { utterance.judged($0, after: message, detector: detector) } ?? utterance
+        let found = utterance.endingCommand(detector)
         let unsure = utterance.commandIsUnsure && treatment != .taken
         if let found, unsure { leftForTheBox(found) }
+        // Not acted on (no box, or the box did not hear it): the words join the message, and act on nothing later.
         if let found, try !unsure || (treatment == .askedOfTheBox && box?(found, utterance) == true) {
             fired.append(found)
-            message = ""
-        } else {
-            // Not acted on (no box, or the box did not hear it): the words without it join the message.
-            let words = unsure ? utterance.recognized : utterance.text
-            if !words.isEmpty { message += (message.isEmpty ? "" : " ") + words }
         }
     }
     return fired
@@ -326,7 +320,7 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
     func check(_ updates: [LiveUpdate]) -> Double? {
         for case .utterance(let utterance) in updates where !utterance.text.isEmpty {
             if case .pocketsphinxInstead = utterance.heardBy { fellBack = true }
-            if let found = detector.detect(appending: utterance.text, to: message), found.action == clip.expected {
+            if let found = utterance.endingCommand(detector), found.action == clip.expected {
                 return Date().timeIntervalSince(speechEndSpoken)
             }
             message += " " + utterance.text

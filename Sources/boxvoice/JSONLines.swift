@@ -124,6 +124,10 @@ extension JSONLine {
         let recognized: String
         let spotted: [String]
         let end: Double
+        /// Whose words these are: `whisper`, `pocketsphinx`, or `pocketsphinx-instead` (Whisper late or failed).
+        let heardBy: String
+        /// Whether the utterance ended at the speaker's pause: only then can its last words be a command.
+        let endsAtPause: Bool
     }
 
     struct Command: Encodable {

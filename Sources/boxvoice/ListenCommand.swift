@@ -95,12 +95,13 @@ private final class ListenPrinter {
             break  // the same utterance follows once its command is decided
         case .utterance(let utterance):
             clearPartial()
-            let found = detector.detect(utterance.text)
+            // As a dictation takes it: the words the utterance ends on, at the speaker's pause.
+            let found = utterance.endingCommand(detector)
             if json {
                 Console.json(
                     JSONLine.Final(
                         text: utterance.text, recognized: utterance.recognized, spotted: utterance.spotted,
-                        end: utterance.end))
+                        end: utterance.end, heardBy: utterance.heardBy.name, endsAtPause: utterance.endsAtPause))
                 if let found {
                     Console.json(
                         JSONLine.Command(action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end))

@@ -70,7 +70,7 @@ import Testing
         #expect(box.server.messages.first?.session == "s1")
     }
 
-    /// `--keywords` swaps the vocabulary: here "buy milk" is made a cancel, so the clip that asks to buy milk is
+    /// `--keywords` swaps the vocabulary: here "send message" is made a cancel, so the clip that ends on it is
     /// dropped.
     @Test func anotherVocabularyDecidesWhatTheCommandsAre() throws {
         let box = try SimulatedBox {
@@ -79,7 +79,7 @@ import Testing
         let home = TemporaryDirectory("dictate-vocabulary")
         let env = try Run.pairedEnvironment(home, with: box.server)
         let vocabulary = home.file("words.txt")
-        try "[cancel cancel-message]\nbuy milk\n".write(toFile: vocabulary, atomically: true, encoding: .utf8)
+        try "[cancel cancel-message]\nsend message\n".write(toFile: vocabulary, atomically: true, encoding: .utf8)
         let result = try Run.process(
             Run.boxvoice,
             ["dictate", "--json", "--keywords", vocabulary, "--input", Checkout.sample("send-buy-milk.wav")],

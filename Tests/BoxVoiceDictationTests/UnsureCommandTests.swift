@@ -6,14 +6,13 @@ import BoxVoiceTestSupport
 import Foundation
 import Testing
 
-/// A command Whisper wrote but was unsure of, or read across two utterances, acts only on the box's yes; with nobody
-/// to ask, its words are taken as not heard and the message stays open.
+/// A command Whisper wrote but was unsure of acts only on the box's yes; with nobody to ask, its words are taken as not
+/// heard and the message stays open. A command's words split by a pause are no command at all.
 @Suite struct UnsureCommandTests {
     /// Dictates `send-buy-milk.wav` with Whisper, the box's HQ hearing `text` (nil: failing).
     /// - Parameter pausedMidCommand: a pause of 1.5 s put between the command's two words, long enough for the VAD
-    ///   to end the utterance there: Whisper writes "…home. Send." and then "Message.", and the command is read
-    ///   across the two (Whisper's sureness, prompt-free and language checks saw neither half as a command), with
-    ///   the shipped floor. Otherwise the floor is raised over every probability.
+    ///   to end the utterance there: Whisper writes "…home. Send." and then "Message.", with the shipped floor.
+    ///   Otherwise the floor is raised over every probability.
     private func run(boxHears text: String?, secondOpinion: Double?, pausedMidCommand: Bool = false) throws
         -> DictationRun
     {
@@ -48,15 +47,9 @@ import Testing
         return run
     }
 
-    /// Not acted on either way, and the command's words (in the utterance that ended it) are left out of the draft.
-    @Test(arguments: [false, true])
-    func aCommandWithNobodyToAskIsNotActedOn(pausedMidCommand: Bool) throws {
-        let run = try run(boxHears: nil, secondOpinion: nil, pausedMidCommand: pausedMidCommand)
-        if pausedMidCommand {
-            let finals = run.events.compactMap { if case .final(let text) = $0 { text } else { nil } }
-            // "Message." alone: the second utterance's words were all the command's, so nothing of it is shown.
-            #expect(finals.count == 1 && finals.first?.lowercased().hasSuffix("send.") == true, "\(finals)")
-        }
+    /// Not acted on, and the command's words are left out of the draft.
+    @Test func aCommandWithNobodyToAskIsNotActedOn() throws {
+        let run = try run(boxHears: nil, secondOpinion: nil)
         #expect(run.events.contains(.commandUnsure(action: .send)), "\(run.events)")
         #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
         #expect(run.delivered.isEmpty)
@@ -65,11 +58,23 @@ import Testing
         #expect(draft.text?.lowercased().contains("message") == false, "\(draft.text ?? "")")
     }
 
-    @Test(arguments: [false, true])
-    func aCommandTheBoxAlsoHearsActs(pausedMidCommand: Bool) throws {
+    /// "Send." and, after a pause, "Message.": the speaker ended neither utterance on a command, so both are words
+    /// of the message, nobody is asked and nothing acts.
+    @Test func aCommandSplitByAPauseIsText() throws {
         let run = try run(
             boxHears: "Please buy milk and eggs on the way home. Send message.", secondOpinion: 5,
-            pausedMidCommand: pausedMidCommand)
+            pausedMidCommand: true)
+        let finals = run.events.compactMap { if case .final(let text) = $0 { text } else { nil } }
+        #expect(finals.count == 2 && finals.last?.lowercased().hasPrefix("message") == true, "\(finals)")
+        #expect(!run.events.contains { if case .commandChecked = $0 { true } else { false } }, "\(run.events)")
+        #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
+        #expect(run.delivered.isEmpty)
+        let draft = try #require(try run.store.messages().first { $0.state == .draft })
+        #expect(draft.text?.lowercased().contains("send. message") == true, "\(draft.text ?? "")")
+    }
+
+    @Test func aCommandTheBoxAlsoHearsActs() throws {
+        let run = try run(boxHears: "Please buy milk and eggs on the way home. Send message.", secondOpinion: 5)
         let checked = run.events.compactMap {
             if case .commandChecked(.send, let outcome, _) = $0 { outcome } else { nil }
         }

@@ -69,34 +69,6 @@ import Testing
         #expect(longest.matchedPhrase == "send and close the microphone")
     }
 
-    @Test func aCommandIsSaidToBeginInTheEarlierTextOnlyWhenItsFirstWordIsThere() throws {
-        // Letters of two bytes and more before the boundary: the answer counts bytes of the same text, not letters.
-        let earlier = "Pulse uno para escuchar sus mensajes, señor. Your messages."
-        let across = try #require(detector.detect(appending: "Cancel at any moment.", to: earlier))
-        #expect(across.action == .cancel)
-        #expect(detector.begins(across, before: "Cancel at any moment.", earlier: earlier))
-        let last = "over and"
-        let spanning = try #require(detector.detect(appending: "out", to: "été " + last))
-        #expect(detector.begins(spanning, before: "out", earlier: "été " + last))
-        let within = try #require(detector.detect(appending: "Cancel the message.", to: "Para escuchar, señor."))
-        #expect(within.matchedPhrase == "Cancel the message")
-        #expect(!detector.begins(within, before: "Cancel the message.", earlier: "Para escuchar, señor."))
-        let alone = try #require(detector.detect(appending: "Send message.", to: ""))
-        #expect(!detector.begins(alone, before: "Send message.", earlier: ""))
-    }
-
-    @Test func theRestOfAnAdditionIsWhatFollowsTheCommandInIt() throws {
-        let earlier = "Pulse uno, señor. Your messages."
-        let across = try #require(detector.detect(appending: "Cancel, ñandú at any moment.", to: earlier))
-        #expect(
-            detector.rest(of: "Cancel, ñandú at any moment.", after: across, earlier: earlier) == "ñandú at any moment."
-        )
-        let spanning = try #require(detector.detect(appending: "out.", to: "été over and"))
-        #expect(detector.rest(of: "out.", after: spanning, earlier: "été over and").isEmpty)
-        let alone = try #require(detector.detect(appending: "Send message. Then lunch.", to: ""))
-        #expect(detector.rest(of: "Send message. Then lunch.", after: alone, earlier: "") == "Then lunch.")
-    }
-
     @Test func wordsFurtherBackThanTheLongestPhraseAreNotReadAgain() {
         // A long transcript with no command: the answer for a new utterance is the same with or without it.
         let long = Array(repeating: "the weather today is sunny", count: 2_000).joined(separator: " ")

@@ -37,7 +37,7 @@ import Testing
         #expect(abs(cut.speechEnd - Self.seconds(90)) < 1e-9)
         let quietWindows = Int((UtteranceCutter.Rule.measured.endSilence * 16_000 / Double(Self.window)).rounded(.up))
         #expect(abs(cut.end - Self.seconds(90 + quietWindows)) < 1e-9)
-        #expect(!cut.forced)
+        #expect(cut.ending == .pause)
         // Its audio starts `lead` (0.3 s: 9.4 windows, so inside the tenth) before the speech.
         let leadWindows = Int((UtteranceCutter.Rule.measured.lead * 16_000 / Double(Self.window)).rounded(.up))
         #expect(Int(cut.samples.first!) == 40 - leadWindows)
@@ -87,8 +87,8 @@ import Testing
             [Float](repeating: 0.9, count: beforeDip) + [0.1] + [Float](repeating: 0.9, count: 20)
                 + [Float](repeating: 0, count: 20), finishing: false)
         // Plain values, so that a failure prints them and not the cut's samples.
-        let forced = cuts.map(\.forced), ends = cuts.map(\.end)
-        #expect(forced == [false, false])
+        let endings = cuts.map(\.ending), ends = cuts.map(\.end)
+        #expect(endings == [.breath, .pause], "one quiet window is a breath, not a pause")
         #expect(abs((ends.first ?? 0) - Self.seconds(beforeDip + 1)) < 1e-9, "it ends with the dip's window")
         let early = Int(rule.dipAfter / windowSeconds) - 20
         let shorter = run(
@@ -106,6 +106,7 @@ import Testing
     @Test func theStreamEndingMidSpeechGivesTheUtteranceInProgress() throws {
         let cut = try #require(run([Float](repeating: 0, count: 10) + [Float](repeating: 0.9, count: 30)).first)
         #expect(abs(cut.end - Self.seconds(40)) < 1e-9)
+        #expect(cut.ending == .finished)
     }
 
     /// An utterance settles after `settle` of quiet: from that window on the cutter offers the audio Whisper will

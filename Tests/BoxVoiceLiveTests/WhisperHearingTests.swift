@@ -40,7 +40,7 @@ import Testing
     private static func cut(_ name: String) throws -> UtteranceCutter.Cut {
         let samples = try to16k(try WAVCapturePCM.load(Checkout.sample(name)))
         let seconds = Double(samples.count) / 16_000
-        return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, forced: false)
+        return UtteranceCutter.Cut(samples: samples, start: 0, end: seconds, speechEnd: seconds, ending: .pause)
     }
 
     private func hear(_ samples: [Float], with transcriber: LiveTranscriber) throws -> [LiveUtterance] {
@@ -497,7 +497,7 @@ import Testing
     @Test func theLanguageIsJudgedOverEightSecondsEndingWithTheUtterance() {
         // A 1 s cut whose audio runs from 10 s to 11 s of the stream.
         let cut = UtteranceCutter.Cut(
-            samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11, speechEnd: 10.7, forced: false)
+            samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11, speechEnd: 10.7, ending: .pause)
         #expect(UtteranceEnds.leadRange(for: cut, kept: 0..<176_000) == 48_000..<160_000)
         #expect(UtteranceEnds.leadRange(for: cut, kept: 100_000..<176_000) == 100_000..<160_000)
         #expect(UtteranceEnds.leadRange(for: cut, kept: 160_000..<176_000) == nil, "nothing before it kept")
@@ -516,7 +516,7 @@ import Testing
         // A 1 s cut whose audio runs from 10 s to 11 s of the stream, its speech from 10.3 s.
         let cut = UtteranceCutter.Cut(
             samples: [Float](repeating: 0, count: 16_000), start: 10.3, end: 11,
-            speechEnd: 10.7, forced: false)
+            speechEnd: 10.7, ending: .pause)
         let kept = 0..<176_000
         #expect(UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: rule, kept: kept) == 128_000..<160_000)
         let partlyKept = UtteranceEnds.contextRange(for: cut, lastSpeechEnd: 9.5, rule: rule, kept: 150_000..<176_000)
