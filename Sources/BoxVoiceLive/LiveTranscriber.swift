@@ -207,10 +207,10 @@ public final class LiveTranscriber {
         /// detector expects them.
         public var prompt: String?
         /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text stands in (as text: its
-        /// command waits for the box). Long enough for the longest utterance (8 s) on a machine whose two cores are
-        /// shared with twice as many busy threads, so that the load changes when a command acts, not whether: the
-        /// recording never waits, and the recognizer's queue holds 8 s before it skips ahead.
-        public var deadline = 4.0
+        /// command waits for the box). The wait holds up the hearing loop: with four busy threads on two cores,
+        /// waiting 4 s let `listen` fall so far behind that the last 35 s of a 150 s clip were never heard, so it
+        /// stays short until decisions no longer hold the loop.
+        public var deadline = 1.5
         /// DeepFilterNet3 cleans what the recognizers hear. Off: on the held-out clips and the prompts Whisper heard
         /// the raw audio as well or better in every condition measured (BENCHMARKS.md, "Hearing"); pocketsphinx,
         /// which stands in when Whisper is late, still hears speexdsp's cleaning in a noisy room (`frontEnd`).
