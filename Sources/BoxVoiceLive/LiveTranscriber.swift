@@ -206,8 +206,7 @@ public final class LiveTranscriber {
         /// Text Whisper takes as what came before each utterance: the command phrases, spelled as the keyword
         /// detector expects them.
         public var prompt: String?
-        /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text stands in (as text: its
-        /// command waits for the box). The wait holds up the hearing loop: with four busy threads on two cores,
+        /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text stands in. The wait holds up the hearing loop: with four busy threads on two cores,
         /// waiting 4 s let `listen` fall so far behind that the last 35 s of a 150 s clip were never heard, so it
         /// stays short until decisions no longer hold the loop.
         public var deadline = 1.5
@@ -488,9 +487,6 @@ public final class LiveTranscriber {
                 var standIn = utterance
                 standIn.heardBy = .pocketsphinxInstead(error.code)
                 standIn.endsAtPause = cut.ending == .pause || cut.ending == .finished
-                // A decode that came too late on a busy machine must not hand the command to words that hear it
-                // worse: their command waits for the box, or stays text (the same answer, whatever the load).
-                if error.code == .abandoned { standIn.commandIsUnsure = true }
                 return .utterance(standIn)
             }
         }
