@@ -245,7 +245,7 @@ public final class DictationSession: Sendable {
             }
             try loop.settle(message: &message, state: &state, waiting: false)
             if state.machine.isStopped { break reading }
-            submitHeard(&message, state: state)
+            submitHeard(&message, state: state, undecided: loop.transcriber.firstUndecidedStart)
             tellLag(road: road, state: state, told: &toldLag)
         }
         if let failure = road.failure, !state.machine.isStopped { throw failure }
@@ -294,12 +294,16 @@ public final class DictationSession: Sendable {
     }
 
     /// Hands HQ the segments the recognizer has heard past, so no command can end the message inside them any more
-    /// (none is being held or checked, and the last utterance end it could report lies within `segmentHoldback`).
-    private func submitHeard(_ message: inout Message, state: Hearing) {
+    /// (none is being held or checked, the last utterance end it could report lies within `segmentHoldback`, and
+    /// none reaches into an utterance still waiting for Whisper's words: `undecided`, in the recognizer's seconds).
+    private func submitHeard(_ message: inout Message, state: Hearing, undecided: Double?) {
         guard let road = state.road else { return }
         message.unsubmitted += road.takeClosed()
         guard state.pending == nil, state.awaiting == nil else { return }
-        let settled = state.framesHeard - Int64(configuration.segmentHoldbackSeconds * 48_000)
+        var settled = state.framesHeard - Int64(configuration.segmentHoldbackSeconds * 48_000)
+        if let undecided {
+            settled = min(settled, Int64((undecided * 48_000).rounded()) + state.framesSkipped)
+        }
         while let next = message.unsubmitted.first, message.startFrame + next.startFrame + next.frames <= settled {
             message.unsubmitted.removeFirst()
             submit(next, to: &message)

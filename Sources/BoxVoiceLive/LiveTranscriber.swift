@@ -206,10 +206,12 @@ public final class LiveTranscriber {
         /// Text Whisper takes as what came before each utterance: the command phrases, spelled as the keyword
         /// detector expects them.
         public var prompt: String?
-        /// Wall-clock seconds an ended utterance waits for Whisper before pocketsphinx's text stands in. The wait holds up the hearing loop: with four busy threads on two cores,
-        /// waiting 4 s let `listen` fall so far behind that the last 35 s of a 150 s clip were never heard, so it
-        /// stays short until decisions no longer hold the loop.
-        public var deadline = 1.5
+        /// Wall-clock seconds an ended utterance waits for Whisper's words before pocketsphinx's stand in. Hearing
+        /// goes on meanwhile (only the utterances after it wait with it), so the wait can be as long as a decode on
+        /// a machine whose cores are shared with busy threads takes, and the load changes when a command acts, not
+        /// whether; the checks after the first decode (`UtteranceEnds.transcribe`) share it again, holding the
+        /// loop, and are few.
+        public var deadline = 6.0
         /// DeepFilterNet3 cleans what the recognizers hear. Off: on the held-out clips and the prompts Whisper heard
         /// the raw audio as well or better in every condition measured (BENCHMARKS.md, "Hearing"); pocketsphinx,
         /// which stands in when Whisper is late, still hears speexdsp's cleaning in a noisy room (`frontEnd`).
@@ -415,7 +417,8 @@ public final class LiveTranscriber {
         let tail = try resampler.process(ends.flushClean()) + resampler.flush()
         var updates = try feed16k(tail) + hearEnds(tail)
         updates += closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
-        for cut in ends.finish() { updates += decide(cut) }
+        ends.finish().forEach(waitForWords)
+        updates += decideInOrder(all: true)
         // Words pocketsphinx made of what the VAD never took for speech are noise.
         standIns = []
         return endingAtStreamEnd(updates)
@@ -441,27 +444,66 @@ public final class LiveTranscriber {
     /// either recognizer needs to end an utterance itself).
     static let endsWithStream = 0.25
 
-    /// Hears 16 kHz audio on the utterance-end road: each utterance the VAD ends is decided now.
+    /// Hears 16 kHz audio on the utterance-end road: each utterance the VAD ends waits for Whisper's words while
+    /// hearing goes on, and those whose words are in are decided, in order.
     private func hearEnds(_ pcm: [Float]) throws -> [LiveUpdate] {
         var updates: [LiveUpdate] = []
         for cut in ends!.hear(pcm) {
             // pocketsphinx closes its utterance where the VAD did: its text is what stands in if Whisper misses.
             if priming == nil { updates += try closing(heard: language?.endUtterance() ?? []) }
-            updates += decide(cut)
+            waitForWords(cut)
+        }
+        return updates + decideInOrder(all: false)
+    }
+
+    /// An ended utterance waiting for Whisper's words, with pocketsphinx's words of the same audio.
+    private struct Undecided {
+        let cut: UtteranceCutter.Cut
+        let standIns: [LiveUtterance]
+        /// When Whisper's words stop being waited for.
+        let due: Date
+    }
+
+    /// The utterances ended and not yet decided, in order: a late decode holds up only the utterances after it, never
+    /// the hearing of the audio, and never hands its utterance to another recognizer before `due`.
+    private var undecided: [Undecided] = []
+
+    /// Where the audio of the first utterance still waiting for Whisper's words starts, in seconds of what was fed
+    /// (nil: none waits): a message can still end inside it, so the recording from there on is not final yet.
+    public var firstUndecidedStart: Double? {
+        undecided.first.map { $0.cut.end - Double($0.cut.samples.count) / Double(WhisperModel.sampleRate) }
+    }
+
+    /// Starts waiting for `cut`'s words (its decode runs on Whisper's thread).
+    private func waitForWords(_ cut: UtteranceCutter.Cut) {
+        ends!.startDecode(cut)
+        undecided.append(
+            Undecided(
+                cut: cut, standIns: standIns, due: Date().addingTimeInterval(options.whisper?.deadline ?? 0)))
+        standIns = []
+    }
+
+    /// Decides the waiting utterances whose words are in (or are due), in order; `all`: every one, waiting for each.
+    private func decideInOrder(all: Bool) -> [LiveUpdate] {
+        var updates: [LiveUpdate] = []
+        while let next = undecided.first {
+            let left = next.due.timeIntervalSinceNow
+            guard all || left <= 0 || ends!.isDecoded(next.cut) else { break }
+            undecided.removeFirst()
+            updates += decide(next.cut, standIns: next.standIns, wait: max(0, left))
         }
         return updates
     }
 
     /// One ended utterance: Whisper's text if it comes within the deadline, else pocketsphinx's, saying why.
-    private func decide(_ cut: UtteranceCutter.Cut) -> [LiveUpdate] {
-        defer { standIns = [] }
+    private func decide(_ cut: UtteranceCutter.Cut, standIns: [LiveUtterance], wait: Double) -> [LiveUpdate] {
         // What suggests a command in this audio besides Whisper's quick words: pocketsphinx's text or the spotter
         // held one, or Whisper's last words sound like a command phrase.
         let heardElsewhere = standIns.contains { options.holdsCommand($0.text) || !$0.spots.isEmpty }
         let suspects = { (words: String) in
             heardElsewhere || self.evidence.soundAlikes?.match(words, narrowband: self.hearsNarrowband) != nil
         }
-        switch ends!.transcribe(cut, suspects: suspects) {
+        switch ends!.transcribe(cut, wait: wait, suspects: suspects) {
         case .success(let heard):
             // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
             let spots = standIns.flatMap(\.spots).map {
@@ -470,7 +512,7 @@ public final class LiveTranscriber {
             // One utterance a cut: only a command ending it can act (`Options.commandPlaces` finds no other), so an
             // utterance is never split after command words in its middle.
             guard let piece = heard.pieces.first else { return [] }
-            let agreed = spotterAgrees(with: piece, endingAt: cut.end)
+            let agreed = spotterAgrees(with: piece, endingAt: cut.end, hits: standIns.flatMap(\.spots))
             var utterance = LiveUtterance(
                 text: piece.text, recognized: agreed ? piece.text : piece.recognized, spots: spots, end: cut.end,
                 narrowband: hearsNarrowband, heardBy: .whisper)
@@ -493,9 +535,9 @@ public final class LiveTranscriber {
     }
 
     /// Whether the spotter confirms the unsure command of `piece`, ending at `end`, in the utterance being decided.
-    private func spotterAgrees(with piece: HeardPieces.Piece, endingAt end: Double) -> Bool {
+    private func spotterAgrees(with piece: HeardPieces.Piece, endingAt end: Double, hits: [SpottedPhrase]) -> Bool {
         guard let agreement = options.whisper?.spotterAgreement else { return false }
-        return agreement.confirms(piece, endingAt: end, hits: standIns.flatMap(\.spots)) {
+        return agreement.confirms(piece, endingAt: end, hits: hits) {
             self.options.commandPlaces($0).first?.action
         }
     }
@@ -514,7 +556,10 @@ public final class LiveTranscriber {
         updates += release() + closing(heard: try language?.endUtterance() ?? []) + release()
         guard let ends else { return updates }
         let cuts = ends.finish()
-        if !cuts.isEmpty { return updates + cuts.flatMap(decide) }
+        cuts.forEach(waitForWords)
+        // What was said before the key is decided before the key acts.
+        updates += decideInOrder(all: true)
+        if !cuts.isEmpty { return updates }
         // The user ended words the VAD did not take for speech: pocketsphinx's text is all there is of them.
         defer { standIns = [] }
         return updates + standIns.map { .utterance($0) }

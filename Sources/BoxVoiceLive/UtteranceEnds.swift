@@ -176,6 +176,24 @@ final class UtteranceEnds {
         )
     }
 
+    /// Starts the decode of an ended utterance now, unless the one started when it settled serves: its words are
+    /// then waited for while the live path hears on (`isDecoded`).
+    func startDecode(_ cut: UtteranceCutter.Cut) {
+        guard decodesStarted[cut.end] == nil else { return }
+        decodes.atEnd.add(cut.heardCount)
+        atEnd.insert(cut.end)
+        decodesStarted[cut.end] = (
+            cut.heardCount,
+            worker.start(cut.heard, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands, rewriting: rewriting)
+        )
+    }
+
+    /// Whether the first decode of `cut` has answered (true when none was started: nothing to wait for).
+    func isDecoded(_ cut: UtteranceCutter.Cut) -> Bool { decodesStarted[cut.end]?.decode.isAnswered ?? true }
+
+    /// The ends of the utterances whose decode `startDecode` started (not one started when they settled).
+    private var atEnd: Set<Double> = []
+
     /// Keeps the decode started for `cut`, if it was given the audio `cut` is heard by.
     private func ended(_ cut: UtteranceCutter.Cut) -> UtteranceCutter.Cut {
         if let speculation {
@@ -206,11 +224,14 @@ final class UtteranceEnds {
     ///
     /// Words holding a sure command, in audio Whisper finds unlikely to be English, are checked in the language it
     /// hears (`inItsOwnLanguage`).
-    func transcribe(_ cut: UtteranceCutter.Cut, suspects: (String) -> Bool = { _ in false })
+    ///
+    /// - Parameter wait: how long the first decode may still be waited for (nil: `WhisperHearing.deadline`); the
+    ///   checks after it share the deadline from now.
+    func transcribe(_ cut: UtteranceCutter.Cut, wait: Double? = nil, suspects: (String) -> Bool = { _ in false })
         -> Result<Judged, HearingError>
     {
         let started = Date()
-        let quick = quickly(cut, started: started, suspects: suspects).map(judged)
+        let quick = quickly(cut, started: started, wait: wait ?? settings.deadline, suspects: suspects).map(judged)
         guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
             !first.foreign, suspects(Self.text(first.words))
         else { return remembered(quick.map { inItsOwnLanguage($0, cut: cut, started: started) }) }
@@ -417,15 +438,15 @@ final class UtteranceEnds {
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
     private func quickly(
-        _ cut: UtteranceCutter.Cut, started: Date, suspects: (String) -> Bool
+        _ cut: UtteranceCutter.Cut, started: Date, wait: Double, suspects: (String) -> Bool
     ) -> Result<Decoded, HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
         let audio = cut.heard
         let answer: Result<WhisperModel.Transcript, HearingError>
         if let early = decodesStarted.removeValue(forKey: cut.end) {
-            decodes.settled += 1
-            answer = early.decode.answer(deadline: settings.deadline)
+            if atEnd.remove(cut.end) == nil { decodes.settled += 1 }
+            answer = early.decode.answer(deadline: wait)
         } else {
             decodes.atEnd.add(audio.count)
             answer = worker.transcribe(
@@ -550,7 +571,8 @@ final class UtteranceEnds {
         let forContext = settings.context.seconds > 0 ? settings.context.below + settings.context.seconds + 1 : 0
         let forLanguage = settings.ownLanguageBelow == nil ? 0 : Self.languageSeconds + 1
         guard forContext + forLanguage > 0 else { return }
-        let keep = Int(max(forContext, forLanguage) * Double(WhisperModel.sampleRate))
+        // Plus the deadline: an utterance is decided up to that long after it ended, while hearing goes on.
+        let keep = Int((max(forContext, forLanguage) + settings.deadline) * Double(WhisperModel.sampleRate))
         if recent.count > keep + keep / 4 {
             recentStart += recent.count - keep
             recent.removeFirst(recent.count - keep)

@@ -148,6 +148,9 @@ public final class WhisperWorker: Sendable {
 
         /// Stops the decode (or keeps it from starting): its audio turned out not to be the utterance's.
         public func abandon() { job.abandoned.store(true, ordering: .relaxed) }
+
+        /// Whether the answer is in, without waiting: the live path hears on until it is.
+        public var isAnswered: Bool { job.answer.withLock { $0 != nil } }
     }
 
     /// Starts decoding `samples` now and returns at once: the live path starts an utterance's decode while it waits
