@@ -47,12 +47,20 @@ public struct KeywordDetector: Sendable {
         let first = tokens.words[found.start]
         let last = tokens.words[found.start + found.length - 1]
         let range = first.range.lowerBound..<last.range.upperBound
-        let phrase = String(transcript[range]).trimmedLikeTheBox()
+        return Self.match(
+            section.action, tag: section.tag, phrase: String(transcript[range]).trimmedLikeTheBox(), at: range,
+            in: transcript)
+    }
+
+    /// The match of `action`'s `phrase`, said at `range` of `transcript`: its tag written in place of those words.
+    private static func match(
+        _ action: KeywordAction, tag: String, phrase: String, at range: Range<String.Index>, in transcript: String
+    ) -> KeywordMatch {
         let processed =
-            transcript[..<range.lowerBound] + Self.tag(section.tag, phrase: phrase) + transcript[range.upperBound...]
+            transcript[..<range.lowerBound] + Self.tag(tag, phrase: phrase) + transcript[range.upperBound...]
         return KeywordMatch(
-            action: section.action, tag: section.tag, matchedPhrase: phrase,
-            processedTranscript: processed.trimmedLikeTheBox(), range: range)
+            action: action, tag: tag, matchedPhrase: phrase, processedTranscript: processed.trimmedLikeTheBox(),
+            range: range)
     }
 
     /// One command in a text that may hold several, where it was said.
@@ -120,15 +128,8 @@ public struct KeywordDetector: Sendable {
 
     /// `endingPlace(in:)` as a match over `utterance`: its tag written in place of the command's words.
     public func endingCommand(in utterance: String) -> KeywordMatch? {
-        guard let place = endingPlace(in: utterance),
-            let tag = vocabulary.tag(for: place.action)
-        else { return nil }
-        let processed =
-            utterance[..<place.words.lowerBound] + Self.tag(tag, phrase: place.matchedPhrase)
-            + utterance[place.words.upperBound...]
-        return KeywordMatch(
-            action: place.action, tag: tag, matchedPhrase: place.matchedPhrase,
-            processedTranscript: processed.trimmedLikeTheBox(), range: place.words)
+        guard let place = endingPlace(in: utterance), let tag = vocabulary.tag(for: place.action) else { return nil }
+        return Self.match(place.action, tag: tag, phrase: place.matchedPhrase, at: place.words, in: utterance)
     }
 
     /// The command in `earlier + " " + addition` (just `addition` when `earlier` is empty), for a live transcript

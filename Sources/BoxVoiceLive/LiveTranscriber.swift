@@ -516,7 +516,7 @@ public final class LiveTranscriber {
             var utterance = LiveUtterance(
                 text: piece.text, recognized: agreed ? piece.text : piece.recognized, spots: spots, end: cut.end,
                 narrowband: hearsNarrowband, heardBy: .whisper)
-            utterance.endsAtPause = cut.ending == .pause || cut.ending == .finished
+            utterance.endsAtPause = cut.endsAtPause
             utterance.commandIsUnsure = piece.unsure && !agreed
             utterance.commandConfirmedBySpotter = agreed
             utterance.commandSureness = piece.sureness
@@ -528,7 +528,7 @@ public final class LiveTranscriber {
             return standIns.map { utterance in
                 var standIn = utterance
                 standIn.heardBy = .pocketsphinxInstead(error.code)
-                standIn.endsAtPause = cut.ending == .pause || cut.ending == .finished
+                standIn.endsAtPause = cut.endsAtPause
                 return .utterance(standIn)
             }
         }

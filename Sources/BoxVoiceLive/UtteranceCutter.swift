@@ -69,14 +69,12 @@ public struct UtteranceCutter: Sendable {
         /// Cut at `longest` while speech went on.
         public var forced: Bool { ending == .forced }
         public var ending: Ending
-        /// The VAD's speech probability for each window from `start` on, `windowSeconds` apart.
-        public var probabilities: [Float] = []
-        public var windowSeconds = 0.032
+        /// Ended where the speaker stopped (a pause, or the end of what is heard): its last words may be a command.
+        public var endsAtPause: Bool { ending == .pause || ending == .finished }
 
         /// - Parameter heardCount: nil: Whisper hears all of `samples`.
         public init(
-            samples: [Float], start: Double, end: Double, speechEnd: Double, heardCount: Int? = nil, ending: Ending,
-            probabilities: [Float] = [], windowSeconds: Double = 0.032
+            samples: [Float], start: Double, end: Double, speechEnd: Double, heardCount: Int? = nil, ending: Ending
         ) {
             self.samples = samples
             self.start = start
@@ -84,28 +82,6 @@ public struct UtteranceCutter: Sendable {
             self.speechEnd = speechEnd
             self.heardCount = heardCount ?? samples.count
             self.ending = ending
-            self.probabilities = probabilities
-            self.windowSeconds = windowSeconds
-        }
-
-        /// Where the stream is quiet nearest `seconds` (stream time): the middle of the run of windows under
-        /// `quietBelow` whose middle lies closest, within `reach`; nil when no such run is that near.
-        public func pause(near seconds: Double, reach: Double, quietBelow: Float) -> Double? {
-            var best: Double?
-            var runStart: Int?
-            for index in 0...probabilities.count {
-                if index < probabilities.count, probabilities[index] < quietBelow {
-                    if runStart == nil { runStart = index }
-                    continue
-                }
-                guard let first = runStart else { continue }
-                runStart = nil
-                let middle = start + (Double(first + index) / 2) * windowSeconds
-                if abs(middle - seconds) <= reach, best.map({ abs(middle - seconds) < abs($0 - seconds) }) ?? true {
-                    best = middle
-                }
-            }
-            return best
         }
     }
 
@@ -124,9 +100,6 @@ public struct UtteranceCutter: Sendable {
     private var lastSpeechEnd = 0.0
     /// The utterance's sample count when it settled (nil: not settled).
     private var settledCount: Int?
-    /// The probabilities of the utterance's windows, and of the loud run before it starts.
-    private var probabilities: [Float] = []
-    private var windowSeconds = 0.032
 
     public init(rule: Rule = .measured, sampleRate: Double = 16_000) {
         self.rule = rule
@@ -148,12 +121,10 @@ public struct UtteranceCutter: Sendable {
     /// Hears one window; returns the utterance it ends, if any.
     public mutating func add(window: ArraySlice<Float>, probability: Float) -> Cut? {
         let windowSeconds = Double(window.count) / sampleRate
-        self.windowSeconds = windowSeconds
         position += window.count
         guard current != nil else {
             before.append(contentsOf: window)
             loudRun = probability >= rule.onset ? loudRun + 1 : 0
-            if loudRun == 0 { probabilities = [] } else { probabilities.append(probability) }
             if Double(loudRun) * windowSeconds >= rule.minimumSpeech {
                 // Speech began `loudRun` windows ago; the utterance keeps `lead` before that.
                 let speechSamples = loudRun * window.count
@@ -170,7 +141,6 @@ public struct UtteranceCutter: Sendable {
             return nil
         }
         current!.append(contentsOf: window)
-        probabilities.append(probability)
         if probability < rule.offset {
             quietRun += 1
             if settledCount == nil, Double(quietRun) * windowSeconds >= rule.settle { settledCount = current!.count }
@@ -201,9 +171,7 @@ public struct UtteranceCutter: Sendable {
         let forced = ending == .forced
         let cut = Cut(
             samples: current!, start: currentStart, end: seconds, speechEnd: forced ? seconds : lastSpeechEnd,
-            heardCount: forced ? nil : settledCount, ending: ending,
-            probabilities: probabilities, windowSeconds: windowSeconds)
-        probabilities = []
+            heardCount: forced ? nil : settledCount, ending: ending)
         settledCount = nil
         current = nil
         quietRun = 0

@@ -51,8 +51,9 @@ final class UtteranceEnds {
     /// The decode started when the utterance in progress settled (`UtteranceCutter.settled`), and how many samples
     /// it was given.
     private var speculation: (count: Int, decode: WhisperWorker.Started)?
-    /// Decodes started for utterances that have ended, by where they ended (`Cut.end`), until they are decided.
-    private var decodesStarted: [Double: (count: Int, decode: WhisperWorker.Started)] = [:]
+    /// Decodes started for utterances that have ended, by where they ended (`Cut.end`), until they are decided;
+    /// `settled`: started when the utterance settled (`speculation`), not once it had ended.
+    private var decodesStarted: [Double: (decode: WhisperWorker.Started, settled: Bool)] = [:]
     /// Where the commands in a text are (`KeywordDetector.commandPlaces`).
     private let commandPlaces: @Sendable (String) -> [KeywordDetector.Place]
     /// The vocabulary's words Whisper writes as two, joined back where that makes a command.
@@ -178,27 +179,27 @@ final class UtteranceEnds {
 
     /// Starts the decode of an ended utterance now, unless the one started when it settled serves: its words are
     /// then waited for while the live path hears on (`isDecoded`).
-    func startDecode(_ cut: UtteranceCutter.Cut) {
-        guard decodesStarted[cut.end] == nil else { return }
+    @discardableResult
+    func startDecode(_ cut: UtteranceCutter.Cut) -> (decode: WhisperWorker.Started, settled: Bool) {
+        if let started = decodesStarted[cut.end] { return started }
         decodes.atEnd.add(cut.heardCount)
-        atEnd.insert(cut.end)
-        decodesStarted[cut.end] = (
-            cut.heardCount,
-            worker.start(cut.heard, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands, rewriting: rewriting)
+        let started = (
+            decode: worker.start(
+                cut.heard, prompt: settings.prompt, scoringWithoutPrompt: weighsCommands, rewriting: rewriting),
+            settled: false
         )
+        decodesStarted[cut.end] = started
+        return started
     }
 
     /// Whether the first decode of `cut` has answered (true when none was started: nothing to wait for).
     func isDecoded(_ cut: UtteranceCutter.Cut) -> Bool { decodesStarted[cut.end]?.decode.isAnswered ?? true }
 
-    /// The ends of the utterances whose decode `startDecode` started (not one started when they settled).
-    private var atEnd: Set<Double> = []
-
     /// Keeps the decode started for `cut`, if it was given the audio `cut` is heard by.
     private func ended(_ cut: UtteranceCutter.Cut) -> UtteranceCutter.Cut {
         if let speculation {
             if speculation.count == cut.heardCount {
-                decodesStarted[cut.end] = speculation
+                decodesStarted[cut.end] = (speculation.decode, true)
             } else {
                 speculation.decode.abandon()
                 decodes.dropped += 1
@@ -443,16 +444,10 @@ final class UtteranceEnds {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
         let audio = cut.heard
-        let answer: Result<WhisperModel.Transcript, HearingError>
-        if let early = decodesStarted.removeValue(forKey: cut.end) {
-            if atEnd.remove(cut.end) == nil { decodes.settled += 1 }
-            answer = early.decode.answer(deadline: wait)
-        } else {
-            decodes.atEnd.add(audio.count)
-            answer = worker.transcribe(
-                audio, prompt: settings.prompt, deadline: settings.deadline, scoringWithoutPrompt: weighsCommands,
-                rewriting: rewriting)
-        }
+        let first = startDecode(cut)
+        decodesStarted[cut.end] = nil
+        if first.settled { decodes.settled += 1 }
+        let answer = first.decode.answer(deadline: wait)
         let alone = answer.map { heard($0, of: audio) }
         // A command ending Whisper was weighed into is as unsure as a word it wrote unsure: what it wrote itself
         // decides whether the context is heard, and a command the context decode writes comes first.

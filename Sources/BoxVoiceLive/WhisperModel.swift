@@ -91,9 +91,9 @@ final class WhisperWeights: Sendable {
             var parameters = whisper_context_default_params()
             parameters.use_gpu = false
             parameters.flash_attn = false
-            // Word times from the alignment heads' attention (dynamic time warping): an utterance holding several
-            // commands is split at them. The token-probability times whisper.cpp also offers are not set without
-            // timestamp tokens.
+            // Word times from the alignment heads' attention (dynamic time warping): a decode given the seconds before
+            // its utterance keeps only the words said after them (`UtteranceEnds.ownWords`). The token-probability
+            // times whisper.cpp also offers are not set without timestamp tokens.
             parameters.dtw_token_timestamps = true
             parameters.dtw_aheads_preset = try ModelShape(path).alignmentHeads
             guard let context = whisper_init_from_file_with_params_no_state(path, parameters) else {
