@@ -12,8 +12,9 @@ import Testing
         let dir = TemporaryDirectory("road")
         let input = try WAV.samples(Checkout.sample("send-buy-milk.wav"))
         let pcm = PacedCapturePCM(try WAVCapturePCM(path: Checkout.sample("send-buy-milk.wav")))
-        // A capture queue of a tenth of a second: only a road that drains it at once can keep every frame.
-        let capture = AudioCapture(pcm: pcm, queueSeconds: 0.1)
+        // A capture queue of half a second, a third of the listener's stall: only a road that drains it without
+        // waiting for the listener keeps every frame (a shorter queue would also test the scheduler on a busy CI).
+        let capture = AudioCapture(pcm: pcm, queueSeconds: 0.5)
         let road = RecordingRoad(capture: capture, hasDeviceClock: true, hearingSeconds: 0.5)
         capture.start()
         road.start()
