@@ -59,9 +59,9 @@ public enum DictationEvent: Sendable, Equatable {
     case awaitingPause(action: KeywordAction, phrase: String)
     /// The speaker went on talking right after a command only the spotter heard: its words stay text.
     case speechWentOn(action: KeywordAction)
-    /// Whisper wrote a command but was unsure of its words, and the box did not confirm it: its words are taken
-    /// as not heard.
-    case commandUnsure(action: KeywordAction)
+    /// The utterance ended with a command that could not act by itself (`doubt` says why, with its figures), and
+    /// the box did not confirm it: its words are not taken as a command.
+    case commandNotTaken(action: KeywordAction, phrase: String, doubt: CommandDoubt)
     /// The live recognizer is this far behind the recording (said about once a second while it is a second or more
     /// behind, and once more when it has caught up: 0).
     case hearingBehind(seconds: Double)

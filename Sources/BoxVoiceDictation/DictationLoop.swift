@@ -117,10 +117,11 @@ extension DictationSession {
                         state.pending = (check, [], false)
                         return
                     }
-                    if utterance.commandIsUnsure {
-                        // Nobody to confirm a command Whisper was unsure of: its words are taken as not heard.
+                    if let doubt = utterance.commandDoubt {
+                        // Nobody to confirm a command that cannot act alone: its words are not taken as one.
                         if !utterance.recognized.isEmpty { session.onEvent(.final(utterance.recognized)) }
-                        session.onEvent(.commandUnsure(action: found.action))
+                        session.onEvent(
+                            .commandNotTaken(action: found.action, phrase: found.matchedPhrase, doubt: doubt))
                         try hearWithoutCommand(utterance, message: &message)
                         return
                     }
@@ -177,9 +178,10 @@ extension DictationSession {
             if verdict == .rejected || (talkWentOn && verdict != .confirmed) {
                 // Ordinary words the spotter mistook: the language model's words stay, nothing acts.
                 try hearWithoutCommand(utterance, message: &message)
-            } else if utterance.commandIsUnsure, verdict != .confirmed {
-                // No answer in time: a command Whisper was unsure of needs the box's yes.
-                session.onEvent(.commandUnsure(action: check.match.action))
+            } else if let doubt = utterance.commandDoubt, verdict != .confirmed {
+                // No answer in time: a command that cannot act alone needs the box's yes.
+                session.onEvent(
+                    .commandNotTaken(action: check.match.action, phrase: check.match.matchedPhrase, doubt: doubt))
                 try hearWithoutCommand(utterance, message: &message)
             } else if let found = utterance.endingCommand(session.detector) {
                 try act(on: found, endingWith: utterance, message: &message, state: &state)

@@ -33,6 +33,8 @@ struct HeardPieces {
         /// The command cleared the floors that apply to it and is unsure only because the utterance was judged
         /// foreign: the one doubt the command spotter can answer (`SpotterAgreement`).
         var unsureOnlyForTheLanguage = false
+        /// Why the command is unsure, with the figures that decided it; nil when it is not.
+        var doubt: CommandDoubt? = nil
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
         /// How sure Whisper would have been of the command without the prompt (`promptFreeSureness`); nil when not
@@ -103,12 +105,22 @@ struct HeardPieces {
             let clearsInEnglish =
                 plainEnglish?.clears(sureness: sure, promptFreeSureness: promptFree, english: english) ?? false
             let clearsItsFloors = clears || clearsInEnglish
+            let doubt: CommandDoubt? =
+                if !clearsItsFloors, let sure, sure < floor {
+                    .unsure(score: Double(sure), threshold: Double(floor))
+                } else if !clearsItsFloors {
+                    .promptMadeIt(score: Double(promptFree ?? 0), threshold: Double(promptFreeFloor ?? 0))
+                } else if foreign {
+                    .foreign(language: language, english: english.map(Double.init))
+                } else {
+                    nil
+                }
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
                     text: piece, unsure: !clearsItsFloors || foreign,
-                    unsureOnlyForTheLanguage: clearsItsFloors && foreign, sureness: sure,
+                    unsureOnlyForTheLanguage: clearsItsFloors && foreign, doubt: doubt, sureness: sure,
                     promptFreeSureness: promptFree, english: english,
                     language: language, action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))

@@ -59,9 +59,11 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spotted: [String] { spots.map(\.phrase) }
     /// A command in `text` comes from the spotter alone (the language model's words do not hold it): weaker evidence.
     public var commandIsSpottedOnly: Bool { spots.contains(where: \.accepted) }
-    /// Whisper wrote the command in `text` but was unsure of it (`WhisperHearing.commandFloor`): it acts only
-    /// when the box confirms it; `recognized` is the text without it.
-    public var commandIsUnsure = false
+    /// Why the command `text` ends with cannot act by itself (nil: it can): it acts only when the box confirms it,
+    /// and `recognized` is the text without it.
+    public var commandDoubt: CommandDoubt?
+    /// The command in `text` needs the box's yes (`commandDoubt`).
+    public var commandIsUnsure: Bool { commandDoubt != nil }
     /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
     public var commandSureness: Float?
     /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
@@ -517,7 +519,7 @@ public final class LiveTranscriber {
                 text: piece.text, recognized: agreed ? piece.text : piece.recognized, spots: spots, end: cut.end,
                 narrowband: hearsNarrowband, heardBy: .whisper)
             utterance.endsAtPause = cut.endsAtPause
-            utterance.commandIsUnsure = piece.unsure && !agreed
+            utterance.commandDoubt = agreed ? nil : piece.doubt
             utterance.commandConfirmedBySpotter = agreed
             utterance.commandSureness = piece.sureness
             utterance.commandPromptFreeSureness = piece.promptFreeSureness
@@ -529,6 +531,8 @@ public final class LiveTranscriber {
                 var standIn = utterance
                 standIn.heardBy = .pocketsphinxInstead(error.code)
                 standIn.endsAtPause = cut.endsAtPause
+                // The command waits for Whisper's words or the box's: another recognizer's never decide one alone.
+                if options.holdsCommand(standIn.text) { standIn.commandDoubt = .lateDecode }
                 return .utterance(standIn)
             }
         }

@@ -146,8 +146,11 @@ public struct DictationStatus: Sendable {
             return ["(\(Self.name(of: action)) once you pause; go on talking and it stays text, Enter acts now)"]
         case .speechWentOn(let action):
             return ["(\(Self.name(of: action)) not taken: you went on talking)"]
-        case .commandUnsure(let action):
-            return ["(\(Self.name(of: action)) not taken: unsure it was said; say it again or press Enter)"]
+        case .commandNotTaken(let action, let phrase, let doubt):
+            return [
+                "(\(Self.name(of: action)) not taken: heard \"\(phrase)\", \(doubt.explanation); say it again or "
+                    + "press Enter)"
+            ]
         case .queued(_, let message, let text):
             return [raw ? message : "sending: \(SpeechFraming.asSaid(text))"]
         case .recovered(let report):

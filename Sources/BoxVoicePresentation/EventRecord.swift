@@ -56,6 +56,10 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var redoneLater: Bool?
     public var needsRePair: Bool?
     public var heardBy: String?
+    /// `not-taken`: why the command did not act (`CommandDoubt.code`), and the figure and line that decided it.
+    public var doubt: String?
+    public var score: Double?
+    public var threshold: Double?
     public var adoptedDrafts: [MessageID]?
     public var repairedFiles: Int?
     public var removedFolders: Int?
@@ -103,8 +107,9 @@ public struct EventRecord: Codable, Sendable, Equatable {
             self.init(.checked); self.action = action; self.outcome = outcome; self.seconds = seconds
         case .awaitingPause(let action, let phrase): self.init(.awaiting); self.action = action; self.phrase = phrase
         case .speechWentOn(let action): self.init(.notTaken); self.action = action; reason = "speech went on after it"
-        case .commandUnsure(let action):
-            self.init(.notTaken); self.action = action; reason = "the recognizer was unsure of it"
+        case .commandNotTaken(let action, let phrase, let doubt):
+            self.init(.notTaken); self.action = action; self.phrase = phrase; reason = doubt.explanation
+            self.doubt = doubt.code; score = doubt.score?.value; threshold = doubt.score?.threshold
         case .queued(let id, let message, let text):
             self.init(.queued); messageId = id; self.message = message; self.text = text
         case .hqRedone(let id, let message, let text):

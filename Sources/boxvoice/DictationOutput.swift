@@ -188,9 +188,10 @@ extension DictationOutput.Screen {
             Console.err("\(DictationStatus.name(of: action)) once you pause (go on talking and it stays text)")
         case .speechWentOn(let action):
             Console.err("\(DictationStatus.name(of: action)) not taken: you went on talking")
-        case .commandUnsure(let action):
+        case .commandNotTaken(let action, let phrase, let doubt):
             Console.err(
-                "\(DictationStatus.name(of: action)) not taken: unsure it was said (say it again or press Enter)")
+                "\(DictationStatus.name(of: action)) not taken: heard \"\(phrase)\", \(doubt.explanation) (say it "
+                    + "again or press Enter)")
         case .queued(_, let message, let text): Console.out(status.raw ? message : SpeechFraming.asSaid(text))
         case .hqRedone(let id, let message, let text):
             Console.err("HQ text of \(id), sending: \(status.raw ? message : SpeechFraming.asSaid(text))")

@@ -137,6 +137,19 @@ extension JSONLine {
         let at: Double
     }
 
+    /// A command the utterance ends with that cannot act by itself (`CommandDoubt`): a dictation asks the box.
+    struct NotTaken: Encodable {
+        let event = "not-taken"
+        let action: String
+        let phrase: String
+        let at: Double
+        /// `CommandDoubt.code`.
+        let doubt: String
+        let score: OrNull<Double>
+        let threshold: OrNull<Double>
+        let reason: String
+    }
+
     /// `transcribe --json`: the HQ text and each segment's.
     struct Transcription: Encodable {
         struct Segment: Encodable {

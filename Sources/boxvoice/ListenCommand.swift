@@ -102,7 +102,13 @@ private final class ListenPrinter {
                     JSONLine.Final(
                         text: utterance.text, recognized: utterance.recognized, spotted: utterance.spotted,
                         end: utterance.end, heardBy: utterance.heardBy.name, endsAtPause: utterance.endsAtPause))
-                if let found {
+                if let found, let doubt = utterance.commandDoubt {
+                    Console.json(
+                        JSONLine.NotTaken(
+                            action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end,
+                            doubt: doubt.code, score: .init(doubt.score?.value),
+                            threshold: .init(doubt.score?.threshold), reason: doubt.explanation))
+                } else if let found {
                     Console.json(
                         JSONLine.Command(action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end))
                 }
@@ -110,7 +116,12 @@ private final class ListenPrinter {
                 let spotted =
                     utterance.spotted.isEmpty ? "" : "  (spotted: \(utterance.spotted.joined(separator: ", ")))"
                 Console.out("[\(utterance.end.formatted(2)) s] \(utterance.text)\(spotted)")
-                if let found {
+                if let found, let doubt = utterance.commandDoubt {
+                    let name = DictationStatus.name(of: found.action)
+                    Console.out(
+                        "[\(utterance.end.formatted(2)) s] not acted on alone: \(name) (\"\(found.matchedPhrase)\"): "
+                            + "\(doubt.explanation); a dictation asks the box")
+                } else if let found {
                     Console.out(
                         "[\(utterance.end.formatted(2)) s] keyword: \(DictationStatus.name(of: found.action)) "
                             + "(\"\(found.matchedPhrase)\")"

@@ -13,9 +13,10 @@ import Testing
     /// - Parameter pausedMidCommand: a pause of 1.5 s put between the command's two words, long enough for the VAD
     ///   to end the utterance there: Whisper writes "…home. Send." and then "Message.", with the shipped floor.
     ///   Otherwise the floor is raised over every probability.
-    private func run(boxHears text: String?, secondOpinion: Double?, pausedMidCommand: Bool = false) throws
-        -> DictationRun
-    {
+    /// - Parameter whisperDeadline: how long Whisper's words are waited for (0: never; pocketsphinx's stand in).
+    private func run(
+        boxHears text: String?, secondOpinion: Double?, pausedMidCommand: Bool = false, whisperDeadline: Double = 60
+    ) throws -> DictationRun {
         let run = try DictationRun(
             box: SimulatedBox {
                 $0.hq = text.map { .fixed($0) } ?? .fail(code: "missing_api_key")
@@ -34,7 +35,7 @@ import Testing
         try run.run([clip]) { configuration in
             var whisper = LiveTranscriber.WhisperHearing(
                 models: HearingModels(folder: HearingParts.folder), prompt: prompt)
-            whisper.deadline = 60  // this test is about what is heard, not how fast
+            whisper.deadline = whisperDeadline
             if !pausedMidCommand {
                 whisper.commandFloor = 1.01
                 whisper.plainEnglish = nil
@@ -50,12 +51,40 @@ import Testing
     /// Not acted on, and the command's words are left out of the draft.
     @Test func aCommandWithNobodyToAskIsNotActedOn() throws {
         let run = try run(boxHears: nil, secondOpinion: nil)
-        #expect(run.events.contains(.commandUnsure(action: .send)), "\(run.events)")
+        let refused = run.events.compactMap {
+            if case .commandNotTaken(.send, let phrase, .unsure(let score, let threshold)) = $0 {
+                (phrase, score, threshold)
+            } else {
+                nil
+            }
+        }
+        // The floor is raised over every probability: the refusal names the phrase, its score and the floor.
+        #expect(refused.count == 1, "\(run.events)")
+        #expect(refused.first?.0.lowercased() == "send message")
+        #expect(refused.first.map { $0.1 < 1.01 && $0.2 == Double(Float(1.01)) } == true, "\(refused)")
         #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
         #expect(run.delivered.isEmpty)
         let draft = try #require(try run.store.messages().first { $0.state == .draft })
         #expect(draft.text?.lowercased().contains("milk") == true, "\(draft.text ?? "")")
         #expect(draft.text?.lowercased().contains("message") == false, "\(draft.text ?? "")")
+    }
+
+    /// Whisper's words never come: pocketsphinx's words end with the send command, and with nobody to ask it is not
+    /// taken, saying why; the words before it are kept.
+    @Test func aCommandInStandInWordsWithNobodyToAskIsNotActedOn() throws {
+        let run = try run(boxHears: nil, secondOpinion: nil, whisperDeadline: 0)
+        let refused = run.events.contains {
+            if case .commandNotTaken(.send, let phrase, .lateDecode) = $0 {
+                phrase.lowercased() == "send message"
+            } else {
+                false
+            }
+        }
+        #expect(refused, "\(run.events)")
+        #expect(!run.events.contains { if case .keyword = $0 { true } else { false } }, "\(run.events)")
+        #expect(run.delivered.isEmpty)
+        let draft = try #require(try run.store.messages().first { $0.state == .draft })
+        #expect(draft.text?.lowercased().contains("milk") == true, "\(draft.text ?? "")")
     }
 
     /// "Send." and, after a pause, "Message.": the speaker ended neither utterance on a command, so both are words

@@ -442,12 +442,20 @@ import Testing
         }
     }
 
-    /// Whisper given no time at all: every utterance is pocketsphinx's, and says why.
-    @Test func anUtteranceWhisperMissesIsPocketsphinxsAndSaysWhy() throws {
+    /// Whisper given no time at all: every utterance is pocketsphinx's, and says why; the send command those words
+    /// end with cannot act by itself, since a late decode never hands a command to another recognizer.
+    @Test func anUtteranceWhisperMissesIsPocketsphinxsAndItsCommandCannotActAlone() throws {
         let samples = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
-        let utterances = try hear(samples, with: try LiveTranscriber(options: try options(deadline: 0)))
+        var options = try options(deadline: 0)
+        let detector = try KeywordDetector(contentsOf: Checkout.keywordVocabulary)
+        options.holdsCommand = { detector.endingPlace(in: $0) != nil }
+        let utterances = try hear(samples, with: try LiveTranscriber(options: options))
         #expect(!utterances.isEmpty)
         #expect(utterances.allSatisfy { $0.heardBy == .pocketsphinxInstead(.abandoned) })
+        let withCommand = utterances.filter { options.holdsCommand($0.text) }
+        #expect(withCommand.count == 1, "the stand-in words end with the send command: \(utterances.map(\.text))")
+        #expect(withCommand.allSatisfy { $0.commandDoubt == .lateDecode })
+        #expect(utterances.filter { !options.holdsCommand($0.text) }.allSatisfy { $0.commandDoubt == nil })
     }
 
     /// A missing model stops the live path with a typed error naming the fix, before anything is heard.

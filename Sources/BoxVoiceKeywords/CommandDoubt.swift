@@ -1,0 +1,56 @@
+import Foundation
+
+/// Why a command an utterance ends with does not act by itself: the box is asked (the second opinion), and without
+/// its yes the command's words are not taken as a command. Each case carries the figures that decided it, so the
+/// user sees what was heard and how far it fell short, and a caller can switch on the case.
+public enum CommandDoubt: Sendable, Equatable {
+    /// Whisper's sureness of the command's words (`score`, 0 to 1) is under `threshold`.
+    case unsure(score: Double, threshold: Double)
+    /// Weighed again without the command prompt, the words' sureness (`score`) is under `threshold`: the prompt,
+    /// not the audio, made them likely.
+    case promptMadeIt(score: Double, threshold: Double)
+    /// The utterance sounds like another language: `language` is the likeliest one, `english` the share Whisper
+    /// gives English (nil where not weighed).
+    case foreign(language: String?, english: Double?)
+    /// Whisper's words did not come in time and the fallback recognizer's stand in for the text: another
+    /// recognizer's words never decide a command alone.
+    case lateDecode
+
+    /// A stable code for `--json` and scripts.
+    public var code: String {
+        switch self {
+        case .unsure: "unsure"
+        case .promptMadeIt: "prompt-made-it"
+        case .foreign: "foreign"
+        case .lateDecode: "late-decode"
+        }
+    }
+
+    /// The figure that decided it and the line it had to reach, where there is one.
+    public var score: (value: Double, threshold: Double)? {
+        switch self {
+        case .unsure(let score, let threshold), .promptMadeIt(let score, let threshold): (score, threshold)
+        case .foreign, .lateDecode: nil
+        }
+    }
+
+    /// In words, for the status line and `listen`.
+    public var explanation: String {
+        func figures(_ score: Double, _ threshold: Double) -> String {
+            "score \(Self.format(score)), needs \(Self.format(threshold))"
+        }
+        switch self {
+        case .unsure(let score, let threshold):
+            return "unsure it was said (\(figures(score, threshold)))"
+        case .promptMadeIt(let score, let threshold):
+            return "the words are unlikely without the command prompt (\(figures(score, threshold)))"
+        case .foreign(let language, let english):
+            let share = english.map { ", English \(Self.format($0))" } ?? ""
+            return "the speech sounds like another language (\(language ?? "not English")\(share))"
+        case .lateDecode:
+            return "Whisper's words came too late, and the stand-in recognizer's words do not act alone"
+        }
+    }
+
+    private static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+}
