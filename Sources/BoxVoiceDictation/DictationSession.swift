@@ -141,7 +141,7 @@ public final class DictationSession: Sendable {
         } catch let error as DictationError {
             throw error
         } catch let error where error is SoundFileError || error is StoreError {
-            throw keepAfterFault(error, message: &message, road: road)
+            throw keepAfterFault(error, message: &message, road: road, transcriber: transcriber)
         }
     }
 
@@ -314,7 +314,9 @@ public final class DictationSession: Sendable {
 
     /// Writing failed (a full disk, a read-only or vanished folder): stop, and keep what was said so far — its text
     /// and the audio that reached the disk — as a draft, using the space held back for this.
-    private func keepAfterFault(_ error: Error, message: inout Message, road: RecordingRoad) -> DictationError {
+    private func keepAfterFault(
+        _ error: Error, message: inout Message, road: RecordingRoad, transcriber: LiveTranscriber
+    ) -> DictationError {
         let diskFull = (error as? StoreError)?.isDiskFull == true || (error as? SoundFileError)?.isDiskFull == true
         store.releaseReserve()
         // The fault came while starting the next message: the one in hand is already committed and safe.
@@ -322,6 +324,9 @@ public final class DictationSession: Sendable {
             return .storageFailed(error, draft: nil, diskFull: diskFull)
         }
         road.closeAfterFault()
+        // Utterances still waiting for Whisper were said before the fault: their words join the draft. Nothing in
+        // them acts now (the message is a draft); a command's words are kept as words.
+        for words in Self.wordsStillBeingHeard(transcriber) { message.hear(words) }
         let ending = MessageStore.Ending(
             heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: nil,
             liveText: VoiceTextResolver(detector: detector).liveText(
@@ -339,6 +344,21 @@ public final class DictationSession: Sendable {
                     messageId: message.id,
                     reason: "could not keep it as a draft either (\(draftError)); the next run adopts its recording"))
             return .storageFailed(error, draft: hasContent(message) ? message.id : nil, diskFull: diskFull)
+        }
+    }
+
+    /// The words of the utterances the recognizer has not handed over yet, decided now (each waits for its decode,
+    /// as at the end of the input). A recognizer failing here costs only these words: the audio is on disk, and HQ
+    /// hears it when the draft is sent.
+    private static func wordsStillBeingHeard(_ transcriber: LiveTranscriber) -> [String] {
+        let updates: [LiveUpdate]
+        do {
+            updates = try transcriber.finish()
+        } catch {
+            return []
+        }
+        return updates.compactMap {
+            if case .utterance(let utterance) = $0, !utterance.recognized.isEmpty { utterance.recognized } else { nil }
         }
     }
 
