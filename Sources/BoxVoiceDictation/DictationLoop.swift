@@ -43,7 +43,7 @@ extension DictationSession {
             }
             state.framesSkipped += missed
             state.framesHeard = frame
-            state.recent = RecentAudio(seconds: 8)
+            state.recent = RecentAudio(seconds: session.recentSeconds)
             session.onEvent(.notHeardLive(seconds: Double(missed) / 48_000, at: Double(from) / 48_000))
         }
 

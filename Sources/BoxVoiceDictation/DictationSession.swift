@@ -57,8 +57,8 @@ public final class DictationSession: Sendable {
         var framesSkipped: Int64 = 0
         /// Keys pressed, each with where it came in the audio: it acts once the recognizer has heard up to there.
         var keys: [(trigger: DictationTrigger, frame: Int64)] = []
-        /// The last seconds of the stream, for second opinions.
-        var recent = RecentAudio(seconds: 8)
+        /// The last seconds of the stream, for second opinions (`DictationSession.recentSeconds`).
+        var recent = RecentAudio(seconds: 0)
         /// A command waiting for the box's second opinion, and what was heard after it meanwhile; `talkWentOn`: the
         /// speaker went on talking right after it, so only the box's confirmation makes it act.
         var pending: (check: SecondOpinion, queued: [LiveUpdate], talkWentOn: Bool)?
@@ -90,7 +90,9 @@ public final class DictationSession: Sendable {
             hqRetryDelays: configuration.hqRetryDelays, uploadCodec: configuration.uploadCodec,
             workDirectory: configuration.workDirectory, onEvent: onEvent)
         hearing = Mutex(
-            Hearing(machine: DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput)))
+            Hearing(
+                machine: DictationStateMachine(once: configuration.once, endOfInput: configuration.endOfInput),
+                recent: RecentAudio(seconds: Self.recentSeconds(configuration))))
     }
 
     /// Dictates until the state machine stops (or `stop` is requested, which ends the input). What killed earlier runs
@@ -368,6 +370,14 @@ public final class DictationSession: Sendable {
     }
 
     /// Starts the box's second opinion on a command only the spotter heard; nil when none can be asked.
+    /// How much of the stream is kept for second opinions: an utterance is decided up to Whisper's deadline after it
+    /// ended, and the box then hears the window before its end.
+    var recentSeconds: Double { Self.recentSeconds(configuration) }
+
+    private static func recentSeconds(_ configuration: Configuration) -> Double {
+        configuration.secondOpinionWindowSeconds + (configuration.whisper?.deadline ?? 0)
+    }
+
     func askSecondOpinion(_ found: KeywordMatch, _ utterance: LiveUtterance, state: Hearing) -> SecondOpinion? {
         guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory,
             !finisher.hqIsUnavailable

@@ -40,6 +40,9 @@ struct HeardPieces {
         /// How sure Whisper would have been of the command without the prompt (`promptFreeSureness`); nil when not
         /// weighed so.
         var promptFreeSureness: Float? = nil
+        /// The command weighed as the utterance's last words against Whisper's own best words over the same audio,
+        /// without the prompt (`score(of:endShortfall:)`); nil when not weighed so.
+        var score: Float? = nil
         /// How likely Whisper found the utterance English (`WhisperModel.Transcript.englishProbability`); nil when
         /// not weighed so.
         var english: Float? = nil
@@ -73,7 +76,7 @@ struct HeardPieces {
     static func pieces(
         of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], floor: Float,
         promptFreeFloor: Float? = nil, english: Float? = nil, language: String? = nil,
-        plainEnglish: LiveTranscriber.PlainEnglish? = nil, foreign: Bool = false
+        plainEnglish: LiveTranscriber.PlainEnglish? = nil, foreign: Bool = false, endShortfall: Float? = nil
     ) -> [Piece] {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
@@ -100,6 +103,10 @@ struct HeardPieces {
             let commandWords = wordsIn(place.words)
             let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
             let promptFree = commandWords.flatMap { promptFreeSureness(of: $0.map { words[$0] }) }
+            let score = commandWords.flatMap { range in
+                range.upperBound == words.count - 1
+                    ? Self.score(of: range.map { words[$0] }, endShortfall: endShortfall) : nil
+            }
             let clears = Self.clears(
                 sureness: sure, promptFreeSureness: promptFree, floor: floor, promptFreeFloor: promptFreeFloor)
             let clearsInEnglish =
@@ -121,7 +128,7 @@ struct HeardPieces {
                 Piece(
                     text: piece, unsure: !clearsItsFloors || foreign,
                     unsureOnlyForTheLanguage: clearsItsFloors && foreign, doubt: doubt, sureness: sure,
-                    promptFreeSureness: promptFree, english: english,
+                    promptFreeSureness: promptFree, score: score, english: english,
                     language: language, action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))
             from = place.end
@@ -144,6 +151,19 @@ struct HeardPieces {
     static func soundsForeign(english: Float?, floor: Float?) -> Bool {
         guard let english, let floor else { return false }
         return english < floor
+    }
+
+    /// A command as the utterance's last words, against Whisper's own best words over the same audio: the mean, over
+    /// the command's tokens and the end of the text after them, of how far each fell short of the token Whisper
+    /// found likeliest there without the prompt (natural log, negated: 0 when Whisper would write exactly the
+    /// command and stop; more negative the further the audio is from it). A likelihood ratio per token, so a long
+    /// phrase and a short one are on one scale. nil when the words or the end were not weighed so.
+    static func score(of words: [WhisperModel.TimedWord], endShortfall: Float?) -> Float? {
+        guard let endShortfall, !words.isEmpty else { return nil }
+        let shortfalls = words.compactMap(\.promptFreeShortfall)
+        guard shortfalls.count == words.count else { return nil }
+        let tokens = words.map(\.tokenCount).reduce(0, +) + 1
+        return -(shortfalls.reduce(0, +) + endShortfall) / Float(tokens)
     }
 
     /// `sureness` of the words as Whisper weighed them without the prompt; nil if any was not weighed so.

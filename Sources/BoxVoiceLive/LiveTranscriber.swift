@@ -68,6 +68,9 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandSureness: Float?
     /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
     public var commandPromptFreeSureness: Float?
+    /// The command weighed as the utterance's last words against Whisper's own best words over the same audio,
+    /// without the prompt: the mean log-ratio per token (0: Whisper would write it and stop; below: further off).
+    public var commandScore: Float?
     /// How likely Whisper found the utterance holding that command English (`HeardPieces.Piece.english`).
     public var commandEnglish: Float?
     /// The language Whisper found likeliest for that utterance (`HeardPieces.Piece.language`).
@@ -208,12 +211,15 @@ public final class LiveTranscriber {
         /// Text Whisper takes as what came before each utterance: the command phrases, spelled as the keyword
         /// detector expects them.
         public var prompt: String?
-        /// Wall-clock seconds an ended utterance waits for Whisper's words before pocketsphinx's stand in. Hearing
-        /// goes on meanwhile (only the utterances after it wait with it), so the wait can be as long as a decode on
-        /// a machine whose cores are shared with busy threads takes, and the load changes when a command acts, not
-        /// whether; the checks after the first decode (`UtteranceEnds.transcribe`) share it again, holding the
-        /// loop, and are few.
-        public var deadline = 6.0
+        /// Wall-clock seconds an ended utterance waits for Whisper's words before pocketsphinx's stand in (whose
+        /// commands never act alone: `CommandDoubt.lateDecode`). Hearing and recording go on meanwhile (only the
+        /// utterances after it wait with it), so the wait is as long as a decode on a machine whose cores are shared
+        /// with busy threads can take: the load changes when a command acts, not whether. It bounds only a machine
+        /// that cannot keep up at all, whose backlog would otherwise grow without end.
+        public var deadline = 30.0
+        /// Wall-clock seconds the checks after the first decode (`UtteranceEnds.transcribe`) may take together: they
+        /// hold the hearing loop, and are few.
+        public var checksDeadline = 6.0
         /// DeepFilterNet3 cleans what the recognizers hear. Off: on the held-out clips and the prompts Whisper heard
         /// the raw audio as well or better in every condition measured (BENCHMARKS.md, "Hearing"); pocketsphinx,
         /// which stands in when Whisper is late, still hears speexdsp's cleaning in a noisy room (`frontEnd`).
@@ -523,6 +529,7 @@ public final class LiveTranscriber {
             utterance.commandConfirmedBySpotter = agreed
             utterance.commandSureness = piece.sureness
             utterance.commandPromptFreeSureness = piece.promptFreeSureness
+            utterance.commandScore = piece.score
             utterance.commandEnglish = piece.english
             utterance.commandLanguage = piece.language
             return [.utterance(utterance)]

@@ -236,7 +236,7 @@ final class UtteranceEnds {
         guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
             !first.foreign, suspects(Self.text(first.words))
         else { return remembered(quick.map { inItsOwnLanguage($0, cut: cut, started: started) }) }
-        let left = settings.deadline - Date().timeIntervalSince(started)
+        let left = settings.checksDeadline - Date().timeIntervalSince(started)
         decodes.careful.add(cut.heardCount)
         let second = worker.transcribe(
             cut.heard, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands,
@@ -269,7 +269,7 @@ final class UtteranceEnds {
         decodes.languageChecks += 1
         let foreign = self.judged(judged.decoded, foreign: true)
         if let lead = leadIn(for: cut) {
-            let left = settings.deadline - Date().timeIntervalSince(started)
+            let left = settings.checksDeadline - Date().timeIntervalSince(started)
             decodes.language.add(lead.count + cut.heardCount)
             guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.heard, deadline: left),
                 let widerLanguages = wider.languages
@@ -280,7 +280,7 @@ final class UtteranceEnds {
             case .other(let wider): language = wider
             }
         }
-        let left = settings.deadline - Date().timeIntervalSince(started)
+        let left = settings.checksDeadline - Date().timeIntervalSince(started)
         decodes.ownLanguage.add(judged.decoded.audio.count)
         let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
         guard case .success(let transcript) = own else { return foreign }
@@ -310,7 +310,7 @@ final class UtteranceEnds {
         guard let below = settings.accentBelow, ownSureness < below else { return false }
         let said = judged.sureActions
         guard !said.isEmpty else { return false }
-        let left = settings.deadline - Date().timeIntervalSince(started)
+        let left = settings.checksDeadline - Date().timeIntervalSince(started)
         decodes.accent.add(judged.decoded.audio.count)
         guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
         else { return false }
@@ -414,7 +414,7 @@ final class UtteranceEnds {
                 of: decoded.words, places: commandPlaces, floor: settings.commandFloor,
                 promptFreeFloor: settings.promptFreeFloor, english: decoded.english, language: decoded.language,
                 plainEnglish: settings.plainEnglish,
-                foreign: foreign))
+                foreign: foreign, endShortfall: decoded.endShortfall))
     }
 
     /// One decode's words as the live path takes them, the audio they were decoded from, and how likely Whisper
@@ -426,6 +426,8 @@ final class UtteranceEnds {
         var languages: SpokenLanguages?
         /// What Whisper wrote itself, when a command ending replaced its last words (`WhisperHearing.endings`).
         var ownText: String? = nil
+        /// Weighed without the prompt, how far ending the words here fell short of Whisper's likeliest token.
+        var endShortfall: Float? = nil
         var english: Float? { languages?.share(of: "en") }
         var language: String? { languages?.likeliest }
 
@@ -458,7 +460,7 @@ final class UtteranceEnds {
         else {
             return alone
         }
-        let left = settings.deadline - Date().timeIntervalSince(started)
+        let left = settings.checksDeadline - Date().timeIntervalSince(started)
         let withContext = context + audio
         decodes.context.add(withContext.count)
         let second = worker.transcribe(
@@ -493,7 +495,8 @@ final class UtteranceEnds {
             transcript.noSpeechProbability > settings.noSpeechCeiling
             ? [] : asTaken(transcript.words)
         return Decoded(
-            words: words, audio: audio, languages: transcript.languages, ownText: transcript.rewrittenFrom?.text)
+            words: words, audio: audio, languages: transcript.languages, ownText: transcript.rewrittenFrom?.text,
+            endShortfall: transcript.promptFreeEndShortfall)
     }
 
     /// Keeps the words given, for the next utterance's `withoutOverlap`.

@@ -224,15 +224,24 @@ public final class WhisperModel {
         /// audio and the tokens before it but not the prompt (`transcribe`'s `scoringWithoutPrompt`); nil when the
         /// decode was not scored so.
         public var promptFreeProbability: Float?
+        /// Weighed the same way, how far each of the word's tokens fell short of the token Whisper found likeliest
+        /// at that step (natural log, summed over the tokens; 0: every token was its first choice): the word against
+        /// Whisper's own best words over the same audio. nil when not weighed so.
+        public var promptFreeShortfall: Float?
+        /// How many tokens the word was written with.
+        public var tokenCount: Int
 
         public init(
-            text: String, start: Double, end: Double, probability: Float = 1, promptFreeProbability: Float? = nil
+            text: String, start: Double, end: Double, probability: Float = 1, promptFreeProbability: Float? = nil,
+            promptFreeShortfall: Float? = nil, tokenCount: Int = 1
         ) {
             self.text = text
             self.start = start
             self.end = end
             self.probability = probability
             self.promptFreeProbability = promptFreeProbability
+            self.promptFreeShortfall = promptFreeShortfall
+            self.tokenCount = tokenCount
         }
     }
 
@@ -253,6 +262,9 @@ public final class WhisperModel {
         /// Whisper's own text, when an ending weighed after the decode replaced its last words (`Rewriting`), and
         /// how much likelier (natural log) the ending was than the words it replaced (negative: less likely).
         public var rewrittenFrom: (text: String, gain: Float)? = nil
+        /// Weighed without the prompt, how far ending the text where it ends fell short of Whisper's likeliest
+        /// token there (`TimedWord.promptFreeShortfall`): 0 when Whisper would stop there itself.
+        public var promptFreeEndShortfall: Float? = nil
     }
 
     /// Another ending for a decoded utterance, weighed against Whisper's own over the same audio.
@@ -347,15 +359,18 @@ public final class WhisperModel {
             tokens = better.tokens
             text = String(decoding: tokens.flatMap(\.bytes), as: UTF8.self).trimmingCharacters(in: .whitespaces)
         }
-        var promptFree: [Float]?
+        var promptFree: [Weighed]?
         var spoken: SpokenLanguages?
         if prompt != nil, oneSegment, language == "en", let scoringWithoutPrompt, scoringWithoutPrompt(text) {
-            promptFree = forcedLogProbabilities(tokens.map(\.id), prompt: nil, threads: Int(parameters.n_threads))
+            // The end of the text is weighed too: a command counts as the utterance's last words.
+            promptFree = forcedWeights(
+                tokens.map(\.id) + [whisper_token_eot(context)], prompt: nil, threads: Int(parameters.n_threads))
             spoken = spokenLanguage(threads: Int(parameters.n_threads))
         }
         return Transcript(
-            text: text, words: Self.words(of: tokens, promptFree: promptFree), noSpeechProbability: noSpeech,
-            languages: spoken, rewrittenFrom: rewrittenFrom)
+            text: text, words: Self.words(of: tokens, promptFree: promptFree.map { Array($0.dropLast()) }),
+            noSpeechProbability: noSpeech, languages: spoken, rewrittenFrom: rewrittenFrom,
+            promptFreeEndShortfall: promptFree?.last?.shortfall)
     }
 
     /// How likely `samples` (at most 30 s) are English, and which language Whisper finds likeliest, without their
@@ -502,22 +517,21 @@ public final class WhisperModel {
     }
 
     /// Tokens joined into words (`wordRanges`), their bytes decoded as UTF-8 once a word is whole (a token can hold
-    /// part of a character). `promptFree`: each token's log-probability without the prompt, when scored.
-    private static func words(of tokens: [Token], promptFree: [Float]?) -> [TimedWord] {
+    /// part of a character). `promptFree`: each token weighed without the prompt, when scored.
+    private static func words(of tokens: [Token], promptFree: [Weighed]?) -> [TimedWord] {
         var words: [TimedWord] = []
         var end = 0.0
         for range in wordRanges(of: tokens) {
             end = max(end, tokens[range].map(\.time).max() ?? end)
             let word = text(of: tokens[range])
             guard !word.isEmpty else { continue }
-            let freeProbability = promptFree.map { scores in
-                range.filter { $0 < scores.count }.map { exp(scores[$0]) }.reduce(Float(1)) { min($0, $1) }
-            }
+            let weighed = promptFree.map { scores in range.filter { $0 < scores.count }.map { scores[$0] } }
             words.append(
                 TimedWord(
                     text: word, start: tokens[range.lowerBound].time, end: end,
                     probability: tokens[range].map(\.probability).reduce(Float(1)) { min($0, $1) },
-                    promptFreeProbability: freeProbability))
+                    promptFreeProbability: weighed.map { $0.map { exp($0.logProbability) }.reduce(1) { min($0, $1) } },
+                    promptFreeShortfall: weighed.map { $0.map(\.shortfall).reduce(0, +) }, tokenCount: range.count))
         }
         return words
     }
@@ -530,10 +544,17 @@ public final class WhisperModel {
     /// The log-probability Whisper gives each of `tokens` in turn over the audio it last encoded, given the tokens
     /// before it and `prompt` as whisper.cpp lays a prompt out (nil: none): the decoder run forward over the words,
     /// the encoder's work reused. nil if whisper.cpp fails a step.
-    private func forcedLogProbabilities(_ tokens: [whisper_token], prompt: String?, threads: Int) -> [Float]? {
+    private func forcedWeights(_ tokens: [whisper_token], prompt: String?, threads: Int) -> [Weighed]? {
         guard !tokens.isEmpty else { return [] }
         guard let lead = lead(prompt: prompt) else { return nil }
         return weigh(tokens, after: lead, threads: threads)
+    }
+
+    /// One token as the decoder weighed it: its log-probability, and how far its logit fell short of the highest
+    /// there (natural log; 0 when it was the decoder's first choice).
+    private struct Weighed {
+        var logProbability: Float
+        var shortfall: Float
     }
 
     /// What comes before an English transcript's first text token: `prompt` as whisper.cpp lays a prompt out (its
@@ -565,7 +586,7 @@ public final class WhisperModel {
     /// (whisper.cpp drops those past the position a decode starts at), so only its last token is decoded again.
     private func weigh(
         _ tokens: [whisper_token], after feed: [whisper_token], threads: Int, reusing lastFeed: [whisper_token]? = nil
-    ) -> [Float]? {
+    ) -> [Weighed]? {
         guard let lastToken = feed.last else { return nil }
         let vocabulary = Int(whisper_n_vocab(context))
         var input = feed
@@ -574,7 +595,7 @@ public final class WhisperModel {
             input = [lastToken]
             past = Int32(feed.count - 1)
         }
-        var scores: [Float] = []
+        var scores: [Weighed] = []
         for token in tokens {
             let status = input.withUnsafeBufferPointer {
                 whisper_decode_with_state(context, state, $0.baseAddress, Int32($0.count), past, Int32(threads))
@@ -583,7 +604,8 @@ public final class WhisperModel {
             let last = UnsafeBufferPointer(start: logits + (input.count - 1) * vocabulary, count: vocabulary)
             let highest = last.max() ?? 0
             let total = last.reduce(0.0) { $0 + exp(Double($1 - highest)) }
-            scores.append(last[Int(token)] - highest - Float(log(total)))
+            let logit = last[Int(token)]
+            scores.append(Weighed(logProbability: logit - highest - Float(log(total)), shortfall: highest - logit))
             past += Int32(input.count)
             input = [token]
         }
@@ -611,21 +633,21 @@ public final class WhisperModel {
             if own[ending.keeping] == nil {
                 guard let scores = weigh(tokens[cut...].map(\.id) + [endOfText], after: feed, threads: threads)
                 else { return nil }
-                own[ending.keeping] = scores.reduce(0, +)
+                own[ending.keeping] = scores.map(\.logProbability).reduce(0, +)
                 lastFeed = feed
             }
             guard let ids = tokenized(" " + ending.text), !ids.isEmpty,
                 let scores = weigh(ids + [endOfText], after: feed, threads: threads, reusing: lastFeed)
             else { continue }
             lastFeed = feed
-            let gain = scores.reduce(0, +) - own[ending.keeping, default: 0]
+            let gain = scores.map(\.logProbability).reduce(0, +) - own[ending.keeping, default: 0]
             guard gain >= -rewriting.margin, gain > best?.gain ?? -.infinity else { continue }
             let first = tokens[cut].time, last = tokens.last?.time ?? first
             let replacement = ids.enumerated().map { index, id in
                 let piece = whisper_token_to_str(context, id)
                 return Token(
                     id: id, bytes: piece.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [],
-                    probability: exp(scores[index]),
+                    probability: exp(scores[index].logProbability),
                     time: ids.count == 1 ? last : first + (last - first) * Double(index) / Double(ids.count - 1))
             }
             best = (gain, Array(tokens[..<cut]) + replacement)
@@ -653,8 +675,8 @@ public final class WhisperModel {
     /// decode itself gave them: for tests that pin the weighing to whisper.cpp's own search.
     func lastDecodeWeighed(prompt: String?) -> (weighed: [Float], decoded: [Float])? {
         let tokens = textTokens()
-        return forcedLogProbabilities(tokens.map(\.id), prompt: prompt, threads: 2).map {
-            ($0.map { exp($0) }, tokens.map(\.probability))
+        return forcedWeights(tokens.map(\.id), prompt: prompt, threads: 2).map {
+            ($0.map { exp($0.logProbability) }, tokens.map(\.probability))
         }
     }
 }

@@ -60,8 +60,10 @@ struct WrittenApart: Sendable {
         }
         let freeProbability = first.promptFreeProbability.flatMap { a in second.promptFreeProbability.map { min(a, $0) }
         }
+        let shortfall = first.promptFreeShortfall.flatMap { a in second.promptFreeShortfall.map { a + $0 } }
         return WhisperModel.TimedWord(
             text: first.text + second.text, start: first.start, end: max(first.end, second.end),
-            probability: min(first.probability, second.probability), promptFreeProbability: freeProbability)
+            probability: min(first.probability, second.probability), promptFreeProbability: freeProbability,
+            promptFreeShortfall: shortfall, tokenCount: first.tokenCount + second.tokenCount)
     }
 }

@@ -26,6 +26,7 @@ func probeHearing(
         dictionaryCache: work + "/cache")
     options.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
     options.whisper?.deadline = 60
+    options.whisper?.checksDeadline = 60
     options.whisper?.search = search
     options.whisper?.cleans = cleans
     options.whisper?.threads = threads
@@ -166,7 +167,8 @@ private func weights(_ utterance: LiveUtterance) -> String {
     let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
     let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
     let language = utterance.commandLanguage.map { $0 == "en" ? "" : "(\($0))" } ?? ""
-    return "\(sure)/\(free)/\(english)\(language)"
+    let score = utterance.commandScore.map { String(format: "%.2f", $0) } ?? "-"
+    return "\(sure)/\(free)/\(english)\(language) score \(score)"
 }
 
 /// How a command Whisper wrote stands, as the probe marks it: left for the box, confirmed by the spotter, or (by
