@@ -90,7 +90,7 @@ final class HTTPServer: @unchecked Sendable {
             started, "/",
             { connection, data in
                 let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-                return server.serve(connection!)
+                return server.serveOnAnOrdinaryStack(connection!)
             }, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -150,11 +150,11 @@ final class HTTPServer: @unchecked Sendable {
     func cut(_ id: Int) {
         let ports: (remote: Int, local: Int)? = connections.withLock { connections in
             guard let connection = connections[id].flatMap(OpaquePointer.init(bitPattern:)),
-                let info = mg_get_request_info(connection)?.pointee
+                let info = mg_get_request_info(connection)
             else {
                 return nil
             }
-            return (Int(info.remote_port), Int(info.server_port))
+            return (Int(info.pointee.remote_port), Int(info.pointee.server_port))
         }
         guard let ports, let descriptor = Self.socket(remotePort: ports.remote, localPort: ports.local) else { return }
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
@@ -186,15 +186,17 @@ final class HTTPServer: @unchecked Sendable {
 
     private static func id(of connection: OpaquePointer) -> Int { Int(bitPattern: UnsafeRawPointer(connection)) }
 
+    /// Read through civetweb's pointer, never copied: its request record holds 64 headers, and each copy a debug build
+    /// makes of it lands on a worker thread's stack, which civetweb keeps at about 100 KB and mostly fills itself.
     private func headers(of connection: OpaquePointer) -> [String: String] {
-        guard let info = mg_get_request_info(connection)?.pointee else { return [:] }
+        guard let info = mg_get_request_info(connection),
+            let offset = MemoryLayout<mg_request_info>.offset(of: \mg_request_info.http_headers)
+        else { return [:] }
+        let list = UnsafeRawPointer(info).advanced(by: offset).assumingMemoryBound(to: mg_header.self)
         var headers: [String: String] = [:]
-        withUnsafeBytes(of: info.http_headers) { raw in
-            let list = raw.bindMemory(to: mg_header.self)
-            for index in 0..<Int(info.num_headers) {
-                guard let name = list[index].name, let value = list[index].value else { continue }
-                headers[String(cString: name).lowercased()] = String(cString: value)
-            }
+        for index in 0..<Int(info.pointee.num_headers) {
+            guard let name = list[index].name, let value = list[index].value else { continue }
+            headers[String(cString: name).lowercased()] = String(cString: value)
         }
         return headers
     }
@@ -242,18 +244,40 @@ final class HTTPServer: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// civetweb runs its workers on 100 KB stacks and fills most of them itself; Swift's first use of a type on a
+    /// thread (its metadata, set up lazily) and a debug build's frames overran what was left. Each request is served
+    /// on a thread with an ordinary stack while the worker waits: a simulator can afford the thread.
+    private func serveOnAnOrdinaryStack(_ connection: OpaquePointer) -> Int32 {
+        let status = Mutex<Int32>(0)
+        let done = DispatchSemaphore(value: 0)
+        // The worker waits for the thread, so the connection stays the worker's own throughout.
+        let address = Int(bitPattern: connection)
+        let thread = Thread { [self] in
+            if let connection = OpaquePointer(bitPattern: address) {
+                let served = serve(connection)
+                status.withLock { $0 = served }
+            }
+            done.signal()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+        done.wait()
+        return status.withLock { $0 }
+    }
+
     private func serve(_ connection: OpaquePointer) -> Int32 {
-        guard let info = mg_get_request_info(connection)?.pointee else { return 0 }
+        guard let request = mg_get_request_info(connection) else { return 0 }
         let headers = headers(of: connection)
-        let method = info.request_method.map { String(cString: $0) } ?? "GET"
-        let path = info.local_uri.map { String(cString: $0) } ?? "/"
-        let query = info.query_string.map { String(cString: $0) } ?? ""
+        let method = request.pointee.request_method.map { String(cString: $0) } ?? "GET"
+        let path = request.pointee.local_uri.map { String(cString: $0) } ?? "/"
+        let query = request.pointee.query_string.map { String(cString: $0) } ?? ""
+        let contentLength = request.pointee.content_length
         let response: SimResponse
-        if info.content_length > maxBodyBytes {
+        if contentLength > maxBodyBytes {
             response = .json(413, ["error": "Request body too large (limit \(maxBodyBytes / 1_000_000) MB)"])
         } else {
             var body: [UInt8] = []
-            if info.content_length > 0 { body.reserveCapacity(Int(info.content_length)) }
+            if contentLength > 0 { body.reserveCapacity(Int(contentLength)) }
             // Throttled reads take 16 KiB at a time, each waiting for its turn on one shared link: the senders'
             // socket buffers fill and their uploads slow to the link's rate, together, as over a slow uplink.
             var chunk = [UInt8](repeating: 0, count: readBitsPerSecond == nil ? 65_536 : 16_384)
