@@ -15,8 +15,6 @@ public enum CommandDoubt: Sendable, Equatable {
     /// Whisper's words did not come in time and the fallback recognizer's stand in for the text: another
     /// recognizer's words never decide a command alone.
     case lateDecode
-    /// The command's words could not be weighed against the audio (the recognizer failed a step).
-    case unscored
 
     /// A stable code for `--json` and scripts.
     public var code: String {
@@ -25,7 +23,6 @@ public enum CommandDoubt: Sendable, Equatable {
         case .promptMadeIt: "prompt-made-it"
         case .foreign: "foreign"
         case .lateDecode: "late-decode"
-        case .unscored: "unscored"
         }
     }
 
@@ -33,7 +30,7 @@ public enum CommandDoubt: Sendable, Equatable {
     public var score: (value: Double, threshold: Double)? {
         switch self {
         case .unsure(let score, let threshold), .promptMadeIt(let score, let threshold): (score, threshold)
-        case .foreign, .lateDecode, .unscored: nil
+        case .foreign, .lateDecode: nil
         }
     }
 
@@ -52,8 +49,6 @@ public enum CommandDoubt: Sendable, Equatable {
             return "the speech sounds like another language (\(language ?? "not English")\(share))"
         case .lateDecode:
             return "Whisper's words came too late, and the stand-in recognizer's words do not act alone"
-        case .unscored:
-            return "its words could not be weighed against the audio"
         }
     }
 
