@@ -90,7 +90,8 @@ final class HTTPServer: @unchecked Sendable {
             started, "/",
             { connection, data in
                 let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-                return server.serveOnAnOrdinaryStack(connection!)
+                let address = Int(bitPattern: connection)
+                return HTTPServer.onAnOrdinaryStack { server.serve(OpaquePointer(bitPattern: address)!) }
             }, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -116,19 +117,27 @@ final class HTTPServer: @unchecked Sendable {
             context, path,
             { connection, data in
                 let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-                return server.webSocketConnect(connection!)
+                let address = Int(bitPattern: connection)
+                return HTTPServer.onAnOrdinaryStack { server.webSocketConnect(OpaquePointer(bitPattern: address)!) }
             },
             { connection, data in
                 let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-                server.webSocketReady(connection!)
+                let address = Int(bitPattern: connection)
+                HTTPServer.onAnOrdinaryStack { server.webSocketReady(OpaquePointer(bitPattern: address)!) }
             },
             { connection, bits, payload, length, data in
                 let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-                return server.webSocketData(connection!, bits: bits, payload: payload, length: length)
+                let address = Int(bitPattern: connection), payloadAddress = Int(bitPattern: payload)
+                return HTTPServer.onAnOrdinaryStack {
+                    server.webSocketData(
+                        OpaquePointer(bitPattern: address)!, bits: bits,
+                        payload: UnsafeMutablePointer(bitPattern: payloadAddress), length: length)
+                }
             },
             { connection, data in
                 let server = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-                server.webSocketClosed(connection!)
+                let address = Int(bitPattern: connection)
+                HTTPServer.onAnOrdinaryStack { server.webSocketClosed(OpaquePointer(bitPattern: address)!) }
             }, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -245,24 +254,21 @@ final class HTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// civetweb runs its workers on 100 KB stacks and fills most of them itself; Swift's first use of a type on a
-    /// thread (its metadata, set up lazily) and a debug build's frames overran what was left. Each request is served
-    /// on a thread with an ordinary stack while the worker waits: a simulator can afford the thread.
-    private func serveOnAnOrdinaryStack(_ connection: OpaquePointer) -> Int32 {
-        let status = Mutex<Int32>(0)
+    /// thread (its metadata, set up lazily) and a debug build's frames overran what was left. Every callback runs
+    /// on a thread with an ordinary stack while the worker waits for it (so the connection, passed as its address,
+    /// stays the worker's throughout): a simulator can afford the thread.
+    private static func onAnOrdinaryStack<Result: Sendable>(_ work: @escaping @Sendable () -> Result) -> Result {
+        let result = Mutex<Result?>(nil)
         let done = DispatchSemaphore(value: 0)
-        // The worker waits for the thread, so the connection stays the worker's own throughout.
-        let address = Int(bitPattern: connection)
-        let thread = Thread { [self] in
-            if let connection = OpaquePointer(bitPattern: address) {
-                let served = serve(connection)
-                status.withLock { $0 = served }
-            }
+        let thread = Thread {
+            let value = work()
+            result.withLock { $0 = value }
             done.signal()
         }
         thread.stackSize = 4 << 20
         thread.start()
         done.wait()
-        return status.withLock { $0 }
+        return result.withLock { $0! }
     }
 
     private func serve(_ connection: OpaquePointer) -> Int32 {
