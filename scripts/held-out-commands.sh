@@ -47,10 +47,12 @@
 #   speak some of Samples/, the tests' clips), and espeak-ng's American (john) and Received Pronunciation (zac)
 #   variants, with the command phrasings spread over every action. Its misses were read that session to choose
 #   spelled endings: a development set since.
-# - Set m (held out): made in the twenty-fourth session right after set l's totals were read, before anything was
+# - Set m: made in the twenty-fourth session right after set l's totals were read, before anything was
 #   chosen on l's misses. Other sentences, in espeak-ng's American (paul), Scottish (robert), Lancaster (shelby) and
-#   West Midlands (grandpa) variants, none in an earlier set, with the phrasings spread over every action.
-# Keep i, j and m out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
+#   West Midlands (grandpa) variants, none in an earlier set, with the phrasings spread over every action. Held out
+#   until the session that weighed a combined command score on its per-clip figures (docs/command-decision.md): a
+#   development set since.
+# Keep i and j out of every tuning step: they exist to say how boxvoice hears the next user; when a change is chosen
 # by looking at a set's misses, it becomes a development set and a new one is made.
 set -euo pipefail
 . "$(dirname "$0")/speak.sh"
