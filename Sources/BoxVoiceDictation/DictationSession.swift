@@ -58,7 +58,7 @@ public final class DictationSession: Sendable {
         /// Keys pressed, each with where it came in the audio: it acts once the recognizer has heard up to there.
         var keys: [(trigger: DictationTrigger, frame: Int64)] = []
         /// The last seconds of the stream, for second opinions (`DictationSession.recentSeconds`).
-        var recent = RecentAudio(seconds: 0)
+        var recent: RecentAudio
         /// A command waiting for the box's second opinion, and what was heard after it meanwhile; `talkWentOn`: the
         /// speaker went on talking right after it, so only the box's confirmation makes it act.
         var pending: (check: SecondOpinion, queued: [LiveUpdate], talkWentOn: Bool)?
@@ -369,7 +369,6 @@ public final class DictationSession: Sendable {
         message.liveText.contains { !$0.isWhitespace }
     }
 
-    /// Starts the box's second opinion on a command only the spotter heard; nil when none can be asked.
     /// How much of the stream is kept for second opinions: an utterance is decided up to Whisper's deadline after it
     /// ended, and the box then hears the window before its end.
     var recentSeconds: Double { Self.recentSeconds(configuration) }
@@ -378,6 +377,7 @@ public final class DictationSession: Sendable {
         configuration.secondOpinionWindowSeconds + (configuration.whisper?.deadline ?? 0)
     }
 
+    /// Starts the box's second opinion on a command that cannot act alone; nil when none can be asked.
     func askSecondOpinion(_ found: KeywordMatch, _ utterance: LiveUtterance, state: Hearing) -> SecondOpinion? {
         guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory,
             !finisher.hqIsUnavailable

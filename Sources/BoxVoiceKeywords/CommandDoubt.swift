@@ -12,8 +12,8 @@ public enum CommandDoubt: Sendable, Equatable {
     /// The utterance sounds like another language: `language` is the likeliest one, `english` the share Whisper
     /// gives English (nil where not weighed).
     case foreign(language: String?, english: Double?)
-    /// Whisper's words did not come in time and the fallback recognizer's stand in for the text: another
-    /// recognizer's words never decide a command alone.
+    /// Whisper gave no words for the utterance (too late on a busy machine, or its decode failed) and the fallback
+    /// recognizer's stand in for the text: another recognizer's words never decide a command alone.
     case lateDecode
 
     /// A stable code for `--json` and scripts.
@@ -48,7 +48,7 @@ public enum CommandDoubt: Sendable, Equatable {
             let share = english.map { ", English \(Self.format($0))" } ?? ""
             return "the speech sounds like another language (\(language ?? "not English")\(share))"
         case .lateDecode:
-            return "Whisper's words came too late, and the stand-in recognizer's words do not act alone"
+            return "Whisper gave no words for it (too late, or failed), and the stand-in recognizer's do not act alone"
         }
     }
 

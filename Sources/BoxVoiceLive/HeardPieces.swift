@@ -27,14 +27,14 @@ struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
         var text: String
-        /// Whisper's command in this piece was under the floor, under the prompt-free floor, or said in an utterance
-        /// judged foreign.
-        var unsure: Bool
+        /// Why the piece's command does not act by itself, with the figures that decided it: under the floor, under
+        /// the prompt-free floor, or said in an utterance judged foreign. nil: it acts (or the piece holds none).
+        var doubt: CommandDoubt? = nil
+        /// The command needs the box's yes.
+        var unsure: Bool { doubt != nil }
         /// The command cleared the floors that apply to it and is unsure only because the utterance was judged
         /// foreign: the one doubt the command spotter can answer (`SpotterAgreement`).
-        var unsureOnlyForTheLanguage = false
-        /// Why the command is unsure, with the figures that decided it; nil when it is not.
-        var doubt: CommandDoubt? = nil
+        var unsureOnlyForTheLanguage: Bool { if case .foreign = doubt { true } else { false } }
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
         /// How sure Whisper would have been of the command without the prompt (`promptFreeSureness`); nil when not
@@ -126,8 +126,7 @@ struct HeardPieces {
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, unsure: !clearsItsFloors || foreign,
-                    unsureOnlyForTheLanguage: clearsItsFloors && foreign, doubt: doubt, sureness: sure,
+                    text: piece, doubt: doubt, sureness: sure,
                     promptFreeSureness: promptFree, score: score, english: english,
                     language: language, action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))
@@ -135,7 +134,7 @@ struct HeardPieces {
         }
         let rest = text[from...].trimmingCharacters(in: .whitespaces)
         if !rest.isEmpty {
-            pieces.append(Piece(text: rest, unsure: false, withoutCommand: rest, lastCommandWord: nil))
+            pieces.append(Piece(text: rest, withoutCommand: rest, lastCommandWord: nil))
         }
         return pieces
     }

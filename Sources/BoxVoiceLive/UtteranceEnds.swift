@@ -227,7 +227,7 @@ final class UtteranceEnds {
     /// hears (`inItsOwnLanguage`).
     ///
     /// - Parameter wait: how long the first decode may still be waited for (nil: `WhisperHearing.deadline`); the
-    ///   checks after it share the deadline from now.
+    ///   checks after it share `WhisperHearing.checksDeadline` from now.
     func transcribe(_ cut: UtteranceCutter.Cut, wait: Double? = nil, suspects: (String) -> Bool = { _ in false })
         -> Result<Judged, HearingError>
     {

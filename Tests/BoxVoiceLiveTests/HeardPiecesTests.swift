@@ -61,7 +61,7 @@ import Testing
     @Test func wordsWithoutACommandAreOnePieceAndNothingIsNoPiece() {
         #expect(
             pieces([("Nothing", 0.1), ("here.", 0.1)]) == [
-                .init(text: "Nothing here.", unsure: false, withoutCommand: "Nothing here.", lastCommandWord: nil)
+                .init(text: "Nothing here.", withoutCommand: "Nothing here.", lastCommandWord: nil)
             ])
         #expect(pieces([]).isEmpty)
     }

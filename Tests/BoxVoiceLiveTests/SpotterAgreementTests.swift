@@ -85,7 +85,7 @@ import Testing
     @Test func onlyAnUnsureCommandIsConfirmed() throws {
         let sure = try piece(0.9, 0.4, foreign: false)
         #expect(!sure.unsure && !confirms(sure, [("send and close", 5.8)]))
-        let words = HeardPieces.Piece(text: "Thanks.", unsure: false, withoutCommand: "Thanks.", lastCommandWord: nil)
+        let words = HeardPieces.Piece(text: "Thanks.", withoutCommand: "Thanks.", lastCommandWord: nil)
         #expect(!confirms(words, [("send and close", 5.8)]))
     }
 }
