@@ -26,7 +26,7 @@ DESTDIR ?=
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # `boxvoice --version` reports the commit (CBuildInfo: a C define, the one value SwiftPM passes through).
 BUILD_INFO = -Xcc -DBOXVOICE_COMMIT='"$(COMMIT)"' $(HEARING_LINK)
-# The neural hearing parts (whisper.cpp, Silero VAD, DeepFilterNet3) that `make setup` builds from archives pip
+# The neural hearing parts (whisper.cpp and Silero VAD) that `make setup` builds from archives pip
 # downloads by pinned name, version and sha256 (scripts/hearing-parts.sh). SwiftPM finds their headers and libraries
 # through pkg-config; the programs find the libraries at run time in the build folder, or installed, in
 # ../lib/boxvoice beside the binary.

@@ -36,7 +36,6 @@ let package = Package(
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         // MARK: C libraries built by `make setup` from PyPI archives (scripts/hearing-parts.sh, into .build/hearing)
         .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
-        .systemLibrary(name: "CDeepFilter", pkgConfig: "deepfilter"),
 
         // MARK: Swift modules
         // Waiting for news without polling (pure Swift, below everything that has a thread wait).
@@ -47,12 +46,11 @@ let package = Package(
         .target(
             name: "BoxVoiceStore", dependencies: ["CSQLite", "BoxVoiceKeywords", "BoxVoiceAudio", "BoxVoiceContract"]),
         // Local speech recognition: pocketsphinx (Debian's en-us model) for words while speaking and the command
-        // spotter; Silero VAD, Whisper and DeepFilterNet3 for each utterance once it ends.
+        // spotter; Silero VAD and Whisper for each utterance once it ends.
         .target(
             name: "BoxVoiceLive",
             dependencies: [
                 "EditDistance", "BoxVoiceAudio", "BoxVoiceKeywords", "CPocketSphinx", "CSpeexDSP", "CWhisper",
-                "CDeepFilter",
             ]),
         // The box's wire contract as values: decoding, framing, failure kinds. Shared by the client and boxsim.
         .target(name: "BoxVoiceContract", dependencies: ["CBuildInfo"]),

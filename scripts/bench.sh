@@ -81,6 +81,12 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
         --landed "$root/scripts/command-spotter.landed.en.txt")
     calibration_table=$("$bin_dir/boxvoice-bench" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" --work "$work/real-work")
     "$root/scripts/held-out-commands.sh" "$work/held-out" j >/dev/null
+    # Dictation using command words inside its sentences, each half a list the hearing table reads as a stream.
+    "$root/scripts/mid-sentence-clips.sh" "$work/real/mid-sentence" 2>/dev/null
+    for half in development held-out; do
+        awk -F'\t' -v half="$half" '$2 == half { print "mid-sentence/" $1 "\t" $3 }' \
+            "$work/real/mid-sentence/sentences.tsv" >"$work/real/mid-sentence-$half.tsv"
+    done
     mkdir -p "$work/hearing-work"
     hearing_table=$("$bin_dir/boxvoice-bench" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
         --hearing "$root/.build/hearing/models" --held-out "$work/held-out" --boxvoice "$bin_dir/boxvoice")
@@ -157,7 +163,7 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
     fi
     if [ -n "$hearing_table" ]; then
         echo
-        echo "## Hearing: Whisper at utterance ends, DeepFilterNet3, Silero VAD (issue: hearing)"
+        echo "## Hearing: Whisper at utterance ends, Silero VAD (issue: hearing)"
         echo
         cat "$root/docs/hearing-bench.md"
         echo

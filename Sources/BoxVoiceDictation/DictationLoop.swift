@@ -112,7 +112,10 @@ extension DictationSession {
                 // inside a sentence, or cut off by a breath, are text.
                 let found = utterance.endingCommand(session.detector)
                 if let found, utterance.commandIsSpottedOnly || utterance.commandIsUnsure {
-                    if let check = early ?? session.askSecondOpinion(found, utterance, state: state) {
+                    // A command too far from the audio to be worth it is not asked about: its words stay text.
+                    if utterance.commandWorthAsking,
+                        let check = early ?? session.askSecondOpinion(found, utterance, state: state)
+                    {
                         session.onEvent(.final(utterance.text))
                         state.pending = (check, [], false)
                         return

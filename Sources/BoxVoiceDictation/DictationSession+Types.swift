@@ -54,7 +54,7 @@ extension DictationSession {
         public var frontEnd = FrontEndUse.auto
         /// Where the live recognizer keeps its trimmed dictionary between runs (`LiveTranscriber.Options`).
         public var dictionaryCache: String?
-        /// The utterance-end road (Whisper, Silero VAD, DeepFilterNet3); nil hears with pocketsphinx alone.
+        /// The utterance-end road (Whisper, Silero VAD); nil hears with pocketsphinx alone.
         public var whisper: LiveTranscriber.WhisperHearing?
         /// Open the box's event stream to learn which session a `"new"` first message opened. Off where someone
         /// else feeds the store those events (the daemon's own stream).

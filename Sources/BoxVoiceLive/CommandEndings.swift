@@ -5,7 +5,7 @@
 ///
 /// Where the last words hold one the pronunciation dictionary has no sound for ("Mikoff.", "Amort message."), their
 /// letters are read instead (`SpelledAlike`, over every phrase the vocabulary takes): a phrase they spell is offered
-/// too, after those that sound alike, and Whisper's weighing and the floors judge it the same way.
+/// too, after those that sound alike, and Whisper's weighing and the decision judge it the same way.
 struct CommandEndings: Sendable {
     let sounds: SoundsLikeCommand
     let holdsCommand: @Sendable (String) -> Bool

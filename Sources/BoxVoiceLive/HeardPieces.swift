@@ -2,44 +2,34 @@ import BoxVoiceKeywords
 import Foundation
 
 /// An utterance Whisper heard whole, cut into one piece per command it holds (each piece ends with its command) and
-/// one for the words after the last, with how sure Whisper was of each command.
+/// one for the words after the last, with how each command was decided.
 ///
-/// Over speech it does not know — Russian, Italian, French said into an English model given the command phrases as
-/// its prompt — Whisper sometimes writes the send command where nobody said it, and then it is unsure of those words
-/// (`sureness` 0.09–0.30 on the bench's foreign prompts), where a command a person said is written with more
-/// confidence (0.38 and up on the development clips in noise, but for one at 0.13) (BENCHMARKS.md, "Hearing"). A
-/// command under the floor is not acted on by itself: the box is asked (the second opinion), and without a yes its
-/// words are dropped from the text as not heard.
-///
-/// Sureness alone does not catch them all: over French "au revoir" Whisper writes the close command with a sureness of
-/// 0.36–0.77, as sure as of commands people say in noise. Weighed again without the prompt, those words are nearly
-/// impossible (0.004–0.011 on the French and Russian prompts), where the commands said in the development clips keep
-/// 0.022 and up outside the telephone band (`promptFreeSureness`): a command under the prompt-free floor is unsure
-/// too. (Those figures are tiny.en's; Whisper base, which replaced it, gives 0.008 at most and 0.014 and up.)
+/// A command is the utterance's last words, scored against the audio (`score(of:endShortfall:)`): weighed without the
+/// command prompt, token by token, against what Whisper found likeliest there, the end of the text included. The
+/// prompt is what makes Whisper write a command phrase over speech it cannot make out (French "au revoir" as the
+/// close command); without it, those words fall far short of Whisper's own, where a command a person said is what
+/// Whisper would write anyway. One decision (`CommandDecision`) turns the score into acting, asking the box, or text.
 ///
 /// Whisper base, told to write English, translates: over French it can write the send command's words with the audio
-/// behind them. It also says how likely the utterance is English, and a command in an utterance it judges foreign
-/// (`soundsForeign`, or written in the language it hears without the command: `UtteranceEnds`) is unsure too.
-///
-/// In audio it judges plainly English, lower pairs of floors apply (`LiveTranscriber.PlainEnglish`): there the
-/// prompt's commands in unknown speech are not what the floors meet.
+/// behind them. A command in an utterance it judges foreign (`soundsForeign`, or written in the language it hears
+/// without the command: `UtteranceEnds`) is unsure too.
 struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
         var text: String
-        /// Why the piece's command does not act by itself, with the figures that decided it: under the floor, under
-        /// the prompt-free floor, or said in an utterance judged foreign. nil: it acts (or the piece holds none).
+        /// Why the piece's command does not act by itself, with the figures that decided it: its evidence under the
+        /// act line (`CommandDecision`), or said in an utterance judged foreign. nil: it acts (or holds none).
         var doubt: CommandDoubt? = nil
         /// The command needs the box's yes.
         var unsure: Bool { doubt != nil }
-        /// The command cleared the floors that apply to it and is unsure only because the utterance was judged
-        /// foreign: the one doubt the command spotter can answer (`SpotterAgreement`).
+        /// The command's evidence would act, and it is unsure only because the utterance was judged foreign: the
+        /// one doubt the command spotter can answer (`SpotterAgreement`).
         var unsureOnlyForTheLanguage: Bool { if case .foreign = doubt { true } else { false } }
+        /// An unsure command is worth asking the box about (`CommandDecision.Verdict.ask`); false: its words stay
+        /// text without asking.
+        var worthAsking = true
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil
-        /// How sure Whisper would have been of the command without the prompt (`promptFreeSureness`); nil when not
-        /// weighed so.
-        var promptFreeSureness: Float? = nil
         /// The command weighed as the utterance's last words against Whisper's own best words over the same audio,
         /// without the prompt (`score(of:endShortfall:)`); nil when not weighed so.
         var score: Float? = nil
@@ -68,15 +58,13 @@ struct HeardPieces {
     /// - Parameters:
     ///   - words: the utterance's words as the live path takes them (`UtteranceEnds.plain`).
     ///   - places: where the commands are in the words joined by single spaces (`KeywordDetector.commandPlaces`).
-    ///   - floor: the least `sureness` a command must have to count by itself.
-    ///   - promptFreeFloor: the least `promptFreeSureness` it must also have, where its words were weighed so.
+    ///   - decision: how a command is decided on its `score`.
     ///   - english: how likely the utterance is English, where it was weighed so, and the language it likeliest is.
-    ///   - plainEnglish: the floors a command in audio plainly English may clear instead (nil: none).
     ///   - foreign: the utterance was judged spoken in another language: its commands are unsure.
+    ///   - endShortfall: the end of the text weighed after the words (`WhisperModel.Transcript`).
     static func pieces(
-        of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], floor: Float,
-        promptFreeFloor: Float? = nil, english: Float? = nil, language: String? = nil,
-        plainEnglish: LiveTranscriber.PlainEnglish? = nil, foreign: Bool = false, endShortfall: Float? = nil
+        of words: [WhisperModel.TimedWord], places: (String) -> [KeywordDetector.Place], decision: CommandDecision,
+        english: Float? = nil, language: String? = nil, foreign: Bool = false, endShortfall: Float? = nil
     ) -> [Piece] {
         let text = words.map(\.text).joined(separator: " ")
         guard !text.isEmpty else { return [] }
@@ -102,32 +90,23 @@ struct HeardPieces {
             let piece = text[from..<place.end].trimmingCharacters(in: .whitespaces)
             let commandWords = wordsIn(place.words)
             let sure = commandWords.map { sureness(of: $0.map { words[$0] }) }
-            let promptFree = commandWords.flatMap { promptFreeSureness(of: $0.map { words[$0] }) }
             let score = commandWords.flatMap { range in
                 range.upperBound == words.count - 1
                     ? Self.score(of: range.map { words[$0] }, endShortfall: endShortfall) : nil
             }
-            let clears = Self.clears(
-                sureness: sure, promptFreeSureness: promptFree, floor: floor, promptFreeFloor: promptFreeFloor)
-            let clearsInEnglish =
-                plainEnglish?.clears(sureness: sure, promptFreeSureness: promptFree, english: english) ?? false
-            let clearsItsFloors = clears || clearsInEnglish
+            let verdict = decision.verdict(score: score.map(Double.init), sureness: Double(sure ?? 0))
             let doubt: CommandDoubt? =
-                if !clearsItsFloors, let sure, sure < floor {
-                    .unsure(score: Double(sure), threshold: Double(floor))
-                } else if !clearsItsFloors {
-                    .promptMadeIt(score: Double(promptFree ?? 0), threshold: Double(promptFreeFloor ?? 0))
-                } else if foreign {
-                    .foreign(language: language, english: english.map(Double.init))
-                } else {
-                    nil
+                switch verdict {
+                case .act: foreign ? .foreign(language: language, english: english.map(Double.init)) : nil
+                case .ask(let doubt), .refuse(let doubt): doubt
                 }
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, doubt: doubt, sureness: sure,
-                    promptFreeSureness: promptFree, score: score, english: english,
+                    text: piece, doubt: doubt,
+                    worthAsking: { if case .refuse = verdict { false } else { true } }(), sureness: sure,
+                    score: score, english: english,
                     language: language, action: place.action, withoutCommand: before,
                     lastCommandWord: commandWords?.upperBound))
             from = place.end
@@ -137,12 +116,6 @@ struct HeardPieces {
             pieces.append(Piece(text: rest, withoutCommand: rest, lastCommandWord: nil))
         }
         return pieces
-    }
-
-    /// Whether a command's weights reach a pair of floors: a weight not taken (nil) or a floor not set is no bar.
-    static func clears(sureness: Float?, promptFreeSureness: Float?, floor: Float, promptFreeFloor: Float?) -> Bool {
-        let promptMadeIt = promptFreeSureness.flatMap { free in promptFreeFloor.map { free < $0 } } ?? false
-        return !(sureness.map { $0 < floor } ?? false) && !promptMadeIt
     }
 
     /// Whether an utterance Whisper judged English by `english` is under the English `floor`: nil for either (not
@@ -163,13 +136,6 @@ struct HeardPieces {
         guard shortfalls.count == words.count else { return nil }
         let tokens = words.map(\.tokenCount).reduce(0, +) + 1
         return -(shortfalls.reduce(0, +) + endShortfall) / Float(tokens)
-    }
-
-    /// `sureness` of the words as Whisper weighed them without the prompt; nil if any was not weighed so.
-    static func promptFreeSureness(of words: [WhisperModel.TimedWord]) -> Float? {
-        let free = words.compactMap(\.promptFreeProbability)
-        guard free.count == words.count else { return nil }
-        return geometricMean(free)
     }
 
     /// How sure Whisper was of a command: the geometric mean of its words' probabilities (each word's least likely

@@ -62,12 +62,13 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Why the command `text` ends with cannot act by itself (nil: it can): it acts only when the box confirms it,
     /// and `recognized` is the text without it.
     public var commandDoubt: CommandDoubt?
+    /// A command that cannot act by itself is worth asking the box about; false: its words stay text unasked
+    /// (`CommandDecision.Verdict.refuse`).
+    public var commandWorthAsking = true
     /// The command in `text` needs the box's yes (`commandDoubt`).
     public var commandIsUnsure: Bool { commandDoubt != nil }
     /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
     public var commandSureness: Float?
-    /// How sure Whisper would have been of that command without the prompt (`HeardPieces.promptFreeSureness`).
-    public var commandPromptFreeSureness: Float?
     /// The command weighed as the utterance's last words against Whisper's own best words over the same audio,
     /// without the prompt: the mean log-ratio per token (0: Whisper would write it and stop; below: further off).
     public var commandScore: Float?
@@ -220,10 +221,6 @@ public final class LiveTranscriber {
         /// Wall-clock seconds the checks after the first decode (`UtteranceEnds.transcribe`) may take together: they
         /// hold the hearing loop, and are few.
         public var checksDeadline = 6.0
-        /// DeepFilterNet3 cleans what the recognizers hear. Off: on the held-out clips and the prompts Whisper heard
-        /// the raw audio as well or better in every condition measured (BENCHMARKS.md, "Hearing"); pocketsphinx,
-        /// which stands in when Whisper is late, still hears speexdsp's cleaning in a noisy room (`frontEnd`).
-        public var cleans = false
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
         /// How Whisper searches each utterance for its words: greedily. A beam of five heard more commands on the
@@ -237,25 +234,15 @@ public final class LiveTranscriber {
         public var context = Context()
         /// Whisper's own no-speech estimate over which an utterance is taken for noise.
         public var noSpeechCeiling: Float = 0.6
-        /// How sure Whisper must be of a command (`HeardPieces.sureness`) for it to act by itself; under it the box
-        /// is asked first. Chosen between the foreign prompts' false commands (0.30 at most, on every fourth prompt)
-        /// and the development clips' commands (0.38 and up but for one), with tiny.en; with base the development
-        /// clips' commands are 0.44 and up, and the foreign ones over it are caught by the other two floors.
-        public var commandFloor: Float = 0.34
+        /// How a command the utterance ends with is decided on its score (`HeardPieces.score`): chosen on the curve
+        /// of false actions per hour against missed commands (docs/command-decision.md).
+        public var decision = CommandDecision.measured
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never. Two beams, not five: whisper.cpp sizes its
         /// text cache for a beam search at (beams + 2) × 512 places and keeps it for the life of the decoding state,
         /// so the first careful look of five beams added 36 MB to `dictate` for good (42 MB against greedy's 6), two
         /// add 18; on the development sets two heard as many commands as five.
         public var carefulSearch: WhisperModel.Search? = .beam(2)
-        /// How sure Whisper must still be of a command's words when they are weighed again without the prompt
-        /// (`HeardPieces.promptFreeSureness`) for it to act by itself; under it the box is asked first. The prompt's
-        /// command phrases are what Whisper writes into speech it cannot make out (French "au revoir" as the close
-        /// command); then it is the prompt, not the audio, that makes them likely. Chosen with Whisper base between
-        /// the French and Russian prompts' false commands (0.008 at most, but for a translation, which the English
-        /// floor catches) and the development clips' commands (0.014 and up, but for one in the telephone band)
-        /// (BENCHMARKS.md, "Whisper base"). nil: not weighed.
-        public var promptFreeFloor: Float? = 0.011
         /// How likely Whisper must find an utterance English (`WhisperModel.Transcript.englishProbability`, a
         /// multilingual model only) for a command in it to act by itself; under it the box is asked first, and the
         /// careful second look is not taken. Told to write English, the multilingual model translates what it hears:
@@ -289,21 +276,18 @@ public final class LiveTranscriber {
         /// 0–0.30 of their letters away; no real foreign stream's decode came within 0.38 of any command
         /// (BENCHMARKS.md, "Spelled alike"). nil: only a command written whole, or sounding alike, counts.
         public var spelledAlike: SpelledAlike? = .measured
-        /// Lower pairs of floors for a command in audio Whisper judges plainly English (`PlainEnglish`); nil: the
-        /// floors above alone.
-        public var plainEnglish: PlainEnglish? = .measured
         /// Command phrases weighed against the last words of a decode that holds no command, where those words sound
         /// like one (`CommandEndings`, `WhisperModel.Rewriting`): within 0.4 of the phrase's phones, and at most
         /// 3 (natural log) less likely than Whisper's own words. The commands this made on development sets g and h
         /// came from endings weighed −4.4 to +2.0 against Whisper's words, all but one over −3; on the real foreign
-        /// streams every command an ending made was held by the floors for the box. Held-out set i: 88 → 91 of 144
+        /// streams every command an ending made was left for the box. Held-out set i: 88 → 91 of 144
         /// commands, 0 wrong (BENCHMARKS.md, "Command endings"). nil: never.
         public var endings: Endings? = Endings(tolerance: 0.4, margin: 3)
-        /// A command Whisper wrote over its floors but left unsure because it judged the audio another language
+        /// A command whose evidence would act but left unsure because Whisper judged the audio another language
         /// stands when the command spotter heard the same command in the last second before it ended
         /// (`SpotterAgreement`): on development set k (English in Finnish and Czech accents) the agreeing hits landed
         /// 0.1–0.8 s before the command's end but for one (1.3 s), and no hit agreed with a command the clip did not
-        /// hold; on the real foreign streams one hit agreed, with a command under both floors (BENCHMARKS.md, "The
+        /// hold; on the real foreign streams one hit agreed, with a command the prompt had made (BENCHMARKS.md, "The
         /// spotter agreeing"). nil: the spotter's hits stay notes.
         public var spotterAgreement: SpotterAgreement? = SpotterAgreement(tail: 1.0, after: 0.3)
 
@@ -383,8 +367,6 @@ public final class LiveTranscriber {
                 settings: $0, holdsCommand: options.holdsCommand, commandPlaces: options.commandPlaces,
                 vocabulary: options.vocabulary, dictionary: options.model.dictionary)
         }
-        // DeepFilterNet3 cleans in place of speexdsp: one front end, not two in a row.
-        if options.whisper?.cleans == true { self.options.frontEnd = nil }
         frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
         room = self.options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
         spotterHasNarrowband =
@@ -408,9 +390,8 @@ public final class LiveTranscriber {
     /// Feeds 48 kHz mono Float32.
     public func feed(_ samples: [Float]) throws -> [LiveUpdate] {
         received += Int64(samples.count)
-        guard let ends else { return try feed16k(try resampler.process(samples)) }
-        let heard = try resampler.process(ends.clean(samples))
-        return try feed16k(heard) + hearEnds(heard)
+        let heard = try resampler.process(samples)
+        return ends == nil ? try feed16k(heard) : try feed16k(heard) + hearEnds(heard)
     }
 
     /// Ends the stream: flushes the resampler and closes the utterance in progress.
@@ -422,7 +403,7 @@ public final class LiveTranscriber {
             let closed = closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
             return endingAtStreamEnd(updates + release() + closed + release())
         }
-        let tail = try resampler.process(ends.flushClean()) + resampler.flush()
+        let tail = try resampler.flush()
         var updates = try feed16k(tail) + hearEnds(tail)
         updates += closing(spotted: try spotter?.finish() ?? [], heard: try language?.finish() ?? [])
         ends.finish().forEach(waitForWords)
@@ -526,9 +507,9 @@ public final class LiveTranscriber {
                 narrowband: hearsNarrowband, heardBy: .whisper)
             utterance.endsAtPause = cut.endsAtPause
             utterance.commandDoubt = agreed ? nil : piece.doubt
+            utterance.commandWorthAsking = piece.worthAsking
             utterance.commandConfirmedBySpotter = agreed
             utterance.commandSureness = piece.sureness
-            utterance.commandPromptFreeSureness = piece.promptFreeSureness
             utterance.commandScore = piece.score
             utterance.commandEnglish = piece.english
             utterance.commandLanguage = piece.language

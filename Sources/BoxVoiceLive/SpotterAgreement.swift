@@ -2,11 +2,11 @@ import BoxVoiceKeywords
 
 /// Whether the command spotter heard the command Whisper wrote but left unsure. pocketsphinx's keyword search hears
 /// with its own English acoustic model, so where both write the same command as it ends, that answers the one doubt
-/// the spotter can speak to: whether English was said. It confirms only a command Whisper wrote over the floors that
-/// apply to it (sureness and prompt-free), left unsure because Whisper judged the audio another language — accented
-/// English Whisper mistakes for Finnish or Czech (`HeardPieces.Piece.unsureOnlyForTheLanguage`). A command under a
-/// floor is the prompt's doing, not the language's: on the held-out French telephone prompts the spotter fired with
-/// one written 0.18 sure, 0.001 without the prompt. Taken only where the hit and the command agree on the action and
+/// the spotter can speak to: whether English was said. It confirms only a command whose evidence would act
+/// (`CommandDecision`), left unsure because Whisper judged the audio another language — accented English Whisper
+/// mistakes for Finnish or Czech (`HeardPieces.Piece.unsureOnlyForTheLanguage`). A command under the act line is the
+/// prompt's doing, not the language's: on the held-out French telephone prompts the spotter fired with one written
+/// 0.18 sure, 0.001 without the prompt. Taken only where the hit and the command agree on the action and
 /// the hit landed in the command's last moments (`tail`); a hit on another command, or earlier in the utterance,
 /// confirms nothing (BENCHMARKS.md, "The spotter agreeing").
 public struct SpotterAgreement: Sendable, Equatable {

@@ -20,11 +20,10 @@ public enum HeardBy: Sendable, Equatable {
     }
 }
 
-/// The utterance-end road of the live path: DeepFilterNet3 cleans what is heard (when on), Silero VAD cuts
-/// utterances, and Whisper decodes each one as it ends, on its own thread, within a deadline.
+/// The utterance-end road of the live path: Silero VAD cuts the audio as captured into utterances, and Whisper
+/// decodes each one as it ends, on its own thread, within a deadline.
 final class UtteranceEnds {
     let settings: LiveTranscriber.WhisperHearing
-    private let filter: NoiseFilter?
     private let activity: VoiceActivity
     private let worker: WhisperWorker
     private var cutter: UtteranceCutter
@@ -40,13 +39,15 @@ final class UtteranceEnds {
     private let holdsCommand: @Sendable (String) -> Bool
     /// The decodes asked of Whisper so far, by why.
     private(set) var decodes = WhisperDecodes()
-    /// Which decodes are weighed again without the prompt and for their language: those holding a command, when the
-    /// prompt-free floor, the English floor or the own-language check is set.
-    /// A command made by joining words Whisper wrote apart (`WrittenApart`) is weighed like one it wrote whole.
-    private var weighsCommands: (@Sendable (String) -> Bool)? {
-        guard settings.promptFreeFloor != nil || settings.englishFloor != nil || settings.ownLanguageBelow != nil
-        else { return nil }
-        return { [holdsCommand, writtenApart] text in holdsCommand(text) || holdsCommand(writtenApart.joined(text)) }
+    /// Which decodes are weighed again without the prompt and for their language: those ending with a command, as
+    /// the live path takes the words (a sentence Whisper looped on, cut off by the token ceiling, ends where the
+    /// loop began), which the decision scores. A command made by joining words Whisper wrote apart (`WrittenApart`)
+    /// is weighed like one it wrote whole.
+    private var weighsCommands: @Sendable (String) -> Bool {
+        { [holdsCommand, writtenApart] text in
+            let plain = UtteranceEnds.plain(text)
+            return holdsCommand(plain) || holdsCommand(writtenApart.joined(plain))
+        }
     }
     /// The decode started when the utterance in progress settled (`UtteranceCutter.settled`), and how many samples
     /// it was given.
@@ -84,19 +85,12 @@ final class UtteranceEnds {
             rewriting = nil
             sounds = nil
         }
-        filter = settings.cleans ? try NoiseFilter(path: settings.models.noiseFilter) : nil
         activity = try VoiceActivity(path: settings.models.voiceActivity)
         worker = try WhisperWorker(
             modelPath: settings.models.whisper, threads: settings.threads,
             search: settings.search)
         cutter = UtteranceCutter(rule: settings.cutting, sampleRate: Double(WhisperModel.sampleRate))
     }
-
-    /// 48 kHz audio as the recognizers hear it: cleaned when the filter is on.
-    func clean(_ samples: [Float]) -> [Float] { filter?.process(samples) ?? samples }
-
-    /// What the filter still holds at the end of the stream.
-    func flushClean() -> [Float] { filter?.flush() ?? [] }
 
     /// Hears 16 kHz audio; returns the utterances it ended.
     func hear(_ samples: [Float]) -> [UtteranceCutter.Cut] {
@@ -411,10 +405,8 @@ final class UtteranceEnds {
         Judged(
             decoded: decoded, foreign: foreign,
             pieces: HeardPieces.pieces(
-                of: decoded.words, places: commandPlaces, floor: settings.commandFloor,
-                promptFreeFloor: settings.promptFreeFloor, english: decoded.english, language: decoded.language,
-                plainEnglish: settings.plainEnglish,
-                foreign: foreign, endShortfall: decoded.endShortfall))
+                of: decoded.words, places: commandPlaces, decision: settings.decision, english: decoded.english,
+                language: decoded.language, foreign: foreign, endShortfall: decoded.endShortfall))
     }
 
     /// One decode's words as the live path takes them, the audio they were decoded from, and how likely Whisper

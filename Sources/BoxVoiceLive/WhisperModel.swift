@@ -10,20 +10,15 @@ public struct HearingModels: Sendable, Equatable {
     public var whisper: String
     /// Silero VAD v6.2 in ggml format.
     public var voiceActivity: String
-    /// DeepFilterNet3's model archive.
-    public var noiseFilter: String
 
-    public init(whisper: String, voiceActivity: String, noiseFilter: String) {
+    public init(whisper: String, voiceActivity: String) {
         self.whisper = whisper
         self.voiceActivity = voiceActivity
-        self.noiseFilter = noiseFilter
     }
 
-    /// The three files in one folder, under the names `make setup` gives them.
+    /// The two files in one folder, under the names `make setup` gives them.
     public init(folder: String) {
-        self.init(
-            whisper: folder + "/ggml-base-q8_0.bin", voiceActivity: folder + "/silero-v6.2.0.bin",
-            noiseFilter: folder + "/DeepFilterNet3_onnx.tar.gz")
+        self.init(whisper: folder + "/ggml-base-q8_0.bin", voiceActivity: folder + "/silero-v6.2.0.bin")
     }
 
     /// Where a program finds them: installed beside its binary (`<prefix>/share/boxvoice/Models`, `make install`),
@@ -43,9 +38,9 @@ public struct HearingModels: Sendable, Equatable {
         return nil
     }
 
-    /// Whether all three are there.
+    /// Whether both are there.
     public var arePresent: Bool {
-        [whisper, voiceActivity, noiseFilter].allSatisfy { FileManager.default.isReadableFile(atPath: $0) }
+        [whisper, voiceActivity].allSatisfy { FileManager.default.isReadableFile(atPath: $0) }
     }
 }
 
@@ -220,26 +215,22 @@ public final class WhisperModel {
         public var end: Double
         /// How sure Whisper was of the word: the lowest probability it gave any of the word's tokens.
         public var probability: Float
-        /// The same, had Whisper been given no prompt: the lowest probability of the word's tokens, each given the
-        /// audio and the tokens before it but not the prompt (`transcribe`'s `scoringWithoutPrompt`); nil when the
-        /// decode was not scored so.
-        public var promptFreeProbability: Float?
-        /// Weighed the same way, how far each of the word's tokens fell short of the token Whisper found likeliest
-        /// at that step (natural log, summed over the tokens; 0: every token was its first choice): the word against
-        /// Whisper's own best words over the same audio. nil when not weighed so.
+        /// Had Whisper been given no prompt (`transcribe`'s `scoringWithoutPrompt`: each token given the audio and
+        /// the tokens before it but not the prompt), how far each of the word's tokens fell short of the token
+        /// Whisper found likeliest at that step (natural log, summed over the tokens; 0: every token was its first
+        /// choice): the word against Whisper's own best words over the same audio. nil when not weighed so.
         public var promptFreeShortfall: Float?
         /// How many tokens the word was written with.
         public var tokenCount: Int
 
         public init(
-            text: String, start: Double, end: Double, probability: Float = 1, promptFreeProbability: Float? = nil,
-            promptFreeShortfall: Float? = nil, tokenCount: Int = 1
+            text: String, start: Double, end: Double, probability: Float = 1, promptFreeShortfall: Float? = nil,
+            tokenCount: Int = 1
         ) {
             self.text = text
             self.start = start
             self.end = end
             self.probability = probability
-            self.promptFreeProbability = promptFreeProbability
             self.promptFreeShortfall = promptFreeShortfall
             self.tokenCount = tokenCount
         }
@@ -316,7 +307,7 @@ public final class WhisperModel {
     ///   - oneSegment: an utterance (at most 30 s) as one piece; false for longer recordings (HQ), decoded window
     ///     by window.
     ///   - scoringWithoutPrompt: given the decoded text, whether to weigh its words again as if there had been no
-    ///     prompt (`TimedWord.promptFreeProbability`): the command phrases in the prompt are what Whisper writes
+    ///     prompt (`TimedWord.promptFreeShortfall`): the command phrases in the prompt are what Whisper writes
     ///     into speech it cannot make out, and then it is the prompt, not the audio, that makes them likely. A
     ///     multilingual model also says then how likely the audio is English (`Transcript.englishProbability`).
     public func transcribe(
@@ -530,7 +521,6 @@ public final class WhisperModel {
                 TimedWord(
                     text: word, start: tokens[range.lowerBound].time, end: end,
                     probability: tokens[range].map(\.probability).reduce(Float(1)) { min($0, $1) },
-                    promptFreeProbability: weighed.map { $0.map { exp($0.logProbability) }.reduce(1) { min($0, $1) } },
                     promptFreeShortfall: weighed.map { $0.map(\.shortfall).reduce(0, +) }, tokenCount: range.count))
         }
         return words
@@ -615,7 +605,7 @@ public final class WhisperModel {
     /// `tokens` with their last words replaced by the ending `rewriting` offers that Whisper finds likeliest
     /// against its own words, each weighed with the end of the text after it; nil when none comes within the
     /// margin (or whisper.cpp fails a step). The ending's tokens carry the probabilities they were weighed with, so
-    /// the floors judge them as any decode, and the times of the words they replace.
+    /// the decision judges them as any decode, and the times of the words they replace.
     private func rewritten(
         _ tokens: [Token], by rewriting: Rewriting, prompt: String?, threads: Int
     ) -> (tokens: [Token], gain: Float)? {

@@ -58,12 +58,10 @@ struct WrittenApart: Sendable {
         guard let last = first.text.last, last.isLetter, let initial = second.text.first, initial.isLetter else {
             return nil
         }
-        let freeProbability = first.promptFreeProbability.flatMap { a in second.promptFreeProbability.map { min(a, $0) }
-        }
         let shortfall = first.promptFreeShortfall.flatMap { a in second.promptFreeShortfall.map { a + $0 } }
         return WhisperModel.TimedWord(
             text: first.text + second.text, start: first.start, end: max(first.end, second.end),
-            probability: min(first.probability, second.probability), promptFreeProbability: freeProbability,
+            probability: min(first.probability, second.probability),
             promptFreeShortfall: shortfall, tokenCount: first.tokenCount + second.tokenCount)
     }
 }

@@ -7,8 +7,8 @@ import BoxVoiceTestSupport
 import Foundation
 
 /// `boxvoice-bench hearing`: the live path as it ran before the utterance-end road (pocketsphinx's utterances, the
-/// spotter's hits written in; the baseline) beside the road (Whisper's text at each utterance end, DeepFilterNet3
-/// cleaning, Silero VAD cutting), and the road without its noise filter, on the same audio in the same run:
+/// spotter's hits written in; the baseline) beside the road (Whisper's text at each utterance end, Silero VAD
+/// cutting), on the same audio in the same run:
 /// word error on real recorded speech, false commands on every real stream, held-out command clips under every
 /// condition, command latency fed in real time, and the peak memory of `boxvoice dictate`.
 func benchHearing(
@@ -25,25 +25,18 @@ func benchHearing(
     // On a file, nothing is late: the bench measures what Whisper hears, and the latency table what it costs.
     now.whisper?.deadline = 60
     now.whisper?.checksDeadline = 60
-    // The road as it ships, and with the choice it made about DeepFilterNet3 the other way.
-    var filtered = now
-    filtered.whisper?.cleans = !(now.whisper?.cleans ?? false)
-    let filterShips = now.whisper?.cleans == true
     let columns: [(name: String, options: LiveTranscriber.Options)] = [
-        ("before: pocketsphinx live path (baseline)", before),
-        ("now: Whisper at utterance ends" + (filterShips ? " + DeepFilterNet3" : ", raw audio"), now),
-        ("now " + (filterShips ? "without" : "with") + " DeepFilterNet3", filtered),
+        ("before: pocketsphinx live path (baseline)", before), ("now: Whisper at utterance ends", now),
     ]
     // What each column's decode is judged by: the dictation's rule, and for the road, the same with a command only the
     // spotter heard also taken (the choice the road made against, measured on the same decode).
-    // And the same decode with every command Whisper wrote taken, however unsure (the road before its floor), and
+    // And the same decode with every command Whisper wrote taken, however unsure (the road without its decision), and
     // with those asked of a box as a dictation asks them (`BoxOpinion`: boxsim's Whisper HQ says yes or no).
     let judged: [(name: String, column: Int, spotsToo: Bool, unsure: UnsureCommands)] = [
         (columns[0].name, 0, false, .leftOut), (columns[1].name, 1, false, .leftOut),
         ("now, also taking commands only the spotter heard", 1, true, .leftOut),
         ("now, also taking commands Whisper was unsure of", 1, false, .taken),
         ("now, asking the box about those (boxsim's Whisper HQ)", 1, false, .askedOfTheBox),
-        (columns[2].name, 2, false, .leftOut),
     ]
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector)
     let header =
@@ -59,7 +52,12 @@ func benchHearing(
     var werCells: [String] = [], rtfTotals = [Double](repeating: 0, count: columns.count)
     var audioSeconds = 0.0
     for language in languages {
-        guard let stream = try PromptStream(list: real + "/\(language).tsv", folder: real, detector: detector) else {
+        // The mid-sentence lists are dictation that uses command words inside its sentences: every sentence counts.
+        guard
+            let stream = try PromptStream(
+                list: real + "/\(language).tsv", folder: real, detector: detector,
+                commandWordsInside: language.hasPrefix("mid-sentence"))
+        else {
             continue
         }
         let minutes = Double(stream.audio.count) / 48_000 / 60
@@ -68,11 +66,6 @@ func benchHearing(
         var cells: [String] = []
         var decodes: [[LiveUtterance]] = []
         for (index, column) in columns.enumerated() {
-            // The filter question is settled on English and the clips: the other streams skip the filter-choice decode.
-            if index == 2, language != "en" {
-                decodes.append([])
-                continue
-            }
             let heard = try LiveDecode.run(stream.audio, options: column.options)
             rtfTotals[index] += heard.cpuSeconds
             decodes.append(heard.utterances)
@@ -84,10 +77,6 @@ func benchHearing(
             }
         }
         for (index, rule) in judged.enumerated() {
-            if rule.column == 2, language != "en" {
-                cells.append("-")
-                continue
-            }
             let fired = try commands(
                 in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsure: rule.unsure,
                 box: { try box.confirms($0, $1, in: stream.audio) })
@@ -106,20 +95,12 @@ func benchHearing(
     // The spotter-too and unsure-too rules read the road's decode: the same words and cost.
     werRow +=
         " " + judged.map { $0.column < werCells.count ? werCells[$0.column] : "-" }.joined(separator: " | ") + " |"
-    let englishSeconds =
-        (try PromptStream(list: real + "/en.tsv", folder: real, detector: detector)).map {
-            Double($0.audio.count) / 48_000
-        } ?? 0
     rtfRow +=
         " "
-        + judged.map { rule in
-            // The filter-choice column decoded English only.
-            let seconds = rule.column == 2 ? englishSeconds : audioSeconds
-            return String(format: "%.2f", seconds > 0 ? rtfTotals[rule.column] / seconds : 0)
-        }.joined(separator: " | ") + " |"
+        + judged.map { String(format: "%.2f", audioSeconds > 0 ? rtfTotals[$0.column] / audioSeconds : 0) }
+        .joined(separator: " | ") + " |"
     falseRows.append(
-        "| **false commands, all \(String(format: "%.1f", totalMinutes)) min** "
-            + "(last column: English only) | "
+        "| **false commands, all \(String(format: "%.1f", totalMinutes)) min** | "
             + falseTotals.map { "**\($0)**" }.joined(separator: " | ") + " |")
 
     // Held-out command clips under every condition.
@@ -273,7 +254,8 @@ func commands(
         let unsure = utterance.commandIsUnsure && treatment != .taken
         if let found, unsure { leftForTheBox(found) }
         // Not acted on (no box, or the box did not hear it): the words join the message, and act on nothing later.
-        if let found, try !unsure || (treatment == .askedOfTheBox && box?(found, utterance) == true) {
+        let asked = treatment == .askedOfTheBox && utterance.commandWorthAsking
+        if let found, try !unsure || (asked && box?(found, utterance) == true) {
             fired.append(found)
         }
     }

@@ -8,13 +8,13 @@ import Foundation
 /// from it.
 func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
-    search: WhisperModel.Search, cleans: Bool, conditionNames: [String], threads: Int, context: Double?,
+    search: WhisperModel.Search, conditionNames: [String], threads: Int, context: Double?,
     verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
-    promptFreeFloor: Float?? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
+    decision: CommandDecision? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
-    endings: LiveTranscriber.WhisperHearing.Endings?? = nil, plainEnglish: LiveTranscriber.PlainEnglish?? = nil,
-    spotterAgreement: SpotterAgreement?? = nil, spelledAlike: SpelledAlike?? = nil
+    endings: LiveTranscriber.WhisperHearing.Endings?? = nil,
+    spotterAgreement: SpotterAgreement?? = nil, spelledAlike: SpelledAlike?? = nil, commandWordsInside: Bool = false
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -28,15 +28,13 @@ func probeHearing(
     options.whisper?.deadline = 60
     options.whisper?.checksDeadline = 60
     options.whisper?.search = search
-    options.whisper?.cleans = cleans
     options.whisper?.threads = threads
     if let context { options.whisper?.context.seconds = context }
     if let contextUnsureBelow { options.whisper?.context.unsureBelow = contextUnsureBelow }
     if !spotter { options.spotterPhrases = nil }
     if let careful { options.whisper?.carefulSearch = careful }
-    if let promptFreeFloor { options.whisper?.promptFreeFloor = promptFreeFloor }
+    if let decision { options.whisper?.decision = decision }
     if let endings { options.whisper?.endings = endings }
-    if let plainEnglish { options.whisper?.plainEnglish = plainEnglish }
     if let spotterAgreement { options.whisper?.spotterAgreement = spotterAgreement }
     if let spelledAlike { options.whisper?.spelledAlike = spelledAlike }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
@@ -53,7 +51,10 @@ func probeHearing(
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector, verbose: verbose)
     // One set of conditions for the prompts and the clips: the babble's talkers are read once.
     let conditions = hearingConditions(real)
-    if let list, var stream = try PromptStream(list: list, folder: real, detector: detector) {
+    if let list,
+        var stream = try PromptStream(
+            list: list, folder: real, detector: detector, commandWordsInside: commandWordsInside)
+    {
         // The prompts in a room (`--list-condition`): what the prompt makes Whisper write over noisy speech.
         if let listCondition {
             guard let condition = conditions.first(where: { $0.name.contains(listCondition) }) else {
@@ -164,11 +165,10 @@ func probeHearing(
 /// weighed so), and in brackets the language Whisper found likeliest when not English.
 private func weights(_ utterance: LiveUtterance) -> String {
     let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
-    let free = utterance.commandPromptFreeSureness.map { String(format: "%.3f", $0) } ?? "-"
     let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
     let language = utterance.commandLanguage.map { $0 == "en" ? "" : "(\($0))" } ?? ""
     let score = utterance.commandScore.map { String(format: "%.2f", $0) } ?? "-"
-    return "\(sure)/\(free)/\(english)\(language) score \(score)"
+    return "\(sure)/\(english)\(language) score \(score)"
 }
 
 /// How a command Whisper wrote stands, as the probe marks it: left for the box, confirmed by the spotter, or (by

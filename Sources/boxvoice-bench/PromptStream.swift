@@ -4,7 +4,8 @@ import BoxVoiceLive
 import Foundation
 
 /// Real (or held-out) prompts listed as "file<TAB>text" lines, played back to back 0.3 s apart as one stream of
-/// keyword-free speech. A prompt whose text holds a command is no negative: it is left out, and counted.
+/// keyword-free speech. A prompt whose text holds a command is no negative: it is left out, and counted, unless the
+/// list is of sentences that use command words inside them (`commandWordsInside`), where not one may act.
 struct PromptStream {
     var audio: [Float] = []
     /// The texts of the prompts kept, in order (empty where the list has none).
@@ -14,14 +15,17 @@ struct PromptStream {
     var leftOut = 0
 
     /// nil when there is no such list. `seconds`: stop once the stream is that long (nil: the whole list).
-    init?(list: String, folder: String, detector: KeywordDetector, seconds: Double? = nil) throws {
+    init?(
+        list: String, folder: String, detector: KeywordDetector, seconds: Double? = nil,
+        commandWordsInside: Bool = false
+    ) throws {
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { return nil }
         let gap = [Float](repeating: 0, count: 48_000 * 3 / 10)
         for line in text.split(separator: "\n") {
             if let seconds, Double(audio.count) >= seconds * 48_000 { break }
             let entry = line.split(separator: "\t", maxSplits: 1).map(String.init)
             let said = entry.count > 1 ? entry[1] : ""
-            if !said.isEmpty, detector.detect(said) != nil { leftOut += 1; continue }
+            if !commandWordsInside, !said.isEmpty, detector.detect(said) != nil { leftOut += 1; continue }
             let prompt = try WAVCapturePCM.load(folder + "/" + entry[0])
             prompts.append(audio.count..<audio.count + prompt.count)
             audio += prompt + gap

@@ -1,4 +1,5 @@
 import BoxVoiceLive
+import BoxVoiceKeywords
 import Foundation
 
 /// `make bench` helpers: each prints a Markdown section for BENCHMARKS.md.
@@ -89,7 +90,7 @@ do {
             models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
             conditionNames: list("--conditions", separator: ";"),
             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? [
-                "en", "es", "fr", "it", "ru", "fr2", "es2",
+                "en", "es", "fr", "it", "ru", "fr2", "es2", "mid-sentence-development", "mid-sentence-held-out",
             ],
             timing: !arguments.contains("--no-timing"))
     case "hearing-probe"?:
@@ -106,13 +107,13 @@ do {
             ? .beam(Int(searchName.dropFirst(4)) ?? 5) : .greedy
         try probeHearing(
             models: models, real: real, work: work, hearing: hearing, heldOut: heldOut,
-            list: value("--list"), search: search, cleans: value("--filter") == "on",
+            list: value("--list"), search: search,
             conditionNames: list("--conditions", separator: ";") ?? [],
             threads: value("--threads").flatMap(Int.init) ?? 2,
             context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
             spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init),
             careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil },
-            promptFreeFloor: value("--prompt-free-floor").map { Float($0) },
+            decision: value("--decision").flatMap { decisionSetting($0) },
             englishFloor: value("--english-floor").map { Float($0) },
             ownLanguageBelow: value("--own-language-below").map { Float($0) },
             accentBelow: value("--accent-below").map { Float($0) },
@@ -122,9 +123,10 @@ do {
             listCondition: value("--list-condition"),
             endings: value("--endings").map {
                 pairSetting($0).map { LiveTranscriber.WhisperHearing.Endings(tolerance: $0, margin: Float($1)) }
-            }, plainEnglish: value("--plain-english").map(plainEnglishSetting),
+            },
             spotterAgreement: value("--spotter-agrees").map { pairSetting($0).map(SpotterAgreement.init) },
-            spelledAlike: value("--spelled-alike").map { pairSetting($0).map(SpelledAlike.init) })
+            spelledAlike: value("--spelled-alike").map { pairSetting($0).map(SpelledAlike.init) },
+            commandWordsInside: arguments.contains("--command-words-inside"))
     case "room"?:
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")
@@ -197,12 +199,9 @@ func pairSetting(_ setting: String) -> (Double, Double)? {
     return parts.count == 2 ? (parts[0], parts[1]) : nil
 }
 
-/// `--plain-english off`, or `ENGLISH:SURENESS/PROMPTFREE[,SURENESS/PROMPTFREE…]` (`LiveTranscriber.PlainEnglish`).
-func plainEnglishSetting(_ setting: String) -> LiveTranscriber.PlainEnglish? {
-    let parts = setting.split(separator: ":")
-    guard parts.count == 2, let english = Float(parts[0]) else { return nil }
-    let floors = parts[1].split(separator: ",").map { $0.split(separator: "/").compactMap { Float($0) } }
-    guard !floors.isEmpty, floors.allSatisfy({ $0.count == 2 }) else { return nil }
-    return LiveTranscriber.PlainEnglish(
-        english: english, floors: floors.map { .init(sureness: $0[0], promptFree: $0[1]) })
+/// `--decision WEIGHT,ACT,ASK` (`CommandDecision`); nil for anything else.
+func decisionSetting(_ setting: String) -> CommandDecision? {
+    let parts = setting.split(separator: ",").compactMap { Double($0) }
+    guard parts.count == 3 else { return nil }
+    return CommandDecision(surenessWeight: parts[0], act: parts[1], ask: parts[2])
 }

@@ -11,11 +11,13 @@ import Testing
 @Suite struct UnsureCommandTests {
     /// Dictates `send-buy-milk.wav` with Whisper, the box's HQ hearing `text` (nil: failing).
     /// - Parameter pausedMidCommand: a pause of 1.5 s put between the command's two words, long enough for the VAD
-    ///   to end the utterance there: Whisper writes "…home. Send." and then "Message.", with the shipped floor.
-    ///   Otherwise the floor is raised over every probability.
+    ///   to end the utterance there: Whisper writes "…home. Send." and then "Message.", with the shipped decision.
+    ///   Otherwise the act line is raised over every score.
     /// - Parameter whisperDeadline: how long Whisper's words are waited for (0: never; pocketsphinx's stand in).
+    /// - Parameter askLine: the decision's ask line, under the raised act line (at it: nothing is asked).
     private func run(
-        boxHears text: String?, secondOpinion: Double?, pausedMidCommand: Bool = false, whisperDeadline: Double = 60
+        boxHears text: String?, secondOpinion: Double?, pausedMidCommand: Bool = false, whisperDeadline: Double = 60,
+        askLine: Double = -.infinity
     ) throws -> DictationRun {
         let run = try DictationRun(
             box: SimulatedBox {
@@ -37,8 +39,8 @@ import Testing
                 models: HearingModels(folder: HearingParts.folder), prompt: prompt)
             whisper.deadline = whisperDeadline
             if !pausedMidCommand {
-                whisper.commandFloor = 1.01
-                whisper.plainEnglish = nil
+                // No score reaches a line over 0: every command is asked of the box, or refused unasked.
+                whisper.decision = CommandDecision(surenessWeight: 0, act: 0.01, ask: askLine)
             }
             configuration.whisper = whisper
             configuration.workDirectory = run.data.file("work")
@@ -58,10 +60,10 @@ import Testing
                 nil
             }
         }
-        // The floor is raised over every probability: the refusal names the phrase, its score and the floor.
+        // The act line is raised over every score: the refusal names the phrase, its score and the line.
         #expect(refused.count == 1, "\(run.events)")
         #expect(refused.first?.0.lowercased() == "send message")
-        #expect(refused.first.map { $0.1 < 1.01 && $0.2 == Double(Float(1.01)) } == true, "\(refused)")
+        #expect(refused.first.map { $0.1 <= 0 && $0.2 == 0.01 } == true, "\(refused)")
         #expect(!run.events.contains { if case .keyword = $0 { true } else { false } })
         #expect(run.delivered.isEmpty)
         let draft = try #require(try run.store.messages().first { $0.state == .draft })
@@ -110,6 +112,18 @@ import Testing
         #expect(checked == [.confirmed], "\(run.events)")
         #expect(run.delivered.count == 1)
         #expect(run.delivered.first?.message.contains("<send-message") == true)
+    }
+
+    /// Under the ask line the box is not asked, though it would have said yes: the command is not taken, saying why.
+    @Test func aCommandUnderTheAskLineIsNotAskedOfTheBox() throws {
+        let run = try run(
+            boxHears: "Please buy milk and eggs on the way home. Send message.", secondOpinion: 5, askLine: 0.01)
+        #expect(!run.events.contains { if case .commandChecked = $0 { true } else { false } }, "\(run.events)")
+        let refused = run.events.contains {
+            if case .commandNotTaken(.send, _, .unsure(_, 0.01)) = $0 { true } else { false }
+        }
+        #expect(refused, "\(run.events)")
+        #expect(run.delivered.isEmpty)
     }
 
     @Test func anUnsureCommandTheBoxDoesNotHearStaysOut() throws {

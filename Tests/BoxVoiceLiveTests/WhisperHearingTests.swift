@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The utterance-end road: Whisper, Silero VAD and DeepFilterNet3 as `make setup` builds them.
+/// The utterance-end road: Whisper and Silero VAD as `make setup` builds them.
 @Suite struct WhisperHearingTests {
     private static let detector: KeywordDetector? = try? KeywordDetector(
         contentsOf: Checkout.root + "/Models/speech-keywords.en.txt")
@@ -23,17 +23,20 @@ import Testing
             models: HearingModels(folder: HearingParts.folder),
             prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8))
         whisper.deadline = deadline
+        // The checks after the first decode are what these tests pin, not how long a busy machine takes over them.
+        whisper.checksDeadline = deadline
         options.whisper = whisper
         return options
     }
 
-    /// The utterance-end road alone, with the contract's detector.
+    /// The utterance-end road alone, with the contract's detector as a dictation uses it: a command is the words
+    /// an utterance ends with.
     private static func utteranceEnds(_ settings: LiveTranscriber.WhisperHearing, _ detector: KeywordDetector) throws
         -> UtteranceEnds
     {
         try UtteranceEnds(
-            settings: settings, holdsCommand: { detector.detect($0) != nil },
-            commandPlaces: { detector.commandPlaces(in: $0) })
+            settings: settings, holdsCommand: { detector.endingPlace(in: $0) != nil },
+            commandPlaces: { detector.endingPlace(in: $0).map { [$0] } ?? [] })
     }
 
     /// A sample clip as one ended utterance (16 kHz).
@@ -189,14 +192,13 @@ import Testing
     @Test func aCommandSaidForRealIsLikelyWithoutThePromptToo() throws {
         let detector = try #require(Self.detector)
         let settings = try #require(try options().whisper)
-        let floor = try #require(settings.promptFreeFloor)
         let ends = try Self.utteranceEnds(settings, detector)
         let talk = try ends.transcribe(try Self.cut("none-budget.wav")).get()
-        #expect(!talk.words.isEmpty && talk.words.allSatisfy { $0.promptFreeProbability == nil })
+        #expect(!talk.words.isEmpty && talk.words.allSatisfy { $0.promptFreeShortfall == nil })
         let command = try ends.transcribe(try Self.cut("checkpoint-report.wav")).get()
         let piece = try #require(command.pieces.first { $0.lastCommandWord != nil })
         #expect(piece.action == .sendCheckpoint)
-        #expect((piece.promptFreeSureness ?? 0) > floor, "\(UtteranceEnds.text(command.words))")
+        #expect((piece.score ?? -.infinity) >= Float(settings.decision.act), "\(UtteranceEnds.text(command.words))")
         #expect(command.holdsSureCommand)
     }
 
@@ -296,34 +298,18 @@ import Testing
         #expect(count > 100, "asked \(count) times")
     }
 
-    /// A command Whisper writes by translating (Spanish *si quiere enviar el mensaje, diga enviar* as *if you want to
-    /// send the message, send it*, with every other floor off so nothing else doubts it) is caught by decoding the
-    /// utterance again in the language heard, where the command's words are not: it waits for the box. Without the
-    /// check it would act by itself.
-    @Test func aCommandTranslatedFromAnotherLanguageWaitsForTheBox() throws {
+    /// Whisper translates Spanish *si quiere enviar el mensaje, diga enviar* as "If you want to send the message,
+    /// send it.": the command's words sit inside the sentence, so nothing acts and nothing is checked in Spanish,
+    /// while English ending on a command is heard as one.
+    @Test func aTranslationWithCommandWordsInsideItsSentenceIsText() throws {
         let detector = try #require(Self.detector)
-        var settings = try onlyTheLanguageCheck()
-        let spanish = try Self.cut("foreign/es-enviar-mensaje.wav")
-        settings.ownLanguageBelow = nil
-        let unchecked = try Self.utteranceEnds(settings, detector).transcribe(spanish).get()
-        let translated = unchecked.holdsSureCommand
-        #expect(translated, "Whisper translated: \(unchecked.decoded)")
-        settings.ownLanguageBelow = 0.3
-        let ends = try Self.utteranceEnds(settings, detector)
-        let checked = try ends.transcribe(spanish).get()
-        #expect(ends.decodes.languageChecks == 1)
-        #expect(checked.foreign && !checked.holdsSureCommand)
-        // Whisper writes the Spanish surely: a translation, not English it could not place, so the accent check
-        // never decodes it again in English (where it would write the command).
-        let own = try #require(ends.decodes.inOwnLanguage.first)
-        let accentBelow = try #require(settings.accentBelow)
-        #expect(own.language == "es" && own.sureness >= accentBelow, "\(own)")
-        #expect(ends.decodes.accent.count == 0 && ends.decodes.inEnglishWithoutPrompt.isEmpty)
-        let piece = try #require(checked.pieces.first { $0.lastCommandWord != nil })
-        #expect(piece.unsure && piece.action == .send && piece.language == "es")
-        // English is not decoded again: its command stands.
+        let ends = try Self.utteranceEnds(try onlyTheLanguageCheck(), detector)
+        let spanish = try ends.transcribe(try Self.cut("foreign/es-enviar-mensaje.wav")).get()
+        #expect(detector.detect(UtteranceEnds.text(spanish.words)) != nil, "the words: \(spanish.decoded)")
+        #expect(!spanish.pieces.contains { $0.lastCommandWord != nil } && !spanish.holdsSureCommand)
+        #expect(ends.decodes.languageChecks == 0)
         let english = try ends.transcribe(try Self.cut("send-buy-milk.wav")).get()
-        #expect(english.holdsSureCommand && ends.decodes.languageChecks == 1)
+        #expect(english.holdsSureCommand && english.sureActions == [.send])
     }
 
     /// English in an accent Whisper takes for another language (espeak-ng's American m7 voice, judged Polish) comes out
@@ -369,11 +355,11 @@ import Testing
 
     /// English in festival's Finnish voice: Whisper writes the send command surely but takes the audio for another
     /// language, so the command is left unsure; the spotter fired on the same command as it ended, and it stands.
-    /// The same sentence in the Czech voice Whisper wrote under both floors: the spotter fired there too, and the
-    /// command still waits (a command the prompt may have made is not the spotter's to confirm). The checks' spelling
-    /// is off, so the spotter is what decides: with it on, the accent check's English decode spells the Finnish
-    /// command near enough, and it stands without the spotter.
-    @Test func anUnsureCommandTheSpotterHeardAsItEndedStandsOnlyOverTheFloors() throws {
+    /// The same sentence in the Czech voice scores over the act line too, and stands the same way (a command under
+    /// the line is not the spotter's to confirm: `SpotterAgreementTests`). The checks' spelling is off, so the
+    /// spotter is what decides: with it on, the accent check's English decode spells the Finnish command near
+    /// enough, and it stands without the spotter.
+    @Test func anAccentedCommandTheSpotterHeardAsItEndedStands() throws {
         let detector = try #require(Self.detector)
         var whisper = try #require(try options().whisper)
         whisper.spotterAgreement = SpotterAgreement(tail: 1.0, after: 0.3)
@@ -392,42 +378,19 @@ import Testing
         }
         let finnish = try command("foreign/en-finnish-send.wav")
         #expect(finnish.commandConfirmedBySpotter && !finnish.commandIsUnsure, "\(finnish)")
-        #expect((finnish.commandSureness ?? 0) >= 0.34 && (finnish.commandPromptFreeSureness ?? 0) >= 0.011)
+        #expect((finnish.commandScore ?? -.infinity) >= Float(whisper.decision.act), "\(finnish)")
         #expect(detector.detect(finnish.recognized)?.action == .send, "\(finnish.recognized)")
         let czech = try command("foreign/en-czech-send.wav")
-        #expect(!czech.commandConfirmedBySpotter && czech.commandIsUnsure, "\(czech)")
-        #expect((czech.commandSureness ?? 1) < 0.34, "\(czech)")
+        #expect(czech.commandConfirmedBySpotter && !czech.commandIsUnsure, "\(czech)")
+        #expect((czech.commandScore ?? -.infinity) >= Float(whisper.decision.act), "\(czech)")
     }
 
     /// The road's settings with every floor off but the own-language check, so nothing else doubts a command.
     private func onlyTheLanguageCheck() throws -> LiveTranscriber.WhisperHearing {
         var settings = try #require(try options().whisper)
-        settings.commandFloor = 0
-        settings.promptFreeFloor = nil
+        settings.decision = CommandDecision(surenessWeight: 0, act: -.infinity, ask: -.infinity)
         settings.englishFloor = nil
         return settings
-    }
-
-    /// Whisper hands unclear English to Latin and Welsh (`WhisperHearing.englishLookalikes`), and the check judges
-    /// an utterance among the other languages. No sample clip gives a command the check reaches in audio judged
-    /// Latin or Welsh, so the Spanish command stands in: with every language Whisper heard in it left out but English,
-    /// it is not checked in Spanish and stands; with Spanish kept, it is.
-    @Test func aLanguageLeftOutIsNotOneACommandIsCheckedIn() throws {
-        let detector = try #require(Self.detector)
-        var settings = try onlyTheLanguageCheck()
-        let spanish = try Self.cut("foreign/es-enviar-mensaje.wav")
-        settings.englishLookalikes = ["la", "cy"]
-        let strict = try Self.utteranceEnds(settings, detector)
-        let checked = try strict.transcribe(spanish).get()
-        #expect(checked.foreign && strict.decodes.languageChecks == 1, "\(checked.decoded)")
-        let languages = try #require(checked.decoded.languages)
-        settings.englishLookalikes = Set(languages.shares.keys).subtracting(["en", "es"])
-        let spanishKept = try Self.utteranceEnds(settings, detector)
-        #expect(try spanishKept.transcribe(spanish).get().foreign && spanishKept.decodes.languageChecks == 1)
-        settings.englishLookalikes = Set(languages.shares.keys).subtracting(["en"])
-        let lenient = try Self.utteranceEnds(settings, detector)
-        let stands = try lenient.transcribe(spanish).get()
-        #expect(stands.holdsSureCommand && !stands.foreign && lenient.decodes.languageChecks == 0, "\(stands.decoded)")
     }
 
     /// Word timing follows the model's own alignment heads, read from its header before whisper.cpp loads it; a
@@ -657,17 +620,6 @@ import Testing
         #expect(WhisperModel.audioContext(seconds: 4.2) == 320)
         #expect(WhisperModel.audioContext(seconds: 28) == 1_472)
         #expect(WhisperModel.audioContext(seconds: 40) == 1_500)
-    }
-
-    /// The noise filter keeps a clip's length hop for hop and takes noise away: white noise alone comes out quieter.
-    @Test func theNoiseFilterTakesNoiseAway() throws {
-        let filter = try NoiseFilter(path: HearingModels(folder: HearingParts.folder).noiseFilter)
-        var generator = SystemRandomNumberGenerator()
-        let noise = (0..<48_000).map { _ in Float.random(in: -0.05...0.05, using: &generator) }
-        let cleaned = filter.process(noise) + filter.flush()
-        #expect(cleaned.count == noise.count)
-        func rms(_ x: ArraySlice<Float>) -> Float { (x.reduce(0) { $0 + $1 * $1 } / Float(x.count)).squareRoot() }
-        #expect(rms(cleaned[24_000...]) < rms(noise[24_000...]) / 4)
     }
 
     /// The VAD hears speech in a clip and none in digital silence.

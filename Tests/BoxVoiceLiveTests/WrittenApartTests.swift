@@ -13,7 +13,7 @@ import Testing
         spelled.enumerated().map { index, word in
             WhisperModel.TimedWord(
                 text: word.0, start: Double(index), end: Double(index) + 0.5, probability: word.1,
-                promptFreeProbability: word.1 / 2)
+                promptFreeShortfall: 1 - word.1, tokenCount: 1)
         }
     }
 
@@ -27,10 +27,12 @@ import Testing
         ])
         #expect(UtteranceEnds.text(heard) == "In person. Nevermind the message.")
         #expect(Self.detector.detect(UtteranceEnds.text(heard))?.action == .cancel)
-        // The joined word spans both, and is as sure as the less sure of them, with and without the prompt.
+        // The joined word spans both, is as sure as the less sure of them, and falls as short without the prompt as
+        // both together, over the tokens of both.
         let joinedWord = heard[2]
         #expect(joinedWord.start == 2 && joinedWord.end == 3.5)
-        #expect(joinedWord.probability == 0.6 && joinedWord.promptFreeProbability == 0.3)
+        #expect(joinedWord.probability == 0.6)
+        #expect(abs((joinedWord.promptFreeShortfall ?? 0) - 0.6) < 1e-6 && joinedWord.tokenCount == 2)
     }
 
     /// What decides whether a decode is weighed again without the prompt and for its language sees the join too.
