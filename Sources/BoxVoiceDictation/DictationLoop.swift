@@ -112,7 +112,7 @@ extension DictationSession {
                 // inside a sentence, or cut off by a breath, are text.
                 let found = utterance.endingCommand(session.detector)
                 if let found, utterance.commandIsSpottedOnly || utterance.commandIsUnsure {
-                    // A command too far from the audio to be worth it is not asked about: its words stay text.
+                    // A command too far from the audio to be worth asking about is not taken, unasked.
                     if utterance.commandWorthAsking,
                         let check = early ?? session.askSecondOpinion(found, utterance, state: state)
                     {

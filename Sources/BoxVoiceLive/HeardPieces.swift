@@ -8,7 +8,8 @@ import Foundation
 /// command prompt, token by token, against what Whisper found likeliest there, the end of the text included. The
 /// prompt is what makes Whisper write a command phrase over speech it cannot make out (French "au revoir" as the
 /// close command); without it, those words fall far short of Whisper's own, where a command a person said is what
-/// Whisper would write anyway. One decision (`CommandDecision`) turns the score into acting, asking the box, or text.
+/// Whisper would write anyway. One decision (`CommandDecision`) weighs the score with how surely Whisper wrote the
+/// words with the prompt (`sureness(of:)`): the command acts, is asked of the box, or is refused.
 ///
 /// Whisper base, told to write English, translates: over French it can write the send command's words with the audio
 /// behind them. A command in an utterance it judges foreign (`soundsForeign`, or written in the language it hears
@@ -25,8 +26,8 @@ struct HeardPieces {
         /// The command's evidence would act, and it is unsure only because the utterance was judged foreign: the
         /// one doubt the command spotter can answer (`SpotterAgreement`).
         var unsureOnlyForTheLanguage: Bool { if case .foreign = doubt { true } else { false } }
-        /// An unsure command is worth asking the box about (`CommandDecision.Verdict.ask`); false: its words stay
-        /// text without asking.
+        /// An unsure command is worth asking the box about (`CommandDecision.Verdict.ask`); false: it is refused
+        /// unasked.
         var worthAsking = true
         /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
         var sureness: Float? = nil

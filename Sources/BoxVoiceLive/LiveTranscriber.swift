@@ -62,8 +62,8 @@ public struct LiveUtterance: Sendable, Equatable {
     /// Why the command `text` ends with cannot act by itself (nil: it can): it acts only when the box confirms it,
     /// and `recognized` is the text without it.
     public var commandDoubt: CommandDoubt?
-    /// A command that cannot act by itself is worth asking the box about; false: its words stay text unasked
-    /// (`CommandDecision.Verdict.refuse`).
+    /// A command that cannot act by itself is worth asking the box about; false: it is not taken, and nobody is
+    /// asked (`CommandDecision.Verdict.refuse`).
     public var commandWorthAsking = true
     /// The command in `text` needs the box's yes (`commandDoubt`).
     public var commandIsUnsure: Bool { commandDoubt != nil }
@@ -234,8 +234,8 @@ public final class LiveTranscriber {
         public var context = Context()
         /// Whisper's own no-speech estimate over which an utterance is taken for noise.
         public var noSpeechCeiling: Float = 0.6
-        /// How a command the utterance ends with is decided on its score (`HeardPieces.score`): chosen on the curve
-        /// of false actions per hour against missed commands (docs/command-decision.md).
+        /// How a command the utterance ends with is decided on its evidence (`CommandDecision.evidence`): chosen on
+        /// the curve of false actions per hour against missed commands (docs/command-decision.md).
         public var decision = CommandDecision.measured
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never. Two beams, not five: whisper.cpp sizes its
