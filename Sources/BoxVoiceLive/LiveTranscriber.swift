@@ -394,6 +394,11 @@ public final class LiveTranscriber {
         return ends == nil ? try feed16k(heard) : try feed16k(heard) + hearEnds(heard)
     }
 
+    /// Decides every ended utterance now, waiting for Whisper's words (each up to its deadline). For audio fed
+    /// faster than it was spoken (a file): there hearing goes on far ahead of Whisper, the wall-clock deadline runs
+    /// out on utterances still queued, and the stand-in's words would be measured instead of Whisper's.
+    public func decideWaiting() -> [LiveUpdate] { ends == nil ? [] : decideInOrder(all: true) }
+
     /// Ends the stream: flushes the resampler and closes the utterance in progress.
     public func finish() throws -> [LiveUpdate] {
         options.primeSeconds = 0  // whatever was held back for priming is decoded now

@@ -77,6 +77,27 @@ import Testing
         #expect(heard.end <= speechEnd && heard.end > speechEnd - 1.5)
     }
 
+    /// A file fed far faster than it was spoken, each ended utterance decided before more is heard: every one comes
+    /// with Whisper's words, in order, and none is left waiting.
+    @Test func utterancesDecidedAsTheyEndAreAllWhispers() throws {
+        let clip = try WAVCapturePCM.load(Checkout.sample("send-buy-milk.wav"))
+        let gap = [Float](repeating: 0, count: 48_000)
+        let samples = clip + gap + clip + gap + clip
+        let transcriber = try LiveTranscriber(options: try options())
+        var heard: [LiveUtterance] = []
+        for start in stride(from: 0, to: samples.count, by: 4_800) {
+            let updates =
+                try transcriber.feed(Array(samples[start..<min(start + 4_800, samples.count)]))
+                + transcriber.decideWaiting()
+            for case .utterance(let utterance) in updates { heard.append(utterance) }
+            #expect(transcriber.firstUndecidedStart == nil)
+        }
+        for case .utterance(let utterance) in try transcriber.finish() { heard.append(utterance) }
+        #expect(heard.count >= 3 && heard.allSatisfy { $0.heardBy == .whisper }, "\(heard.map(\.heardBy))")
+        #expect(heard.map(\.end) == heard.map(\.end).sorted())
+        #expect(heard.filter { Self.detector?.detect($0.text)?.action == .send }.count == 3, "\(heard.map(\.text))")
+    }
+
     /// Two commands said in one breath are one utterance to the VAD: Whisper's text is split after each command, and
     /// the first piece ends between the first command's last word and the next sentence.
     @Test func anUtteranceHoldingTwoCommandsEndsTwice() throws {
