@@ -30,7 +30,7 @@ public final class ALSACapturePCM: CapturePCM, @unchecked Sendable {
         name: String = "default",
         configFile: String? = nil,
         formats: [SampleFormat] = SampleFormat.capturePreference,
-        sampleRate: Int = 48_000,
+        sampleRate: Int = AudioRate.hertz,
         periodMilliseconds: Int = 20
     ) throws {
         Self.routeLibraryMessages()

@@ -11,7 +11,7 @@ public final class ALSAPlaybackPCM: @unchecked Sendable {
     private var handle: OpaquePointer?
 
     /// - Parameter configFile: a self-contained ALSA configuration to resolve `name` in (as for capture).
-    public init(name: String = "default", configFile: String? = nil, sampleRate: Int = 48_000) throws {
+    public init(name: String = "default", configFile: String? = nil, sampleRate: Int = AudioRate.hertz) throws {
         ALSACapturePCM.routeLibraryMessages()
         self.name = name
         self.sampleRate = sampleRate

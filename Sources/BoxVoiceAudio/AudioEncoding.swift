@@ -64,13 +64,13 @@ public enum AudioEncoding {
             var frames: Int64 = 0
             for input in inputs {
                 let source = try SoundFile.open(path: input)
-                guard source.sampleRate == 48_000, source.channels == 1 else {
+                guard source.sampleRate == AudioRate.hertz, source.channels == 1 else {
                     throw SoundFileError(
                         path: input, operation: "encode",
                         libraryMessage: "expected 48 kHz mono, found \(source.sampleRate) Hz × \(source.channels)")
                 }
                 while true {
-                    let chunk = try source.read(maxFrames: 48_000)
+                    let chunk = try source.read(maxFrames: AudioRate.hertz)
                     if chunk.isEmpty { break }
                     try file.write(chunk)
                     frames += Int64(chunk.count)

@@ -59,7 +59,7 @@ public final class RecordingRoad: Sendable {
     ///   - onLevel: about ten times a second of audio, the recording's position and loudness.
     ///   - onCaptureLoss: when the capture dropped frames or the device overran (never expected: this road drains it).
     public init(
-        capture: AudioCapture, hasDeviceClock: Bool, hearingSeconds: Double, sampleRate: Int = 48_000,
+        capture: AudioCapture, hasDeviceClock: Bool, hearingSeconds: Double, sampleRate: Int = AudioRate.hertz,
         onLevel: @escaping @Sendable (Double, Double) -> Void = { _, _ in },
         onCaptureLoss: @escaping @Sendable (AudioCapture.Statistics) -> Void = { _ in }
     ) {

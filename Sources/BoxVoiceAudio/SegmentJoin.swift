@@ -38,7 +38,7 @@ public enum SegmentJoin {
         // unread and unresampled.
         let limit = (maxBytes - headerAllowance) / 2
         let skip = max(0, frames - limit * 3)
-        let resampler = try Resampler(from: 48_000, to: 16_000)
+        let resampler = try Resampler(from: AudioRate.perSecond, to: 16_000)
         let file = try SoundFile.createPCM16WAV(path: path, sampleRate: 16_000)
         var written = 0
         let write = { (samples: [Float]) throws in
@@ -57,7 +57,7 @@ public enum SegmentJoin {
     /// Hands the segments' 48 kHz samples to `body` a second at a time, after dropping the first `skip` frames.
     private static func stream(_ segments: [String], skipping skip: Int, _ body: ([Float]) throws -> Void) throws {
         var toSkip = skip
-        var buffer = [Float](repeating: 0, count: 48_000)
+        var buffer = [Float](repeating: 0, count: AudioRate.hertz)
         for segment in segments {
             let source = try WAVCapturePCM(path: segment)
             if toSkip >= source.frames {
@@ -68,7 +68,7 @@ public enum SegmentJoin {
                 let outcome: PCMReadOutcome
                 do {
                     outcome = try buffer.withUnsafeMutableBytes {
-                        try source.read(into: $0.baseAddress!, frames: 48_000)
+                        try source.read(into: $0.baseAddress!, frames: AudioRate.hertz)
                     }
                 } catch is CaptureEnded {
                     break

@@ -19,7 +19,8 @@ public struct SegmentPolicy: Sendable, Equatable {
 
     /// The default: at most 60 s, cut at the quietest 20 ms within the last 5 s.
     public init(
-        sampleRate: Int = 48_000, maxSeconds: Double = 60, searchSeconds: Double = 5, windowMilliseconds: Double = 20
+        sampleRate: Int = AudioRate.hertz, maxSeconds: Double = 60, searchSeconds: Double = 5,
+        windowMilliseconds: Double = 20
     ) {
         self.init(
             maxFrames: Int((maxSeconds * Double(sampleRate)).rounded()),

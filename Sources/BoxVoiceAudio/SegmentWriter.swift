@@ -51,7 +51,7 @@ public final class SegmentWriter {
     private var recent: [Float] = []
 
     public init(
-        directory: String, policy: SegmentPolicy = SegmentPolicy(), sampleRate: Int = 48_000,
+        directory: String, policy: SegmentPolicy = SegmentPolicy(), sampleRate: Int = AudioRate.hertz,
         firstIndex: Int = 1, headerRefreshFrames: Int? = nil, writeBatchFrames: Int? = nil
     ) {
         self.directory = directory

@@ -17,7 +17,7 @@ public enum SoundCue: String, Sendable, CaseIterable {
     public static let amplitude: Float = 0.316
 
     /// The cue's samples at `sampleRate`, mono.
-    public func samples(sampleRate: Int = 48_000) -> [Float] {
+    public func samples(sampleRate: Int = AudioRate.hertz) -> [Float] {
         let rate = Double(sampleRate)
         let fade = Int(0.005 * rate)
         let gap = [Float](repeating: 0, count: Int(0.02 * rate))

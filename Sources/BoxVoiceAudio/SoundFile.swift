@@ -65,7 +65,9 @@ public final class SoundFile {
     deinit { try? close() }
 
     /// Creates (or replaces) a WAV of 32-bit float samples: the format boxvoice records and uploads.
-    public static func createFloatWAV(path: String, sampleRate: Int = 48_000, channels: Int = 1) throws -> SoundFile {
+    public static func createFloatWAV(path: String, sampleRate: Int = AudioRate.hertz, channels: Int = 1) throws
+        -> SoundFile
+    {
         try create(
             path: path, sampleRate: sampleRate, channels: channels,
             format: Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT))
@@ -81,7 +83,7 @@ public final class SoundFile {
     /// Creates (or replaces) an Ogg Opus file (48 kHz: Opus's own rate) coded at about `bitsPerSecond`.
     public static func createOggOpus(path: String, channels: Int = 1, bitsPerSecond: Int) throws -> SoundFile {
         let file = try create(
-            path: path, sampleRate: 48_000, channels: channels, format: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS))
+            path: path, sampleRate: AudioRate.hertz, channels: channels, format: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS))
         // libsndfile sets Opus's target bitrate from a "compression level" in 0…1, linear between its 256 kbit/s and
         // 6 kbit/s per channel (level 0 is the highest rate).
         let perChannel = Double(bitsPerSecond) / Double(channels)
@@ -96,7 +98,9 @@ public final class SoundFile {
     }
 
     /// Creates (or replaces) a FLAC file of 24-bit samples: lossless for what a microphone delivers.
-    public static func createFLAC(path: String, sampleRate: Int = 48_000, channels: Int = 1) throws -> SoundFile {
+    public static func createFLAC(path: String, sampleRate: Int = AudioRate.hertz, channels: Int = 1) throws
+        -> SoundFile
+    {
         try create(
             path: path, sampleRate: sampleRate, channels: channels, format: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_24))
     }

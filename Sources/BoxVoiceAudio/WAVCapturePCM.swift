@@ -12,7 +12,7 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     // @unchecked: the file is read by the one capture thread that reads this PCM, like a device handle.
     public let name: String
     public let format = SampleFormat.float32LE
-    public let sampleRate = 48_000
+    public let sampleRate = AudioRate.hertz
     public let periodFrames = 960
     public let hasDeviceClock = false
     /// Length of the input at 48 kHz (estimated to a frame when the file is resampled).
@@ -27,16 +27,18 @@ public final class WAVCapturePCM: CapturePCM, @unchecked Sendable {
     public init(path: String) throws {
         name = path
         file = try SoundFile.open(path: path)
-        resampler = file.sampleRate == 48_000 ? nil : try Resampler(from: Double(file.sampleRate), to: 48_000)
-        frames = Int((Double(file.frames) * 48_000 / Double(file.sampleRate)).rounded())
+        resampler =
+            file.sampleRate == AudioRate.hertz
+            ? nil : try Resampler(from: Double(file.sampleRate), to: AudioRate.perSecond)
+        frames = Int((Double(file.frames) * AudioRate.perSecond / Double(file.sampleRate)).rounded())
     }
 
     /// A sound file as 48 kHz mono Float32, all at once (for short files: clips, retained segments).
     public static func load(_ path: String) throws -> [Float] {
         let file = try SoundFile.open(path: path)
         var mono = try file.readAllMono()
-        if file.sampleRate != 48_000 {
-            let resampler = try Resampler(from: Double(file.sampleRate), to: 48_000)
+        if file.sampleRate != AudioRate.hertz {
+            let resampler = try Resampler(from: Double(file.sampleRate), to: AudioRate.perSecond)
             mono = try resampler.process(mono) + resampler.flush()
         }
         return mono

@@ -64,7 +64,7 @@ public struct CalibrationTrial: Sendable {
     /// The commands a dictation acts on over these recordings, heard one after another.
     private func actions(in recordings: [[Int16]], options: LiveTranscriber.Options) throws -> [KeywordAction] {
         let transcriber = try LiveTranscriber(options: options)
-        let upsampler = try Resampler(from: Double(PocketSphinxDecoder.sampleRate), to: 48_000)
+        let upsampler = try Resampler(from: Double(PocketSphinxDecoder.sampleRate), to: AudioRate.perSecond)
         var updates: [LiveUpdate] = []
         for recording in recordings {
             let samples = recording.map { Float($0) / 32_768 }

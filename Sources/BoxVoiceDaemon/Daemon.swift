@@ -358,11 +358,20 @@ public final class Daemon: Sendable {
             let done = courier.catchUp(everything: false)
             if let said = done.recovery.summary { log(said) }
             for report in done.deliveries { log("\(box.name): outbox: \(report.summary)") }
-            for done in configuration.store.compressRetained(box: box.reference) {
-                log(
-                    "\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → \(done.bytesAfter) "
-                        + "bytes)"
-                )
+            do {
+                let sweep = try configuration.store.compressRetained(box: box.reference)
+                for done in sweep.compressed {
+                    log(
+                        "\(box.name): compressed the recording of \(done.id) (\(done.bytesBefore) → "
+                            + "\(done.bytesAfter) bytes)")
+                }
+                for (id, error) in sweep.failed {
+                    log(
+                        "\(box.name): could not compress the recording of \(id) (\(error)); it is kept as recorded "
+                            + "and tried again at the next start")
+                }
+            } catch {
+                log("\(box.name): could not look for recordings to compress (\(error)); they are kept as recorded")
             }
         }
     }

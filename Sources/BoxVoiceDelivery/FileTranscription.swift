@@ -90,7 +90,9 @@ public struct FileTranscription: Sendable {
     {
         let source = try SoundFile.open(path: file)
         let writer = SegmentWriter(directory: directory, policy: policy)
-        let resampler = source.sampleRate == 48_000 ? nil : try Resampler(from: Double(source.sampleRate), to: 48_000)
+        let resampler =
+            source.sampleRate == AudioRate.hertz
+            ? nil : try Resampler(from: Double(source.sampleRate), to: AudioRate.perSecond)
         let block = max(source.sampleRate / 2, 1)
         while true {
             let mono = try source.readMono(maxFrames: block)

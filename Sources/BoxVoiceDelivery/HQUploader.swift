@@ -139,7 +139,8 @@ public final class HQUploader: Sendable {
         let path = workDirectory + "/upload-\(UUID().uuidString).ogg"
         do {
             let encoded = try AudioEncoding.encode([segment.path], to: path, as: .speechOpus)
-            codec.recordEncoding(cpuSeconds: encoded.cpuSeconds, audioSeconds: Double(encoded.frames) / 48_000)
+            codec.recordEncoding(
+                cpuSeconds: encoded.cpuSeconds, audioSeconds: Double(encoded.frames) / AudioRate.perSecond)
             return (path, .ogg)
         } catch {
             return (segment.path, .wav)

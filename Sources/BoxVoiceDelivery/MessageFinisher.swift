@@ -133,7 +133,6 @@ public final class MessageFinisher: Sendable {
     /// Why a message went out with its live text when the user stopped waiting for HQ.
     public static let notWaitedFor = "you sent the live text without waiting for HQ"
 
-
     private func finishNow(_ id: MessageID, uploads: HQUploader?, lease: RecordingLease?) {
         let found: DictatedMessage?
         do {
@@ -233,7 +232,7 @@ public final class MessageFinisher: Sendable {
             guard let frames = try? SoundFile.open(path: path).frames else { continue }
             uploader.submit(
                 ClosedSegment(
-                    index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: 48_000,
+                    index: index + 1, path: path, startFrame: 0, frames: frames, sampleRate: AudioRate.hertz,
                     levels: AudioLevels()))
         }
         return uploader

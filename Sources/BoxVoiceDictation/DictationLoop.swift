@@ -44,13 +44,14 @@ extension DictationSession {
             state.framesSkipped += missed
             state.framesHeard = frame
             state.recent = RecentAudio(seconds: session.recentSeconds)
-            session.onEvent(.notHeardLive(seconds: Double(missed) / 48_000, at: Double(from) / 48_000))
+            session.onEvent(
+                .notHeardLive(seconds: Double(missed) / AudioRate.perSecond, at: Double(from) / AudioRate.perSecond))
         }
 
         /// The recognizer's updates with their times on the stream's clock (they differ once it skipped ahead).
         func heard(_ updates: [LiveUpdate], state: Hearing) -> [LiveUpdate] {
             guard state.framesSkipped > 0 else { return updates }
-            let shift = Double(state.framesSkipped) / 48_000
+            let shift = Double(state.framesSkipped) / AudioRate.perSecond
             return updates.map { $0.shifted(by: shift) }
         }
 
@@ -147,7 +148,7 @@ extension DictationSession {
         ) throws {
             message.hear(utterance.text)
             message.keyword = found
-            message.endFrame = Int64((utterance.end * 48_000).rounded())
+            message.endFrame = Int64((utterance.end * AudioRate.perSecond).rounded())
             // The command is announced once what it did is durable: whoever sees it can rely on it.
             let heard = DictationEvent.keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end)
             try session.apply(

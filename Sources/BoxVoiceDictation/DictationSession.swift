@@ -284,7 +284,7 @@ public final class DictationSession: Sendable {
     /// Says how far hearing is behind the recording, about once a second while it is a second or more, and once when
     /// it has caught up.
     private func tellLag(road: RecordingRoad, state: Hearing, told: inout (at: Date, seconds: Double)) {
-        let behind = Double(max(0, road.framesReceived - state.framesHeard)) / 48_000
+        let behind = Double(max(0, road.framesReceived - state.framesHeard)) / AudioRate.perSecond
         let now = Date()
         if behind >= 1, now.timeIntervalSince(told.at) >= 1 || told.seconds < 1 {
             onEvent(.hearingBehind(seconds: behind))
@@ -302,9 +302,9 @@ public final class DictationSession: Sendable {
         guard let road = state.road else { return }
         message.unsubmitted += road.takeClosed()
         guard state.pending == nil, state.awaiting == nil else { return }
-        var settled = state.framesHeard - Int64(configuration.segmentHoldbackSeconds * 48_000)
+        var settled = state.framesHeard - Int64(configuration.segmentHoldbackSeconds * AudioRate.perSecond)
         if let undecided {
-            settled = min(settled, Int64((undecided * 48_000).rounded()) + state.framesSkipped)
+            settled = min(settled, Int64((undecided * AudioRate.perSecond).rounded()) + state.framesSkipped)
         }
         while let next = message.unsubmitted.first, message.startFrame + next.startFrame + next.frames <= settled {
             message.unsubmitted.removeFirst()
@@ -382,8 +382,9 @@ public final class DictationSession: Sendable {
         guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory,
             !finisher.hqIsUnavailable
         else { return nil }
-        let end = Int64((utterance.end * 48_000).rounded())
-        let audio = state.recent.slice(from: end - Int64(configuration.secondOpinionWindowSeconds * 48_000), to: end)
+        let end = Int64((utterance.end * AudioRate.perSecond).rounded())
+        let audio = state.recent.slice(
+            from: end - Int64(configuration.secondOpinionWindowSeconds * AudioRate.perSecond), to: end)
         guard !audio.isEmpty else { return nil }
         return SecondOpinion(
             match: found, utterance: utterance, audio: audio, client: configuration.client,

@@ -17,7 +17,7 @@ public enum Listening {
         onUpdate: (LiveUpdate) -> Void
     ) throws -> Error? {
         let capture = AudioCapture(pcm: pcm)
-        let limit = maxSeconds.map { Int64($0 * 48_000) } ?? .max
+        let limit = maxSeconds.map { Int64(($0 * AudioRate.perSecond).rounded()) } ?? .max
         var heard: Int64 = 0
         /// Feeds a chunk (cut at the limit); false once the limit is reached.
         func feed(_ chunk: AudioChunk) throws -> Bool {

@@ -15,7 +15,7 @@ struct RecentAudio {
     private(set) var startFrame: Int64 = 0
 
     /// Holds at least the last `seconds` (at most twice that).
-    init(seconds: Double) { capacity = Int(seconds * 48_000) }
+    init(seconds: Double) { capacity = Int(seconds * AudioRate.perSecond) }
 
     /// Runs on the loop for every chunk: the oldest audio is dropped only once twice the capacity is held, so the
     /// buffer is shifted every few seconds rather than for each 100 ms chunk.

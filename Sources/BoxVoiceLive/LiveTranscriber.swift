@@ -329,7 +329,7 @@ public final class LiveTranscriber {
     private var primingRaw: [Int16] = []
     private var fed: Int64 = 0
     /// What `feed` takes: the capture's rate.
-    public static let inputRate = 48_000
+    public static let inputRate = AudioRate.hertz
     /// Samples taken at the input rate, before any resampling: where the stream ends, to the sample.
     private var received: Int64 = 0
     private var pendingSpots: [SpotterHit] = []

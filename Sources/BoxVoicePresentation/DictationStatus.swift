@@ -1,3 +1,4 @@
+import BoxVoiceAudio
 import BoxVoiceDelivery
 import BoxVoiceDictation
 import BoxVoiceContract
@@ -186,7 +187,7 @@ public struct DictationStatus: Sendable {
             ]
         case .captureLost(let frames, let overruns):
             return [
-                "audio lost before it was recorded: \(Self.seconds(Double(frames) / 48_000)) in "
+                "audio lost before it was recorded: \(Self.seconds(Double(frames) / AudioRate.perSecond)) in "
                     + "all\(overruns > 0 ? ", \(overruns) device overrun(s)" : "")"
             ]
         }

@@ -137,8 +137,13 @@ enum MessageSchema {
             if let old = row[5].text, old != canonical, FileManager.default.fileExists(atPath: old),
                 !FileManager.default.fileExists(atPath: canonical)
             {
-                try? PrivateFiles.directory(recordingsRoot + "/" + box)
-                try? FileManager.default.moveItem(atPath: old, toPath: canonical)
+                // A recording that cannot be moved fails the upgrade, which then changes nothing: counted as absent,
+                // it would be left behind where nothing looks for it.
+                try PrivateFiles.directory(recordingsRoot + "/" + box)
+                if rename(old, canonical) != 0 {
+                    throw StoreError.io(
+                        path: old, errno: errno, doing: "move into its box's folder the retained recording")
+                }
             }
             let present = FileManager.default.fileExists(atPath: canonical)
             let updated = try db.query(

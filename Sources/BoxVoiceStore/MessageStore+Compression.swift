@@ -82,12 +82,27 @@ extension MessageStore {
         return Compressed(id: id, bytesBefore: before, bytesAfter: encoded.bytes, cpuSeconds: encoded.cpuSeconds)
     }
 
+    /// What `compressRetained` did: a recording that failed stays as recorded (its segment WAVs) and is tried again
+    /// by the next sweep.
+    public struct CompressionSweep: Sendable {
+        public var compressed: [Compressed] = []
+        public var failed: [(id: MessageID, error: any Error)] = []
+    }
+
     /// Compresses every committed recording still kept as segments (what a killed run left before it got to them).
-    public func compressRetained(box: BoxReference? = nil) -> [Compressed] {
-        let candidates = ((try? messages(box: box)) ?? []).filter {
+    public func compressRetained(box: BoxReference? = nil) throws -> CompressionSweep {
+        let candidates = try messages(box: box).filter {
             $0.hasAudio && Self.settled.contains($0.state) && !$0.hqOwed
         }
-        return candidates.compactMap { try? compressRecording($0.id) }
+        var sweep = CompressionSweep()
+        for candidate in candidates {
+            do {
+                if let done = try compressRecording(candidate.id) { sweep.compressed.append(done) }
+            } catch {
+                sweep.failed.append((candidate.id, error))
+            }
+        }
+        return sweep
     }
 
     /// Segment WAVs beside a whole compressed file are no longer needed.

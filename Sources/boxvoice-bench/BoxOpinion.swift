@@ -1,4 +1,5 @@
 import BoxSim
+import BoxVoiceAudio
 import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
@@ -22,10 +23,10 @@ struct BoxOpinion {
 
     /// Whether the box hears `match` in `audio` (48 kHz, the stream as heard) up to `utterance`'s end.
     func confirms(_ match: KeywordMatch, _ utterance: LiveUtterance, in audio: [Float]) throws -> Bool {
-        let end = min(audio.count, Int((utterance.end * 48_000).rounded()))
-        let start = max(0, end - Int(DictationSession.Configuration.secondOpinionWindow * 48_000))
+        let end = min(audio.count, Int((utterance.end * AudioRate.perSecond).rounded()))
+        let start = max(0, end - Int(DictationSession.Configuration.secondOpinionWindow * AudioRate.perSecond))
         guard start < end else { return false }
-        let samples = try SpeechConversion.recognizerSamples(from: Array(audio[start..<end]), rate: 48_000)
+        let samples = try SpeechConversion.recognizerSamples(from: Array(audio[start..<end]), rate: AudioRate.hertz)
         let text = try WhisperHQ.text(of: samples, by: model)
         let heard = detector.detect(text).map { detector.writeSameTag($0.action, match.action) } ?? false
         if verbose {

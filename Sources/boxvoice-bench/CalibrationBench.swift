@@ -17,7 +17,7 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         $0.hasSuffix(".wav")
     }.sorted()
     let takes = try takeFiles.map { ($0, try WAVCapturePCM.load(calibration + "/takes/" + $0)) }
-    let quiet = [Float](repeating: 0, count: 48_000)
+    let quiet = [Float](repeating: 0, count: AudioRate.hertz)
     let heldOut = try String(contentsOfFile: calibration + "/heldout.tsv", encoding: .utf8).split(separator: "\n").map {
         line in
         let parts = line.split(separator: "\t").map(String.init)
@@ -27,7 +27,7 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         // The room goes on after the command, as after a clip in the real-speech section (`clipRoomAfter`).
         return (
             audio: quiet + (try WAVCapturePCM.load(calibration + "/" + parts[0]))
-                + [Float](repeating: 0, count: Int(clipRoomAfter * 48_000)),
+                + [Float](repeating: 0, count: Int(clipRoomAfter * AudioRate.perSecond)),
             expected: action
         )
     }
@@ -36,7 +36,7 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
     else {
         throw BenchFailure(message: "no held-out talk under \(calibration)")
     }
-    let talkMinutes = Double(talk.count) / 48_000 / 60
+    let talkMinutes = Double(talk.count) / AudioRate.perSecond / 60
     let conditions = Degradation.matching(conditionNames, babbleFrom: real)
 
     func options(_ spotter: String, _ frontEnd: FrontEndUse, _ adaptation: String?) -> LiveTranscriber.Options {
@@ -90,7 +90,7 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         if !reuse { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/takes", withIntermediateDirectories: true)
         for (index, (name, audio)) in takes.enumerated() where !reuse {
-            let file = try SoundFile.createFloatWAV(path: folder + "/takes/" + name, sampleRate: 48_000)
+            let file = try SoundFile.createFloatWAV(path: folder + "/takes/" + name, sampleRate: AudioRate.hertz)
             try file.write(try condition.apply(audio, work, 100 + UInt64(index)))
             try file.close()
         }
@@ -124,13 +124,14 @@ func benchCalibration(boxvoice: String, models: String, real: String, work: Stri
         FileHandle.standardError.write(
             Data("calibration \(condition.name): \(before) → \(after), false \(falseBefore) → \(falseAfter)\n".utf8))
     }
+    let talkSeconds = Double(takes.first { $0.0.hasPrefix("talk") }?.1.count ?? 0) / AudioRate.perSecond
     print(
         """
         ### Calibration to one voice and room
 
         `boxvoice calibrate --from` on one voice's takes (festival's ked voice, made at bench time: each of the
         \((takeFiles.count - 1) / 3) spotter phrases said three times, slower or faster and higher or lower, and \
-        \(String(format: "%.0f", Double(takes.first { $0.0.hasPrefix("talk") }?.1.count ?? 0) / 48_000)) s of
+        \(String(format: "%.0f", talkSeconds)) s of
         ordinary talk), each degraded as the room would (fixed seeds); recall measured on \(heldOut.count) held-out \
         sentences in
         that voice and room ending in a command, which the calibration never heard, through the live path as `dictate`

@@ -35,7 +35,7 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
         let encoded = try AudioEncoding.encode([path], to: ogg, as: .speechOpus)
         wavBytes += fileSize(path)
         opusBytes += encoded.bytes
-        audioSeconds += Double(encoded.frames) / 48_000
+        audioSeconds += Double(encoded.frames) / AudioRate.perSecond
         encodeCPU += encoded.cpuSeconds
         let wavText = try client.transcribe(audioPath: path, as: .wav, session: "s1").text
         let opusText = try client.transcribe(audioPath: ogg, as: .ogg, session: "s1").text
@@ -45,7 +45,7 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
         if a != b { disagreeing.append(clip) }
         // The recognizer's own noise floor: the same audio rounded to 16 bits, a change nobody can hear.
         let pcm16 = work + "/" + clip + ".16.wav"
-        let rounded = try SoundFile.createPCM16WAV(path: pcm16, sampleRate: 48_000)
+        let rounded = try SoundFile.createPCM16WAV(path: pcm16, sampleRate: AudioRate.hertz)
         try rounded.write(try SoundFile.open(path: path).readAll())
         try rounded.close()
         floorHypothesis += WordError.words(try client.transcribe(audioPath: pcm16, as: .wav, session: "s1").text)
@@ -106,6 +106,7 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
     let hour = try AudioEncoding.encode(hourInputs, to: work + "/hour.ogg", as: .speechOpus)
     let hourWAV = hour.frames * 4 + 44
     let decodedHour = try SoundFile.open(path: work + "/hour.ogg").frames
+    let decodedMinutes = Double(decodedHour) / AudioRate.perSecond / 60
 
     var rows: [String] = []
     for rate in rates {
@@ -168,7 +169,7 @@ func benchCodec(models: String, samples: String, minutes: Double, rates: [Double
         **\(String(format: "%.1f", 5 * Double(kept.bytes) / 1e6)) MB** (as Float32 WAV: \
         \(String(format: "%.0f", 5 * Double(kept.frames * 4) / 1e6)) MB). A 60-minute recording's answer is
         **\(String(format: "%.1f", Double(hour.bytes) / 1e6)) MB of Ogg Opus, whole** \
-        (\(String(format: "%.1f", Double(decodedHour) / 48_000 / 60)) min decoded; as 48 kHz Float32 WAV it would be \
+        (\(String(format: "%.1f", decodedMinutes)) min decoded; as 48 kHz Float32 WAV it would be \
         \(String(format: "%.0f", Double(hourWAV) / 1e6)) MB
         and cut to its last part at 16 kHz to fit 45 MB).
         """)

@@ -29,7 +29,7 @@ struct CommandClip {
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: "\t").map(String.init)
                 guard parts.count == 2, let action = KeywordAction(rawValue: parts[1]) else { continue }
-                let quiet = [Float](repeating: 0, count: 48_000)
+                let quiet = [Float](repeating: 0, count: AudioRate.hertz)
                 clips.append(
                     CommandClip(
                         name: parts[0], audio: quiet + (try WAVCapturePCM.load(real + "/" + parts[0])) + quiet,
@@ -139,7 +139,7 @@ struct Degradation {
     /// Runs the audio through sox with `effects` (deterministic effects only).
     static func sox(_ audio: [Float], _ effects: [String], work: String) throws -> [Float] {
         let input = work + "/degrade-in.wav", output = work + "/degrade-out.wav"
-        let file = try SoundFile.createFloatWAV(path: input, sampleRate: 48_000)
+        let file = try SoundFile.createFloatWAV(path: input, sampleRate: AudioRate.hertz)
         try file.write(audio)
         try file.close()
         let process = Process()
@@ -171,7 +171,7 @@ final class BabbleSource {
                 for line in list.split(separator: "\n").prefix(40) {
                     let file = String(line.split(separator: "\t")[0])
                     let audio = try WAVCapturePCM.load(real + "/" + file)
-                    if audio.count > 48_000 { loaded.append(audio) }
+                    if audio.count > AudioRate.hertz { loaded.append(audio) }
                 }
             }
             guard !loaded.isEmpty else { throw BenchFailure(message: "no real speech for babble under \(real)") }

@@ -23,7 +23,7 @@ func speechRecording(seconds: Double, samples: String, path: String) throws {
     let fillers = try fillerClips.map { try SoundFile.open(path: samples + "/" + $0).readAll() }
     var written = 0
     var next = 0
-    while Double(written + closing.count) < seconds * 48_000 {
+    while Double(written + closing.count) < seconds * AudioRate.perSecond {
         let clip = fillers[next % fillers.count]
         try file.write(clip)
         try file.write(gap)

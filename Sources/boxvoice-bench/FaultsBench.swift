@@ -319,8 +319,8 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
         let machine = loaded ? "\(hogCount) CPU hogs (2× the cores)" : "idle machine (baseline)"
         rows.append(
             "| \(machine) "
-                + "| \(String(format: "%.1f", Double(input.count) / 48_000)) s | "
-                + "\(String(format: "%.1f", Double(recorded) / 48_000)) s, "
+                + "| \(String(format: "%.1f", Double(input.count) / AudioRate.perSecond)) s | "
+                + "\(String(format: "%.1f", Double(recorded) / AudioRate.perSecond)) s, "
                 + "\(matches ? "sample-exact" : "NOT the input") "
                 + "| \(input.count - recorded) frames | \(String(format: "%.1f", behind)) s | "
                 + "\(String(format: "%.1f", skipped)) s in \(skips) skip(s) | \(String(format: "%.0f", wall)) s |"
@@ -390,7 +390,7 @@ private func benchWatchdog(samples: String, trials: Int) throws {
             samples + "/long-meeting-notes.wav", folder: TemporaryDirectory("watchdog-bench"))
         guard case .deviceFailed = outcome.summary.end, outcome.detectedAfter.isFinite else { continue }
         detections.append(outcome.detectedAfter)
-        kept.append(Double(outcome.summary.frames) / 48_000)
+        kept.append(Double(outcome.summary.frames) / AudioRate.perSecond)
     }
     let sorted = detections.sorted()
     print("### A microphone removed under PipeWire: the capture watchdog")

@@ -60,7 +60,7 @@ func benchHearing(
         else {
             continue
         }
-        let minutes = Double(stream.audio.count) / 48_000 / 60
+        let minutes = Double(stream.audio.count) / AudioRate.perSecond / 60
         totalMinutes += minutes
         audioSeconds += minutes * 60
         var cells: [String] = []
@@ -153,7 +153,7 @@ func benchHearing(
         if let latency { latencies.append(latency) }
         if fellBack { lateFallbacks += 1 }
     }
-    let clipSeconds = clips.reduce(0.0) { $0 + Double($1.audio.count) / 48_000 }
+    let clipSeconds = clips.reduce(0.0) { $0 + Double($1.audio.count) / AudioRate.perSecond }
     let realTimeFactor = timing && clipSeconds > 0 ? (processCPUSeconds() - realTimeCPU) / clipSeconds : 0
     // The same with the CPU busy (two spinning threads a core, as the faults section loads it).
     var busyLatencies: [Double] = []
@@ -276,7 +276,7 @@ func babbleAt10(_ real: String) -> Degradation {
 /// The held-out clips listed in `folder/commands.tsv` ("file<TAB>action"), each with a second of quiet either side.
 func heldOutClips(_ folder: String) throws -> [CommandClip] {
     let list = try String(contentsOfFile: folder + "/commands.tsv", encoding: .utf8)
-    let quiet = [Float](repeating: 0, count: 48_000)
+    let quiet = [Float](repeating: 0, count: AudioRate.hertz)
     return try list.split(separator: "\n").compactMap { line in
         let parts = line.split(separator: "\t").map(String.init)
         guard parts.count == 2, let action = KeywordAction(rawValue: parts[1]) else { return nil }
@@ -297,7 +297,7 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
     let speechEnd = (clip.audio.lastIndex { abs($0) > 0.01 } ?? clip.audio.count - 1) + 1
     let chunk = 960
     let started = Date()
-    let speechEndSpoken = started.addingTimeInterval(Double(speechEnd) / 48_000)
+    let speechEndSpoken = started.addingTimeInterval(Double(speechEnd) / AudioRate.perSecond)
     var message = ""
     var fellBack = false
     func check(_ updates: [LiveUpdate]) -> Double? {
@@ -311,7 +311,7 @@ private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Option
         return nil
     }
     for start in stride(from: 0, to: clip.audio.count, by: chunk) {
-        let due = started.addingTimeInterval(Double(start + chunk) / 48_000)
+        let due = started.addingTimeInterval(Double(start + chunk) / AudioRate.perSecond)
         if due > Date() { Thread.sleep(until: due) }
         let end = min(start + chunk, clip.audio.count)
         if let latency = check(try transcriber.feed(Array(clip.audio[start..<end]))) { return (latency, fellBack) }
@@ -333,7 +333,8 @@ func writePauseless(to path: String, real: String, command: CommandClip?, detect
     guard let stream = try PromptStream(list: real + "/en.tsv", folder: real, detector: detector, seconds: 40),
         let command
     else { return false }
-    let rate = 48_000, gap = [Float](repeating: 0, count: rate / 20), quiet = [Float](repeating: 0, count: rate)
+    let rate = AudioRate.hertz, gap = [Float](repeating: 0, count: rate / 20),
+        quiet = [Float](repeating: 0, count: rate)
     var speech: [Float] = []
     for range in stream.prompts where speech.count < 27 * rate {
         let prompt = stream.audio[range]

@@ -1,3 +1,4 @@
+import BoxVoiceAudio
 import BoxVoiceKeywords
 import BoxVoiceLive
 import Foundation
@@ -66,7 +67,7 @@ func probeHearing(
         let heard = try LiveDecode.run(stream.audio, options: options)
         let reference = WordError.words(spokenNumbers(stream.texts.joined(separator: " ")))
         let hypothesis = WordError.words(spokenNumbers(heard.utterances.map(\.text).joined(separator: " ")))
-        let seconds = Double(stream.audio.count) / 48_000
+        let seconds = Double(stream.audio.count) / AudioRate.perSecond
         var waiting: [KeywordMatch] = []
         let fired = commands(in: heard.utterances, detector: detector, leftForTheBox: { waiting.append($0) })
         let withBox = try commands(

@@ -15,7 +15,7 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
         [Clip].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let audio = try clips.map { clip -> [Float] in try WAVCapturePCM.load(samples + "/" + clip.file) }
-    let seconds = audio.reduce(0) { $0 + Double($1.count) / 48_000 }
+    let seconds = audio.reduce(0) { $0 + Double($1.count) / AudioRate.perSecond }
 
     enum Method: String, CaseIterable {
         case languageModel = "language model alone", spotter = "spotter alone", combined = "both (boxvoice)"

@@ -10,7 +10,7 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: work) }
     let scale: Float = 16_777_216
-    let counter = (0..<Int((holdSeconds + 5) * 48_000)).map { Float($0) / scale }
+    let counter = (0..<Int((holdSeconds + 5) * AudioRate.perSecond)).map { Float($0) / scale }
     let made = try FileCapturePCM.make(samples: counter, name: "counter", directory: work)
 
     func firstFrame(_ pcm: CapturePCM) throws -> Int {
@@ -28,7 +28,7 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
         let device = try ALSACapturePCM(name: made.name, configFile: made.configPath, formats: [.float32LE]).paced()
         let first = try firstFrame(device)
         // Paced from its first read: sample N was recorded N/48000 s after that read began.
-        without.append(Date().timeIntervalSince(pressed) - Double(first) / 48_000)
+        without.append(Date().timeIntervalSince(pressed) - Double(first) / AudioRate.perSecond)
         device.close()
 
         // Pre-roll: the device was opened `holdSeconds` before the press.
@@ -41,7 +41,7 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
         let frame = try firstFrame(turn)
         turn.close()
         microphone.stop()
-        with.append(Double(frame) / 48_000 - press)
+        with.append(Double(frame) / AudioRate.perSecond - press)
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     let base = median(without), held = median(with)

@@ -20,9 +20,9 @@ struct PromptStream {
         commandWordsInside: Bool = false
     ) throws {
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else { return nil }
-        let gap = [Float](repeating: 0, count: 48_000 * 3 / 10)
+        let gap = [Float](repeating: 0, count: AudioRate.hertz * 3 / 10)
         for line in text.split(separator: "\n") {
-            if let seconds, Double(audio.count) >= seconds * 48_000 { break }
+            if let seconds, Double(audio.count) >= seconds * AudioRate.perSecond { break }
             let entry = line.split(separator: "\t", maxSplits: 1).map(String.init)
             let said = entry.count > 1 ? entry[1] : ""
             if !commandWordsInside, !said.isEmpty, detector.detect(said) != nil { leftOut += 1; continue }
@@ -56,7 +56,7 @@ func roomJudgements(_ samples: [Float]) -> (noisy: Double, ratios: [Double]) {
 /// How `InputBand` judges a 48 kHz stream as the live path hears it (16 kHz): the share of its time judged
 /// band-limited, and each judgement's share of energy above the cutoff.
 func bandJudgements(_ samples: [Float]) throws -> (narrow: Double, shares: [Double]) {
-    let heard = try SpeechConversion.recognizerSamples(from: samples, rate: 48_000)
+    let heard = try SpeechConversion.recognizerSamples(from: samples, rate: AudioRate.hertz)
     var band = InputBand()
     var narrow = 0, frames = 0
     var shares: [Double] = []
@@ -93,7 +93,7 @@ func benchRoom(samples: String, real: String, work: String, languages: [String])
         print(
             String(
                 format: "%@: front end cleans %.1f %% of %.1f min; ", language, 100 * judged.noisy,
-                Double(stream.audio.count) / 48_000 / 60) + spread(judged.ratios))
+                Double(stream.audio.count) / AudioRate.perSecond / 60) + spread(judged.ratios))
         let band = try bandJudgements(stream.audio)
         print(
             String(format: "%@: band-limited %.1f %%; above 5 kHz ", language, 100 * band.narrow) + spread(band.shares))
@@ -106,11 +106,11 @@ func benchRoom(samples: String, real: String, work: String, languages: [String])
         for clip in clips {
             let audio = try condition.apply(clip.audio, work)
             let judged = roomJudgements(audio)
-            noisy += judged.noisy * Double(audio.count) / 48_000
-            seconds += Double(audio.count) / 48_000
+            noisy += judged.noisy * Double(audio.count) / AudioRate.perSecond
+            seconds += Double(audio.count) / AudioRate.perSecond
             ratios += judged.ratios
             let band = try bandJudgements(audio)
-            narrow += band.narrow * Double(audio.count) / 48_000
+            narrow += band.narrow * Double(audio.count) / AudioRate.perSecond
             shares += band.shares
         }
         print(

@@ -117,7 +117,7 @@ func benchRealSpeech(
         // In a room (`--room`): the whole stream degraded as the clips are, e.g. pink noise under every prompt.
         let placed = try room.map { try Degradation.named($0, babbleFrom: real).apply(prompts.audio, work) }
         let stream = placed ?? prompts.audio, reference = prompts.texts, excluded = prompts.leftOut
-        let hours = Double(stream.count) / 48_000 / 3_600
+        let hours = Double(stream.count) / AudioRate.perSecond / 3_600
         let all = try decodes(stream)
         let decoded = all[2]
         rtf.append(decoded.cpuSeconds / (hours * 3_600))
@@ -171,7 +171,7 @@ func benchRealSpeech(
             let all = try decodes(
                 audio,
                 nowAudio: try condition.apply(
-                    clip.audio + [Float](repeating: 0, count: Int(clipRoomAfter * 48_000)), work))
+                    clip.audio + [Float](repeating: 0, count: Int(clipRoomAfter * AudioRate.perSecond)), work))
             if ProcessInfo.processInfo.environment["BENCH_SHOW_DECODES"] != nil {
                 // What the retuned decode heard, to see why a clip was missed or mistaken.
                 let heard = all[rules.last!.decode].utterances.map { decoded in

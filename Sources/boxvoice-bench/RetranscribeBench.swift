@@ -39,7 +39,7 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     let folder = recordings + "/" + boxFolder + "/" + message.messageId
     let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
     let joined = try segments.flatMap { try WAVCapturePCM.load(folder + "/" + $0) }
-    let seconds = Double(joined.count) / 48_000
+    let seconds = Double(joined.count) / AudioRate.perSecond
 
     // When the box emitted each request event.
     let emitted = EmitTimes()
@@ -109,7 +109,7 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
         String(
             format:
                 "A %.1f s message (%d segment(s), %.1f MB as one 48 kHz Float32 WAV) dictated with `boxvoice dictate`; "
-                    + "the agent's side",
+                + "the agent's side",
             seconds, segments.count, Double(joined.count * 4) / 1_000_000))
     print(
         "of boxsim asks for it \(runs) times. Time from boxsim emitting `chat-last-audio-request` to its 200 for the "
@@ -141,7 +141,7 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
         String(
             format:
                 "Peak resident memory of the daemon (VmHWM): %.1f MB connected and idle, %.1f MB after the %d answers "
-                    + "(%.2f×):",
+                + "(%.2f×):",
             Double(idlePeak) / 1024, Double(answeringPeak) / 1024, runs,
             Double(answeringPeak) / Double(max(idlePeak, 1))))
     print(

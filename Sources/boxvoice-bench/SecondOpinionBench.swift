@@ -43,7 +43,7 @@ func benchSecondOpinion(models: String, samples: String, runs: Int) throws {
     let clip = work + "/clip-then-room.wav"
     let file = try SoundFile.createFloatWAV(path: clip)
     try file.write(
-        try WAVCapturePCM.load(samples + "/checkpoint-report.wav") + [Float](repeating: 0, count: 3 * 48_000))
+        try WAVCapturePCM.load(samples + "/checkpoint-report.wav") + [Float](repeating: 0, count: 3 * AudioRate.hertz))
     try file.close()
     var baseline = 0.0
     var rows: [String] = []

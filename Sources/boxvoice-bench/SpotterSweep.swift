@@ -57,7 +57,7 @@ func sweepSpotter(
         else { continue }
         // In a room (`--room`): the whole stream degraded as the clips are.
         let stream = try room.map { try Degradation.named($0, babbleFrom: real).apply(prompts, work) } ?? prompts
-        hours += Double(stream.count) / 48_000 / 3_600
+        hours += Double(stream.count) / AudioRate.perSecond / 3_600
         let heard = try LiveDecode.run(stream, options: language).utterances
         for (index, file) in files.enumerated() {
             let fired = rule.commands(

@@ -18,10 +18,10 @@ func tuneSpotter(
     let allClips = try JSONDecoder().decode(
         [Clip].self, from: Data(contentsOf: URL(fileURLWithPath: samples + "/transcripts.json")))
     let loaded = try allClips.map { try WAVCapturePCM.load(samples + "/" + $0.file) }
-    let kept = zip(allClips, loaded).filter { Double($0.1.count) / 48_000 <= maxClipSeconds }
+    let kept = zip(allClips, loaded).filter { Double($0.1.count) / AudioRate.perSecond <= maxClipSeconds }
     let clips = kept.map(\.0)
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-    let audio = try kept.map { try SpeechConversion.recognizerSamples(from: $0.1, rate: 48_000) }
+    let audio = try kept.map { try SpeechConversion.recognizerSamples(from: $0.1, rate: AudioRate.hertz) }
     let phrases = try String(contentsOfFile: phraseFile ?? models + "/command-spotter.en.txt", encoding: .utf8).split(
         separator: "\n"
     )

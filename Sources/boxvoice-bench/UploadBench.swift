@@ -16,7 +16,7 @@ func benchUpload(link: String, runs: Int) throws {
     let wav = work + "/big.wav"
     let file = try SoundFile.createFloatWAV(path: wav)
     let frames = 45_000_000 / 4
-    let block = (0..<48_000).map { Float(sin(Double($0) / 9)) * 0.2 }
+    let block = (0..<AudioRate.hertz).map { Float(sin(Double($0) / 9)) * 0.2 }
     var written = 0
     while written < frames {
         let count = min(block.count, frames - written)

@@ -30,13 +30,13 @@ enum CalibrateCommand: Command {
                 "--from", .path, placeholder: "DIR",
                 help:
                     "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') "
-                        + "and talk*.wav"
+                    + "and talk*.wav"
             ),
             OptionSpec(
                 "--reset",
                 help:
                     "go back to the default thresholds and the acoustic model as shipped, with noise suppression only "
-                        + "in a noisy room"
+                    + "in a noisy room"
             ),
         ], exclusive: [["--reset", "--from", "--takes"], ["--from", "--device"], ["--reset", "--device"]])
 
@@ -110,8 +110,8 @@ enum CalibrateCommand: Command {
             calibrated.phrases,
             header:
                 "Command spotter thresholds tuned by `boxvoice calibrate` on "
-                    + "\(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the "
-                    + "defaults (Models/command-spotter.en.txt)."
+                + "\(ISO8601DateFormatter().string(from: Date())).\n`boxvoice calibrate --reset` goes back to the "
+                + "defaults (Models/command-spotter.en.txt)."
         )
         try text.write(toFile: Paths.calibratedSpotter, atomically: true, encoding: .utf8)
         var settings = try UserSettingsFile.load()
@@ -165,7 +165,7 @@ enum CalibrateCommand: Command {
             capture.start()
             defer { capture.stop() }
             var samples: [Float] = []
-            let wanted = Int(seconds * 48_000)
+            let wanted = Int(seconds * AudioRate.perSecond)
             while samples.count < wanted {
                 let chunks = capture.queue.takeAll(timeout: 0.2)
                 if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }

@@ -80,13 +80,11 @@ enum FilePCMSubcommand {
         } catch {
             throw CLIError.failed("cannot make a capture PCM from '\(wav)': \(error)")
         }
-        Console.out(
-            "PCM '\(made.name)' plays \(made.frames) frames (\((Double(made.frames) / 48_000).formatted(3)) s at 48 "
-                + "kHz)."
-        )
+        let seconds = Double(made.frames) / AudioRate.perSecond
+        Console.out("PCM '\(made.name)' plays \(made.frames) frames (\(seconds.formatted(3)) s at 48 kHz).")
         Console.out(
             "Record it with: boxvoice record --alsa-config \(made.configPath) --device \(made.name) --max-seconds "
-                + "\((Double(made.frames) / 48_000).formatted(6))"
+                + "\(seconds.formatted(6))"
         )
         return 0
     }

@@ -44,9 +44,9 @@ enum Paths {
     /// The embedded local box's own data (what it received).
     static var embeddedBoxDirectory: String { dataDirectory + "/local-box" }
 
-    /// `boxvoice record`'s takes, which are not messages: `recordings/local/<timestamp>` (the message store ignores
-    /// folders that are not named by a message id).
-    static var localRecordings: String { dataDirectory + "/recordings/local" }
+    /// `boxvoice record`'s takes, which are not messages: `takes/<timestamp>`, apart from `recordings/`, whose folders
+    /// belong to the message store (the embedded box's messages among them, under `recordings/local`).
+    static var takes: String { dataDirectory + "/takes" }
 
     /// `$XDG_RUNTIME_DIR/boxvoice/`: the daemon's control socket and its lock. Without XDG_RUNTIME_DIR (no login
     /// session), a per-user folder under /tmp, created 0700.

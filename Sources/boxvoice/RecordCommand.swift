@@ -15,7 +15,7 @@ enum RecordCommand: Command {
         options: [
             CommonOptions.device,
             OptionSpec(
-                "--out", .path, placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/recordings/local/<time>",
+                "--out", .path, placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/takes/<time>",
                 help: "output folder"),
             // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are
             // never what was meant); the cut search inside the segment it cuts.
@@ -58,7 +58,7 @@ enum RecordCommand: Command {
         if let formatName {
             formats = SampleFormat(alsaName: formatName).map { [$0] } ?? formats
         }
-        let directory = out ?? Paths.localRecordings + "/" + timestamp()
+        let directory = out ?? Paths.takes + "/" + timestamp()
         try prepare(directory: directory, json: json)
 
         let pcm: ALSACapturePCM
@@ -137,7 +137,8 @@ enum RecordCommand: Command {
         }
     }
 
-    /// Creates the folder and repairs any segment a killed earlier run left with a stale header.
+    /// Creates the folder and repairs any segment a killed earlier run left with a stale header: in this take's folder
+    /// and among the takes, never in a message's folder (a dictation may be writing it).
     private static func prepare(directory: String, json: Bool) throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -145,7 +146,7 @@ enum RecordCommand: Command {
             throw CLIError.failed(
                 "cannot create the output folder '\(directory)': \(error.localizedDescription). Nothing was recorded.")
         }
-        for root in Set([directory, Paths.localRecordings]) where FileManager.default.fileExists(atPath: root) {
+        for root in Set([directory, Paths.takes]) where FileManager.default.fileExists(atPath: root) {
             for (path, result) in WAVRepair.repairSegments(under: root) {
                 switch result {
                 case .success(.repaired(let before, let after)):

@@ -150,20 +150,25 @@ import Testing
         #expect(Array(recorded.prefix(clip.count)) == clip)
     }
 
-    @Test func nextRunRepairsWhatACrashLeft() throws {
-        let dir = TemporaryDirectory("cli")
-        let rec = dir.file("rec")
-        try FileManager.default.createDirectory(atPath: rec, withIntermediateDirectories: true)
-        // A crash leftover: header says 100 frames, 500 are on disk.
-        let path = rec + "/seg-0001.wav"
+    /// What a crash leaves at `path`: a segment whose header says 100 frames while 500 are on disk.
+    private func writeStaleSegment(_ path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let file = try SoundFile.createFloatWAV(path: path)
         try file.write([Float](repeating: 0.25, count: 100))
         try file.updateHeader()
         try file.write([Float](repeating: 0.25, count: 400))
-        try FileManager.default.copyItem(atPath: path, toPath: rec + "/crashed.wav")
+        try FileManager.default.copyItem(atPath: path, toPath: folder + "/crashed.wav")
         try file.close()
         try FileManager.default.removeItem(atPath: path)
-        try FileManager.default.moveItem(atPath: rec + "/crashed.wav", toPath: path)
+        try FileManager.default.moveItem(atPath: folder + "/crashed.wav", toPath: path)
+    }
+
+    @Test func nextRunRepairsWhatACrashLeft() throws {
+        let dir = TemporaryDirectory("cli")
+        let rec = dir.file("rec")
+        let path = rec + "/seg-0001.wav"
+        try writeStaleSegment(path)
 
         let made = try FileCapturePCM.make(
             samples: [Float](repeating: 0.5, count: 4_800), name: "mic", directory: dir.path)
@@ -174,6 +179,26 @@ import Testing
         #expect(result.stdout.contains("Repaired \(path): header said 100 frames, file holds 500."))
         #expect(try WAV.samples(path).count == 500)
         #expect(try WAV.samples(rec + "/seg-0002.wav").count == 4_800)  // numbering continues
+    }
+
+    /// Takes once shared `recordings/local` with the embedded box's messages, and `record` rewrote the header of a
+    /// segment a dictation was still writing there. It repairs its own takes only.
+    @Test func aTakesRepairLeavesTheEmbeddedBoxsMessagesAlone() throws {
+        let dir = TemporaryDirectory("cli")
+        let message = dir.file("data/boxvoice/recordings/local/\(UUID().uuidString)/seg-0001.wav")
+        let take = dir.file("data/boxvoice/takes/2026-12-01T10-00-00/seg-0001.wav")
+        try writeStaleSegment(message)
+        try writeStaleSegment(take)
+        let before = try #require(FileManager.default.contents(atPath: message))
+        let made = try FileCapturePCM.make(
+            samples: [Float](repeating: 0.5, count: 4_800), name: "mic", directory: dir.path)
+        let result = try Run.boxvoice(
+            "record", "--alsa-config", made.configPath, "--device", "mic", "--max-seconds", "0.1",
+            environment: environment(dir))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Repaired \(take): header said 100 frames, file holds 500."))
+        #expect(!result.stdout.contains(message))
+        #expect(FileManager.default.contents(atPath: message) == before)
     }
 
     @Test func missingDeviceSaysSoAndPointsAtDevices() throws {

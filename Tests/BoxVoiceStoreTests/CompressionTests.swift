@@ -57,7 +57,7 @@ import Testing
         try store.frame(recording.id, body: "<speech stt=\"live\">hello</speech>", text: "hello")
         let expected = try clips.reduce(0) { $0 + (try WAV.samples(Checkout.sample($1))).count }
         // The run that recorded it still holds its lease: another pass leaves it alone.
-        #expect(store.compressRetained(box: "home").isEmpty)
+        #expect(try store.compressRetained(box: "home").compressed.isEmpty)
         #expect(try store.compressRecording(recording.id) == nil)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: recording.folder).sorted() == [
@@ -89,6 +89,21 @@ import Testing
                 "/seg-0001.wav") == true)
     }
 
+    /// A sweep once dropped a failed compression without a word; it is reported, and the segments stay as recorded.
+    @Test func aRecordingThatCannotBeCompressedIsReportedAndKeptAsRecorded() throws {
+        let store = try fixture.open()
+        let good = try pending(store, ["none-weather.wav"])
+        let bad = try pending(store, ["none-budget.wav"])
+        let segment = try #require(try store.retainedRecording(box: "home", messageId: bad.rawValue)?.segments.first)
+        let damaged = Data("not a WAV at all".utf8)
+        try damaged.write(to: URL(fileURLWithPath: segment))
+        let sweep = try store.compressRetained(box: "home")
+        #expect(sweep.compressed.map(\.id) == [good])
+        #expect(sweep.failed.map(\.id) == [bad])
+        #expect(FileManager.default.contents(atPath: segment) == damaged)
+        #expect(try store.retainedRecording(box: "home", messageId: bad.rawValue)?.segments == [segment])
+    }
+
     @Test func aRecordingStillNeededForHQIsNotCompressed() throws {
         let store = try fixture.open()
         let recording = try store.beginRecording(box: "home", session: "s1")
@@ -106,7 +121,7 @@ import Testing
         // The crash: the compressed file is whole, the segments were not removed yet.
         try AudioEncoding.encode([folder + "/seg-0001.wav"], to: folder + "/audio.ogg", as: .speechOpus)
         #expect(try store.retainedRecording(box: "home", messageId: id.rawValue)?.segments == [folder + "/audio.ogg"])
-        #expect(store.compressRetained().isEmpty)
+        #expect(try store.compressRetained().compressed.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["audio.ogg"])
     }
 

@@ -102,7 +102,7 @@ import Testing
         let folder = fixture.data + "/recordings/home/" + orphan.rawValue
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try WAV.write(Signal.toneWithGaps(frames: 4_800, gaps: []), to: folder + "/seg-0001.wav")
-        // A folder that is not a message's (`boxvoice record` keeps its own) is not touched.
+        // A folder that is not a message's (an earlier `boxvoice record` kept its takes here) is not touched.
         try FileManager.default.createDirectory(
             atPath: fixture.data + "/recordings/local/2026-12-01T10-00-00", withIntermediateDirectories: true)
         #expect(try store.recover().adoptedDrafts == [orphan])

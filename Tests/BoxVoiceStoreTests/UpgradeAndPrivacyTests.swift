@@ -81,6 +81,32 @@ import Testing
         // Opening again changes nothing.
         #expect(try fixture.open().messages().count == 4)
     }
+
+    /// A retained recording the upgrade cannot move into its box's folder fails the upgrade, which changes nothing:
+    /// it was once counted as absent and left where nothing looks for it. Once the way is clear, it moves.
+    @Test func aRecordingTheUpgradeCannotMoveFailsItAndMovesOnceItCan() throws {
+        _ = try writeVersion1Database()
+        let id = UUID().uuidString.uppercased()
+        let elsewhere = fixture.data + "/elsewhere/" + id
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try WAV.write([0.5, 0.25], to: elsewhere + "/seg-0001.wav")
+        let db = try SQLiteDatabase(path: fixture.data + "/boxvoice.sqlite")
+        try db.execute(
+            "INSERT INTO recordings VALUES ('office', ?, 2.0, 'kept elsewhere', 's2', ?)",
+            [.text(id), .text(elsewhere)])
+        // A file where the box's folder goes.
+        let blocker = fixture.data + "/recordings/office"
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
+        #expect(throws: StoreError.self) { try fixture.open() }
+        #expect(try db.query("PRAGMA user_version").first?.first?.integer == 0)
+        #expect(try WAV.samples(elsewhere + "/seg-0001.wav") == [0.5, 0.25])
+        try FileManager.default.removeItem(atPath: blocker)
+        let store = try fixture.open()
+        let retained = try #require(try store.retainedRecording(box: "office", messageId: id))
+        #expect(retained.text == "kept elsewhere")
+        #expect(try WAV.samples(retained.segments[0]) == [0.5, 0.25])
+        #expect(!FileManager.default.fileExists(atPath: elsewhere))
+    }
 }
 
 @Suite struct VersionFourUpgradeTests {
