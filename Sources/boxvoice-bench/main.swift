@@ -14,14 +14,17 @@ func list(_ name: String, separator: Character) -> [String]? {
 do {
     switch arguments.first {
     case "keywords"?:
+        try accepting("--models")
         guard let models = value("--models") else { throw BenchFailure(message: "keywords needs --models DIR") }
         try benchKeywords(modelsDirectory: models)
     case "live"?:
+        try accepting("--models", "--samples", "--verbose")
         guard let models = value("--models"), let samples = value("--samples") else {
             throw BenchFailure(message: "live needs --models DIR --samples DIR")
         }
         try benchLive(models: models, samples: samples, verbose: arguments.contains("--verbose"))
     case "tune-spotter"?:
+        try accepting("--each", "--exponents", "--max-clip-seconds", "--models", "--phrases", "--samples")
         guard let models = value("--models"), let samples = value("--samples") else {
             throw BenchFailure(message: "tune-spotter needs --models DIR --samples DIR")
         }
@@ -32,9 +35,11 @@ do {
                 5, 10, 15, 20, 25, 30, 35, 40,
             ])
     case "upload"?:
+        try accepting("--link", "--runs")
         guard let link = value("--link") else { throw BenchFailure(message: "upload needs --link LINK") }
         try benchUpload(link: link, runs: Int(value("--runs") ?? "5") ?? 5)
     case "dictation"?:
+        try accepting("--lengths", "--models", "--samples")
         guard let models = value("--models"), let samples = value("--samples") else {
             throw BenchFailure(message: "dictation needs --models DIR --samples DIR")
         }
@@ -42,11 +47,13 @@ do {
             models: models, samples: samples,
             lengths: value("--lengths").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [20, 180, 600])
     case "retranscribe"?:
+        try accepting("--boxvoice", "--runs", "--samples")
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else {
             throw BenchFailure(message: "retranscribe needs --boxvoice PATH --samples DIR")
         }
         try benchRetranscribe(boxvoice: boxvoice, samples: samples, runs: Int(value("--runs") ?? "10") ?? 10)
     case "faults"?:
+        try accepting("--boxvoice", "--busy-minutes", "--models", "--samples", "--watchdog-trials")
         guard let boxvoice = value("--boxvoice"), let models = value("--models"), let samples = value("--samples")
         else {
             throw BenchFailure(message: "faults needs --boxvoice PATH --models DIR --samples DIR")
@@ -56,6 +63,7 @@ do {
             busyMinutes: value("--busy-minutes").flatMap(Double.init) ?? 10,
             watchdogTrials: value("--watchdog-trials").flatMap(Int.init) ?? 10)
     case "memory"?:
+        try accepting("--boxvoice", "--minutes", "--samples")
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else {
             throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR")
         }
@@ -63,6 +71,9 @@ do {
             boxvoice: boxvoice, samples: samples,
             minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
     case "realspeech"?:
+        try accepting(
+            "--conditions", "--landed", "--languages", "--models", "--no-clips", "--no-front-end", "--only-now",
+            "--real", "--room", "--samples", "--spotter", "--work")
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"),
             let work = value("--work")
         else {
@@ -78,6 +89,9 @@ do {
             conditionNames: list("--conditions", separator: ";"), room: value("--room"),
             onlyNow: arguments.contains("--only-now"))
     case "hearing"?:
+        try accepting(
+            "--boxvoice", "--conditions", "--hearing", "--held-out", "--languages", "--models", "--no-timing",
+            "--real", "--work")
         guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
             let hearing = value("--hearing"),
             let heldOut = value("--held-out"), let boxvoice = value("--boxvoice")
@@ -94,6 +108,11 @@ do {
             ],
             timing: !arguments.contains("--no-timing"))
     case "hearing-probe"?:
+        try accepting(
+            "--accent-below", "--careful", "--command-words-inside", "--conditions", "--context", "--context-unsure",
+            "--decision", "--endings", "--english-floor", "--hearing", "--held-out", "--hmm-limit", "--list",
+            "--list-condition", "--lookalikes", "--models", "--no-spotter", "--own-language-below", "--real",
+            "--search", "--spelled-alike", "--spotter-agrees", "--threads", "--verbose", "--work")
         guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
             let hearing = value("--hearing"), let heldOut = value("--held-out")
         else {
@@ -128,6 +147,7 @@ do {
             spelledAlike: value("--spelled-alike").map { pairSetting($0).map(SpelledAlike.init) },
             commandWordsInside: arguments.contains("--command-words-inside"))
     case "room"?:
+        try accepting("--languages", "--real", "--samples", "--work")
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
             throw BenchFailure(message: "room needs --samples DIR --real DIR --work DIR")
         }
@@ -137,6 +157,7 @@ do {
                 "en", "es", "fr", "it", "ru",
             ])
     case "spotter-sweep"?:
+        try accepting("--conditions", "--languages", "--models", "--real", "--room", "--samples", "--scales", "--work")
         guard let models = value("--models"), let samples = value("--samples"), let real = value("--real"),
             let work = value("--work")
         else {
@@ -148,11 +169,13 @@ do {
             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? ["en", "es", "fr"],
             conditionNames: list("--conditions", separator: ";"), room: value("--room"))
     case "second-opinion"?:
+        try accepting("--models", "--runs", "--samples")
         guard let models = value("--models"), let samples = value("--samples") else {
             throw BenchFailure(message: "second-opinion needs --models DIR --samples DIR")
         }
         try benchSecondOpinion(models: models, samples: samples, runs: Int(value("--runs") ?? "5") ?? 5)
     case "calibration"?:
+        try accepting("--boxvoice", "--conditions", "--models", "--real", "--work")
         guard let boxvoice = value("--boxvoice"), let models = value("--models"), let real = value("--real"),
             let work = value("--work")
         else {
@@ -162,6 +185,7 @@ do {
             boxvoice: boxvoice, models: models, real: real, work: work,
             conditionNames: list("--conditions", separator: ";"))
     case "codec"?:
+        try accepting("--bitrates", "--minutes", "--models", "--rates", "--samples")
         guard let models = value("--models"), let samples = value("--samples") else {
             throw BenchFailure(message: "codec needs --models DIR --samples DIR")
         }
@@ -170,9 +194,11 @@ do {
             rates: value("--rates").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [2, 10, 100],
             bitrates: value("--bitrates").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [24, 32, 48, 96])
     case "preroll"?:
+        try accepting("--hold", "--trials")
         try benchPreRoll(
             trials: Int(value("--trials") ?? "10") ?? 10, holdSeconds: Double(value("--hold") ?? "1.5") ?? 1.5)
     case "durability"?:
+        try accepting("--boxvoice", "--commits", "--trials")
         guard let boxvoice = value("--boxvoice") else {
             throw BenchFailure(message: "durability needs --boxvoice PATH")
         }
@@ -183,14 +209,25 @@ do {
         throw BenchFailure(
             message:
                 "usage: boxvoice-bench durability --boxvoice PATH [--trials N] [--commits N] | dictation --models DIR "
-                    + "--samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | "
-                    + "retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | "
-                    + "live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]"
+                + "--samples DIR [--lengths S,S] | memory --boxvoice PATH --samples DIR [--minutes M,M] | "
+                + "retranscribe --boxvoice PATH --samples DIR [--runs N] | boxvoice-bench keywords --models DIR | "
+                + "live --models DIR --samples DIR [--verbose] | upload --link LINK [--runs N]"
         )
     }
 } catch {
     FileHandle.standardError.write(Data("boxvoice-bench: \(error)\n".utf8))
     exit(1)
+}
+
+/// Refuses an option the command does not read: a misspelled or stale option once let a whole run go by with its
+/// setting silently ignored.
+func accepting(_ names: String...) throws {
+    let unknown = arguments.dropFirst().filter { $0.hasPrefix("--") && !names.contains($0) }
+    guard unknown.isEmpty else {
+        throw BenchFailure(
+            message: "\(arguments[0]) does not take \(unknown.joined(separator: ", ")); it takes "
+                + (names.isEmpty ? "no option" : names.joined(separator: " ")))
+    }
 }
 
 /// An option of two numbers, `A,B`; nil for anything else (`off`): the setting turned off.
