@@ -94,25 +94,71 @@ public enum HTTPTransfer {
         throws(TransportError) -> HTTPResponse
     {
         _ = globalInit
+        let easy = try EasyTransfer()
+        let state = TransferState(progress: progress, maxBodyBytes: request.maxResponseBytes)
+        easy.setLimits(of: request)
+        easy.setCallbacks(Unmanaged.passUnretained(state).toOpaque(), reportsProgress: progress != nil)
+        let posted = try easy.setBody(of: request)
+        try easy.checkOptions()
+        let result = withExtendedLifetime(state) { easy.perform(posting: posted) }
+        guard result == CURLE_OK else {
+            if state.overflowed {
+                throw TransportError(
+                    kind: .tooLarge, code: Int32(result.rawValue),
+                    message:
+                        "the answer was larger than boxvoice reads from this call (\(request.maxResponseBytes) bytes), "
+                        + "so reading stopped"
+                )
+            }
+            throw TransportError(
+                kind: kind(of: result), code: Int32(result.rawValue), message: easy.message(for: result))
+        }
+        return HTTPResponse(status: easy.responseCode, headers: state.headers, body: state.body)
+    }
+
+    private static func kind(of code: CURLcode) -> TransportError.Kind {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: .timeout
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .connect
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            .tls
+        case CURLE_READ_ERROR, CURLE_FILE_COULDNT_READ_FILE: .localFile
+        default: .other
+        }
+    }
+}
+
+/// One libcurl easy handle with what its options point at (headers, MIME parts, the error buffer), freed together.
+/// Options are set one by one and their failures collected, so one check reports the first.
+private final class EasyTransfer {
+    private let handle: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var mime: OpaquePointer?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var failures: [CURLcode] = []
+
+    init() throws(TransportError) {
         guard let handle = curl_easy_init() else {
             throw TransportError(kind: .other, code: -1, message: "libcurl could not create a transfer")
         }
-        defer { curl_easy_cleanup(handle) }
-        let state = TransferState(progress: progress, maxBodyBytes: request.maxResponseBytes)
-        let context = Unmanaged.passUnretained(state).toOpaque()
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        var mime: OpaquePointer?
-        defer {
-            curl_slist_free_all(headerList)
-            if mime != nil { curl_mime_free(mime) }
-        }
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        self.handle = handle
+        errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        defer { errorBuffer.deallocate() }
-
-        var failures: [CURLcode] = []
-        func check(_ code: CURLcode) { if code != CURLE_OK { failures.append(code) } }
         check(boxvoice_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        if mime != nil { curl_mime_free(mime) }
+        errorBuffer.deallocate()
+    }
+
+    private func check(_ code: CURLcode) { if code != CURLE_OK { failures.append(code) } }
+
+    /// Where, how long, and whose certificate: redirects are never followed, so a device token never reaches
+    /// another origin.
+    func setLimits(of request: HTTPRequest) {
         check(boxvoice_curl_set_string(handle, CURLOPT_URL, request.url))
         check(boxvoice_curl_set_long(handle, CURLOPT_NOSIGNAL, 1))
         check(boxvoice_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0))
@@ -122,7 +168,11 @@ public enum HTTPTransfer {
         check(boxvoice_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, request.verifyTLS ? 2 : 0))
         check(boxvoice_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
         check(boxvoice_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, request.stallSeconds))
-        // Returning less than was handed over stops the transfer (CURLE_WRITE_ERROR): that is how the caps act.
+    }
+
+    /// The callbacks fill `context` (a `TransferState`). Returning less than was handed over stops the transfer
+    /// (CURLE_WRITE_ERROR): that is how the caps act.
+    func setCallbacks(_ context: UnsafeMutableRawPointer, reportsProgress: Bool) {
         check(
             boxvoice_curl_set_write_callback(
                 handle,
@@ -148,94 +198,90 @@ public enum HTTPTransfer {
                     state.addHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
                     return size * count
                 }, context))
-        if progress != nil {
-            check(
-                boxvoice_curl_set_progress_callback(
-                    handle,
-                    { context, _, _, uploadTotal, uploaded in
-                        let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
-                        if uploadTotal > 0 { state.progress?(Int64(uploaded), Int64(uploadTotal)) }
-                        return 0
-                    }, context))
-        }
+        guard reportsProgress else { return }
+        check(
+            boxvoice_curl_set_progress_callback(
+                handle,
+                { context, _, _, uploadTotal, uploaded in
+                    let state = Unmanaged<TransferState>.fromOpaque(context!).takeUnretainedValue()
+                    if uploadTotal > 0 { state.progress?(Int64(uploaded), Int64(uploadTotal)) }
+                    return 0
+                }, context))
+    }
 
+    /// Headers and body; returns the bytes to post, which must stay in place while the transfer runs.
+    func setBody(of request: HTTPRequest) throws(TransportError) -> Data? {
         // "Expect:" turns off 100-continue, which would stall uploads on servers that never answer it.
         for (name, value) in request.headers + [("Expect", "")] {
             headerList = curl_slist_append(headerList, value.isEmpty ? "\(name):" : "\(name): \(value)")
         }
-        var bodyData: Data?
+        var posted: Data?
         switch request.body {
         case .none:
             if request.method == .post { check(boxvoice_curl_set_string(handle, CURLOPT_POSTFIELDS, "")) }
         case .bytes(let data, let contentType):
             headerList = curl_slist_append(headerList, "Content-Type: \(contentType)")
-            bodyData = data
+            posted = data
             check(boxvoice_curl_set_long(handle, CURLOPT_POSTFIELDSIZE_LARGE, data.count))
         case .multipart(let parts):
-            mime = curl_mime_init(handle)
-            for part in parts {
-                let piece = curl_mime_addpart(mime)
-                switch part {
-                case .field(let name, let value):
-                    check(curl_mime_name(piece, name))
-                    check(curl_mime_data(piece, value, value.utf8.count))
-                case .file(let name, let path, let filename, let contentType):
-                    guard FileManager.default.isReadableFile(atPath: path) else {
-                        throw TransportError(
-                            kind: .localFile, code: Int32(CURLE_READ_ERROR.rawValue),
-                            message: "cannot read '\(path)' to upload it")
-                    }
-                    check(curl_mime_name(piece, name))
-                    check(curl_mime_filedata(piece, path))
-                    check(curl_mime_filename(piece, filename))
-                    check(curl_mime_type(piece, contentType))
-                }
-            }
-            check(boxvoice_curl_set_pointer(handle, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime)))
+            try setMultipart(parts)
         }
         check(boxvoice_curl_set_pointer(handle, CURLOPT_HTTPHEADER, headerList))
-        guard failures.isEmpty else {
-            throw TransportError(
-                kind: .other, code: Int32(failures[0].rawValue),
-                message: "libcurl refused an option: \(String(cString: curl_easy_strerror(failures[0])))")
-        }
-
-        let result: CURLcode =
-            bodyData.map { data in
-                data.withUnsafeBytes { bytes in
-                    _ = boxvoice_curl_set_pointer(
-                        handle, CURLOPT_POSTFIELDS,
-                        UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
-                    return curl_easy_perform(handle)
-                }
-            } ?? curl_easy_perform(handle)
-        guard result == CURLE_OK else {
-            if state.overflowed {
-                throw TransportError(
-                    kind: .tooLarge, code: Int32(result.rawValue),
-                    message:
-                        "the answer was larger than boxvoice reads from this call (\(request.maxResponseBytes) bytes), "
-                            + "so reading stopped"
-                )
-            }
-            let detail = String(cString: errorBuffer)
-            let message = detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
-            throw TransportError(kind: kind(of: result), code: Int32(result.rawValue), message: message)
-        }
-        var status = 0
-        _ = boxvoice_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return HTTPResponse(status: status, headers: state.headers, body: state.body)
+        return posted
     }
 
-    private static func kind(of code: CURLcode) -> TransportError.Kind {
-        switch code {
-        case CURLE_OPERATION_TIMEDOUT: .timeout
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .connect
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
-            .tls
-        case CURLE_READ_ERROR, CURLE_FILE_COULDNT_READ_FILE: .localFile
-        default: .other
+    private func setMultipart(_ parts: [MultipartPart]) throws(TransportError) {
+        mime = curl_mime_init(handle)
+        for part in parts {
+            let piece = curl_mime_addpart(mime)
+            switch part {
+            case .field(let name, let value):
+                check(curl_mime_name(piece, name))
+                check(curl_mime_data(piece, value, value.utf8.count))
+            case .file(let name, let path, let filename, let contentType):
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw TransportError(
+                        kind: .localFile, code: Int32(CURLE_READ_ERROR.rawValue),
+                        message: "cannot read '\(path)' to upload it")
+                }
+                check(curl_mime_name(piece, name))
+                check(curl_mime_filedata(piece, path))
+                check(curl_mime_filename(piece, filename))
+                check(curl_mime_type(piece, contentType))
+            }
         }
+        check(boxvoice_curl_set_pointer(handle, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime)))
+    }
+
+    /// The first option libcurl refused, if any.
+    func checkOptions() throws(TransportError) {
+        guard let first = failures.first else { return }
+        throw TransportError(
+            kind: .other, code: Int32(first.rawValue),
+            message: "libcurl refused an option: \(String(cString: curl_easy_strerror(first)))")
+    }
+
+    /// Runs the transfer, posting `data` (its bytes stay pinned until it ends).
+    func perform(posting data: Data?) -> CURLcode {
+        guard let data else { return curl_easy_perform(handle) }
+        return data.withUnsafeBytes { bytes in
+            _ = boxvoice_curl_set_pointer(
+                handle, CURLOPT_POSTFIELDS,
+                UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+            return curl_easy_perform(handle)
+        }
+    }
+
+    /// libcurl's own words for a failed transfer: its error buffer, else the code's message.
+    func message(for result: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail
+    }
+
+    var responseCode: Int {
+        var status = 0
+        _ = boxvoice_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return status
     }
 }
 

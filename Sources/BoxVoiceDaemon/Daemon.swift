@@ -13,113 +13,6 @@ import Synchronization
 /// `boxvoice daemon`: stays connected to every paired box — answers its retranscription requests from the store,
 /// finishes and delivers what killed runs left, and runs dictation turns for the control socket's hotkeys.
 public final class Daemon: Sendable {
-    /// A paired box the daemon serves.
-    public struct Box: Sendable {
-        public var name: String
-        public var client: BoxClient
-        public var baseURL: String
-        public var token: String
-        public var verifyTLS: Bool
-        /// What HQ uploads go as (the box's `boxes codec` setting).
-        public var uploadCodec: UploadCodec = .auto
-        /// When it was paired: a refusal older than this is not a reason to re-pair.
-        public var pairedAt = Date.distantPast
-
-        public init(name: String, baseURL: String, token: String, verifyTLS: Bool) {
-            self.name = name
-            self.client = BoxClient(baseURL: baseURL, token: token, verifyTLS: verifyTLS)
-            self.baseURL = baseURL
-            self.token = token
-            self.verifyTLS = verifyTLS
-        }
-
-        /// How the store knows it: a paired box, never the embedded one.
-        public var reference: BoxReference { .paired(name) }
-
-        /// Whether a connection made for `other` still serves this box (re-pairing changes the token).
-        func connectsLike(_ other: Box) -> Bool {
-            name == other.name && baseURL == other.baseURL && token == other.token && verifyTLS == other.verifyTLS
-        }
-    }
-
-    /// The boxes paired now, and the one hotkey turns dictate to (nil: none is paired).
-    public struct Pairing: Sendable {
-        public var boxes: [Box]
-        public var dictating: String?
-
-        public init(boxes: [Box], dictating: String?) {
-            self.boxes = boxes
-            self.dictating = dictating
-        }
-    }
-
-    public struct Configuration: Sendable {
-        /// Reads the pairing as it is now: called at start and every `pairingCheckInterval`, so boxes paired,
-        /// re-paired or unpaired while the daemon runs are served without a restart. A throw keeps the last pairing.
-        public var pairing: @Sendable () throws -> Pairing
-        public var store: MessageStore
-        public var detector: KeywordDetector
-        /// Asked at each turn: the command spotter's phrase file (a new `boxvoice calibrate` applies from the next
-        /// turn,
-        /// without a restart). A throw means the turn cannot start.
-        public var spotterPhrases: @Sendable () throws -> String?
-        public var dictionaryCache: String?
-        public var controlSocket: String
-        /// A private folder for answers being joined.
-        public var workDirectory: String
-        /// Opens the microphone for a turn.
-        public var openDevice: @Sendable () throws -> CapturePCM
-        public var deviceName: String
-        /// Logs the normal 404 of a request another client answered first, and what each message said.
-        public var debug = false
-        /// How often what killed runs left is looked for, and pending messages are tried.
-        public var deliveryInterval: TimeInterval = 10
-        /// How often the pairing is read again.
-        public var pairingCheckInterval: TimeInterval = 1
-        /// Told when a turn starts, ends, delivers, is held or refused (notifications, sounds).
-        public var feedback: @Sendable (TurnFeedbackEvent) -> Void = { _ in }
-        /// Called once the control socket takes commands (the user unit is `Type=notify`: systemd, and a `boxvoice
-        /// status` run right after `systemctl --user enable --now`, wait for this moment).
-        public var ready: @Sendable () -> Void = {}
-        /// Asked at each turn: a spoken send also ends the turn (the microphone closes) instead of listening on.
-        public var closeAfterSend: @Sendable () -> Bool = { false }
-        /// Asked every second: keep the microphone open between turns, holding `preRollSeconds` in memory only, so a
-        /// turn starts with what was said just before the key press.
-        public var preRoll: @Sendable () -> Bool = { false }
-        public var preRollSeconds = 0.5
-        /// Asked at each turn: when the live recognizer hears the audio through the speexdsp front end.
-        public var frontEnd: @Sendable () -> FrontEndUse = { .auto }
-        /// Asked at each turn, with `spotterPhrases`: the acoustic model's adaptation to the user's voice (nil: none).
-        public var voiceAdaptation: @Sendable () -> String? = { nil }
-        /// The utterance-end road for each turn (read at each turn, like the settings); nil: pocketsphinx alone.
-        public var whisper: @Sendable () -> LiveTranscriber.WhisperHearing? = { nil }
-
-        public init(
-            pairing: @escaping @Sendable () throws -> Pairing, store: MessageStore, detector: KeywordDetector,
-            spotterPhrases: @escaping @Sendable () throws -> String?,
-            dictionaryCache: String?, controlSocket: String, workDirectory: String, deviceName: String,
-            openDevice: @escaping @Sendable () throws -> CapturePCM
-        ) {
-            self.pairing = pairing
-            self.store = store
-            self.detector = detector
-            self.spotterPhrases = spotterPhrases
-            self.dictionaryCache = dictionaryCache
-            self.controlSocket = controlSocket
-            self.workDirectory = workDirectory
-            self.deviceName = deviceName
-            self.openDevice = openDevice
-        }
-    }
-
-    /// A hotkey turn could not start because no box is paired.
-    public struct NoBoxPaired: Error, CustomStringConvertible {
-        public var description: String {
-            "no box is paired, so there is nowhere to dictate to; pair one with `boxvoice pair LINK` (the daemon picks "
-                + "it up without a restart)"
-        }
-    }
-
     private struct Served {
         var pairing = Pairing(boxes: [], dictating: nil)
         var streams: [String: (box: Box, stream: EventStream)] = [:]
@@ -129,6 +22,10 @@ public final class Daemon: Sendable {
     private let log: @Sendable (String) -> Void
     private let control = Mutex<ControlServer?>(nil)
     private let served = Mutex(Served())
+    /// What each message of the turn said, for its notification.
+    private let turnTexts = Mutex<[MessageID: String]>([:])
+    /// The box of the turn whose end is not told yet.
+    private let turnBox = Mutex<String?>(nil)
     /// The microphone held open between turns when pre-roll is on.
     private let held = Mutex<PreRollMicrophone?>(nil)
     /// Said once until it works again: a microphone that cannot stay open is not logged every second.
@@ -153,67 +50,8 @@ public final class Daemon: Sendable {
     public func run(until stop: StopSignal) throws {
         let configuration = self.configuration
         let log = self.log
-        let texts = Mutex<[MessageID: String]>([:])
-        let turnBox = Mutex<String?>(nil)
-        // What was said stays out of the journal unless `--debug` asks for it.
-        let debugText = configuration.debug
         let turns = DictationTurns(
-            begin: { [self] in
-                guard let target = dictationTarget else {
-                    configuration.feedback(.couldNotStart(reason: NoBoxPaired().description))
-                    throw NoBoxPaired()
-                }
-                let pcm: CapturePCM
-                let phrases: String?
-                do {
-                    phrases = try configuration.spotterPhrases()
-                    pcm = try held.withLock { $0?.beginTurn() } ?? configuration.openDevice()
-                } catch {
-                    configuration.feedback(.couldNotStart(reason: "\(error)"))
-                    throw error
-                }
-                // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
-                // turn records at once; a box that is down holds the messages rather than opening a new conversation),
-                // the rest follow it (contract §5).
-                var dictation = DictationSession.Configuration(
-                    box: target.reference, client: target.client, session: nil,
-                    spotterPhrases: phrases)
-                dictation.sessionFromDefault = true
-                // The daemon's own event stream tells the store which session a turn's new conversation got.
-                dictation.followsSessionEvents = false
-                dictation.endOfInput = .send
-                dictation.once = configuration.closeAfterSend()
-                dictation.voiceAdaptation = configuration.voiceAdaptation()
-                dictation.dictionaryCache = configuration.dictionaryCache
-                dictation.frontEnd = configuration.frontEnd()
-                dictation.whisper = configuration.whisper()
-                dictation.workDirectory = configuration.workDirectory
-                dictation.uploadCodec = UploadCodecPolicy(
-                    codec: target.uploadCodec, box: target.reference, store: configuration.store)
-                let turn = DictationSession(
-                    configuration: dictation, detector: configuration.detector, store: configuration.store
-                ) { event in
-                    if let told = TurnFeedbackEvent.from(event, box: target.name, texts: texts) {
-                        // The turn's end is told once: when its microphone closes, or (a turn that failed before
-                        // it listened) when it is over.
-                        if case .ended = told { turnBox.withLock { $0 = nil } }
-                        configuration.feedback(told)
-                    }
-                    guard let record = EventRecord(event) else { return }
-                    self.broadcast(record)
-                    if case .partial = event {
-                    } else {
-                        log("\(target.name): dictation: \((debugText ? record : record.withoutWords).line)")
-                    }
-                }
-                log(
-                    "\(target.name): dictation turn started on '\(configuration.deviceName)' (commands: "
-                        + "\(phrases ?? "language model only"))"
-                )
-                turnBox.withLock { $0 = target.name }
-                configuration.feedback(.started(box: target.name))
-                return (turn, pcm)
-            },
+            begin: { [self] in try beginTurn() },
             onEnd: { [self] error in
                 log("dictation turn ended" + (error.map { ": \($0)" } ?? ""))
                 let untold = turnBox.withLock { box in
@@ -225,24 +63,7 @@ public final class Daemon: Sendable {
             })
         // The control socket first: a second daemon must stop here, before it subscribes to any box.
         let server = try ControlServer(path: configuration.controlSocket) { [self] request in
-            guard request.command == .status else { return turns.handle(request.command) }
-            var reply = turns.status()
-            let (boxes, target) = served.withLock { ($0.pairing.boxes, $0.pairing.dictating) }
-            reply.message +=
-                target.map { "; serving \(boxes.count) box(es), dictating to '\($0)'" }
-                ?? "; no box is paired (waiting for `boxvoice pair`)"
-            for box in boxes {
-                let health: String
-                switch (try? configuration.store.health(box: box.reference, pairedAt: box.pairedAt)) ?? .ok {
-                case .ok: health = "ok"
-                case .needsRePair: health = "needs re-pair (pair it again with a new link)"
-                case .unreachable(let since):
-                    health =
-                        "unreachable since \(ISO8601DateFormatter().string(from: since)) (messages wait in the outbox)"
-                }
-                reply.message += "\n  \(box.name): \(health)"
-            }
-            return reply
+            request.command == .status ? statusReply(turns) : turns.handle(request.command)
         }
         control.withLock { $0 = server }
         refreshPairing(initial: true)
@@ -268,6 +89,89 @@ public final class Daemon: Sendable {
         control.withLock { $0 = nil }
         served.withLock { $0.streams.values.forEach { $0.stream.stop() } }
         log("stopped")
+    }
+
+    /// Starts a hotkey turn: a dictation run to the box turns dictate to, on the held or a newly opened microphone.
+    private func beginTurn() throws -> (DictationSession, CapturePCM) {
+        let configuration = self.configuration
+        let log = self.log
+        // What was said stays out of the journal unless `--debug` asks for it.
+        let debugText = configuration.debug
+        guard let target = dictationTarget else {
+            configuration.feedback(.couldNotStart(reason: NoBoxPaired().description))
+            throw NoBoxPaired()
+        }
+        let pcm: CapturePCM
+        let phrases: String?
+        do {
+            phrases = try configuration.spotterPhrases()
+            pcm = try held.withLock { $0?.beginTurn() } ?? configuration.openDevice()
+        } catch {
+            configuration.feedback(.couldNotStart(reason: "\(error)"))
+            throw error
+        }
+        // Each turn is a run: its first message goes to the box's default session, asked when it is sent (the
+        // turn records at once; a box that is down holds the messages rather than opening a new conversation),
+        // the rest follow it (contract §5).
+        var dictation = DictationSession.Configuration(
+            box: target.reference, client: target.client, session: nil,
+            spotterPhrases: phrases)
+        dictation.sessionFromDefault = true
+        // The daemon's own event stream tells the store which session a turn's new conversation got.
+        dictation.followsSessionEvents = false
+        dictation.endOfInput = .send
+        dictation.once = configuration.closeAfterSend()
+        dictation.voiceAdaptation = configuration.voiceAdaptation()
+        dictation.dictionaryCache = configuration.dictionaryCache
+        dictation.frontEnd = configuration.frontEnd()
+        dictation.whisper = configuration.whisper()
+        dictation.workDirectory = configuration.workDirectory
+        dictation.uploadCodec = UploadCodecPolicy(
+            codec: target.uploadCodec, box: target.reference, store: configuration.store)
+        let turn = DictationSession(
+            configuration: dictation, detector: configuration.detector, store: configuration.store
+        ) { event in
+            if let told = TurnFeedbackEvent.from(event, box: target.name, texts: self.turnTexts) {
+                // The turn's end is told once: when its microphone closes, or (a turn that failed before
+                // it listened) when it is over.
+                if case .ended = told { self.turnBox.withLock { $0 = nil } }
+                configuration.feedback(told)
+            }
+            guard let record = EventRecord(event) else { return }
+            self.broadcast(record)
+            if case .partial = event {
+            } else {
+                log("\(target.name): dictation: \((debugText ? record : record.withoutWords).line)")
+            }
+        }
+        log(
+            "\(target.name): dictation turn started on '\(configuration.deviceName)' (commands: "
+                + "\(phrases ?? "language model only"))"
+        )
+        turnBox.withLock { $0 = target.name }
+        configuration.feedback(.started(box: target.name))
+        return (turn, pcm)
+    }
+
+    /// `boxvoice status`: the turn, the boxes served and each one's health.
+    private func statusReply(_ turns: DictationTurns) -> ControlReply {
+        var reply = turns.status()
+        let (boxes, target) = served.withLock { ($0.pairing.boxes, $0.pairing.dictating) }
+        reply.message +=
+            target.map { "; serving \(boxes.count) box(es), dictating to '\($0)'" }
+            ?? "; no box is paired (waiting for `boxvoice pair`)"
+        for box in boxes {
+            let health: String
+            switch (try? configuration.store.health(box: box.reference, pairedAt: box.pairedAt)) ?? .ok {
+            case .ok: health = "ok"
+            case .needsRePair: health = "needs re-pair (pair it again with a new link)"
+            case .unreachable(let since):
+                health =
+                    "unreachable since \(ISO8601DateFormatter().string(from: since)) (messages wait in the outbox)"
+            }
+            reply.message += "\n  \(box.name): \(health)"
+        }
+        return reply
     }
 
     /// Opens or closes the held microphone as the pre-roll setting says (never in the middle of a turn).

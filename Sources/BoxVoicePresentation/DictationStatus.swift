@@ -96,26 +96,35 @@ public struct DictationStatus: Sendable {
     /// Takes in an event; returns the lines that should stay on screen above the status area.
     /// - Parameter now: when it came (an HQ wait is timed from its `committed`).
     public mutating func apply(_ event: DictationEvent, at now: Date = Date()) -> [String] {
+        // Said as the status stood before the event (the first upload format is not announced).
+        let lines = announcement(of: event)
+        track(event, at: now)
+        return lines
+    }
+
+    /// What the event changes in the status area.
+    private mutating func track(_ event: DictationEvent, at now: Date) {
         switch event {
-        case .committed(let id): awaitingHQ[id] = now
-        case .queued(let id, _, _), .draft(let id), .refused(let id, _, _), .failed(let id?, _):
+        case .committed(let id):
+            awaitingHQ[id] = now
+            newMessage()
+        case .queued(let id, _, _), .refused(let id, _, _), .failed(let id?, _):
             awaitingHQ[id] = nil
-        default: break
-        }
-        switch event {
+        case .draft(let id):
+            awaitingHQ[id] = nil
+            newMessage()
+        case .discarded:
+            newMessage()
         case .level(let elapsed, let dBFS):
             self.elapsed = elapsed
             self.dBFS = dBFS
         case .listeningEnded:
             microphoneClosed = true
-            return ["microphone closed: finishing what was said"]
         case .partial(let text):
             partial = text
         case .final(let text):
             heard.append(text)
             partial = ""
-        case .keyword(let action, let phrase, let at):
-            return ["[\(Self.clock(at))] \(Self.name(of: action)) (\"\(phrase)\")"]
         case .segment:
             segments += 1
         case .hq(let id, let index, let state):
@@ -124,74 +133,81 @@ public struct DictationStatus: Sendable {
                 hq = [:]
             }
             hq[index] = state
+        case .uploadCodec(let format, _):
+            uploadFormat = format
+        case .hearingBehind(let seconds):
+            behind = seconds
+        case .notHeardLive(let seconds, _):
+            notHeardLive += seconds
+        default:
+            break
+        }
+    }
+
+    /// The lines the event leaves above the status area.
+    private mutating func announcement(of event: DictationEvent) -> [String] {
+        switch event {
+        case .listeningEnded:
+            ["microphone closed: finishing what was said"]
+        case .keyword(let action, let phrase, let at):
+            ["[\(Self.clock(at))] \(Self.name(of: action)) (\"\(phrase)\")"]
         case .fallback(let reason, let failure, let redoneLater):
-            let why = failure.map { words(for: $0) } ?? reason
-            return [
+            [
                 redoneLater
-                    ? "HQ waits for the box (\(why)); \(Self.redoneLater)"
-                    : "HQ unavailable, the live text is sent: \(why)"
+                    ? "HQ waits for the box (\(failure.map { words(for: $0) } ?? reason)); \(Self.redoneLater)"
+                    : "HQ unavailable, the live text is sent: \(failure.map { words(for: $0) } ?? reason)"
             ]
         case .hqRedone(_, let message, let text):
-            return [raw ? message : "HQ text, sending: \(SpeechFraming.asSaid(text))"]
+            [raw ? message : "HQ text, sending: \(SpeechFraming.asSaid(text))"]
         case .uploadCodec(let format, let reason):
-            let first = uploadFormat == nil
-            uploadFormat = format
-            return first ? [] : ["uploads now go as \(format == .opus ? "Opus" : "WAV"): \(reason)"]
-        case .committed:
-            newMessage()
+            uploadFormat == nil ? [] : ["uploads now go as \(format == .opus ? "Opus" : "WAV"): \(reason)"]
         case .commandChecked(let action, .rejected, _):
-            return ["(\(Self.name(of: action)) not taken: the box heard ordinary words)"]
-        case .commandChecked:
-            break
+            ["(\(Self.name(of: action)) not taken: the box heard ordinary words)"]
         case .awaitingPause(let action, _):
-            return ["(\(Self.name(of: action)) once you pause; go on talking and it stays text, Enter acts now)"]
+            ["(\(Self.name(of: action)) once you pause; go on talking and it stays text, Enter acts now)"]
         case .speechWentOn(let action):
-            return ["(\(Self.name(of: action)) not taken: you went on talking)"]
+            ["(\(Self.name(of: action)) not taken: you went on talking)"]
         case .commandNotTaken(let action, let phrase, let doubt):
-            return [
+            [
                 "(\(Self.name(of: action)) not taken: heard \"\(phrase)\", \(doubt.explanation); say it again or "
                     + "press Enter)"
             ]
         case .queued(_, let message, let text):
-            return [raw ? message : "sending: \(SpeechFraming.asSaid(text))"]
+            [raw ? message : "sending: \(SpeechFraming.asSaid(text))"]
         case .recovered(let report):
-            return [report.summary]
+            [report.summary]
         case .delivered(let id):
-            return ["delivered \(id)"]
+            ["delivered \(id)"]
         case .postponed(let id, let failure):
-            return ["kept in the outbox \(id) (\(words(for: failure))); \(FollowView.retrier)"]
+            ["kept in the outbox \(id) (\(words(for: failure))); \(FollowView.retrier)"]
         case .failed(let id, let reason):
-            return ["not delivered, kept in the outbox\(id.map { ": \($0)" } ?? ""): \(reason)"]
+            ["not delivered, kept in the outbox\(id.map { ": \($0)" } ?? ""): \(reason)"]
         case .refused(let id, let reason, _):
-            return ["not delivered, kept in the outbox: \(id): \(reason)"]
+            ["not delivered, kept in the outbox: \(id): \(reason)"]
         case .heldForSession(let id):
-            return ["kept in the outbox until the box names this run's new conversation: \(id)"]
+            ["kept in the outbox until the box names this run's new conversation: \(id)"]
         case .draft(let id):
-            newMessage()
-            return ["kept as a draft: \(id)  (boxvoice outbox send \(id) | discard \(id))"]
+            ["kept as a draft: \(id)  (boxvoice outbox send \(id) | discard \(id))"]
         case .discarded:
-            newMessage()
-            return ["discarded"]
-        case .hearingBehind(let seconds):
-            behind = seconds
+            ["discarded"]
         case .notHeardLive(let seconds, let at):
-            notHeardLive += seconds
-            return [
+            [
                 "[\(Self.clock(at))] the machine is busy: \(Self.seconds(seconds)) not heard live (recorded, and HQ "
                     + "hears it)"
             ]
         case .whisperMissed(let reason, let at):
-            return [
+            [
                 "[\(Self.clock(at))] Whisper was \(reason == .abandoned ? "too slow for" : "unable to hear") this "
                     + "sentence: pocketsphinx's words stand in (HQ hears it again)"
             ]
         case .captureLost(let frames, let overruns):
-            return [
+            [
                 "audio lost before it was recorded: \(Self.seconds(Double(frames) / AudioRate.perSecond)) in "
                     + "all\(overruns > 0 ? ", \(overruns) device overrun(s)" : "")"
             ]
+        default:
+            []
         }
-        return []
     }
 
     private mutating func newMessage() {

@@ -67,6 +67,17 @@ extension MessageStore {
     @discardableResult
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
+        try recoverInterruptedRecordings(&report)
+        let boxes = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot)) ?? []
+        for box in boxes.sorted() {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot + "/" + box)) ?? []
+            for name in names.sorted() { try recoverFolder(name, of: box, &report) }
+        }
+        return report
+    }
+
+    /// Messages still `recording` whose process is gone: drafts, or discarded when nothing was said.
+    private func recoverInterruptedRecordings(_ report: inout RecoveryReport) throws {
         for candidate in try read({ db in try select("WHERE state = 'recording'", [], in: db) }) {
             let folder = folder(of: candidate)
             var lease: RecordingLease?
@@ -91,69 +102,67 @@ extension MessageStore {
             }
             withExtendedLifetime(lease) {}
         }
-        let boxes = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot)) ?? []
-        for box in boxes.sorted() {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: recordingsRoot + "/" + box)) ?? []
-            for name in names.sorted() {
-                let folder = recordingsRoot + "/" + box + "/" + name
-                if name.hasPrefix(".new-") {
-                    // A folder a crash left before it was renamed into place: it never held anything. One younger
-                    // than a minute may be another process's, between making and leasing it.
-                    let made =
-                        (try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date
-                        ?? Date()
-                    if Date().timeIntervalSince(made) > 60,
-                        case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder)
-                    {
-                        removeFolders([folder])
-                        report.removedFolders += 1
-                        withExtendedLifetime(lease) {}
-                    }
-                    continue
-                }
-                // Only folders named by a message id are messages (`boxvoice record` keeps its own timestamped ones).
-                guard let id = MessageID(exactly: name) else { continue }
-                if let row = try message(id), row.hasAudio, row.state != .discarded { continue }
-                guard case .taken(let lease) = RecordingLease.take(id: id, folder: folder) else { continue }
-                // Read again under the lease: a live owner may have just written its row.
-                let row = try message(id)
-                if let row, row.hasAudio, row.state != .discarded { continue }
-                if row != nil {
-                    removeFolders([folder])
-                    report.removedFolders += 1
-                    continue
-                }
-                let (repaired, frames) = Self.repair(folder)
-                report.repairedFiles += repaired
-                // A whole compressed recording with no row (the database was emptied or replaced) is someone's
-                // kept message: adopted like segments, never removed.
-                let compressed = RetentionFormat.compressedNames.contains {
-                    FileManager.default.fileExists(atPath: folder + "/" + $0)
-                }
-                guard frames > 0 || compressed else {
-                    removeFolders([folder])
-                    report.removedFolders += 1
-                    continue
-                }
-                let made =
-                    ((try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date) ?? Date()
-                try write { db in
-                    try db.execute(
-                        """
-                        INSERT INTO messages (id, box, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, \
-                        'draft', ?, 1, '', ?)
-                        """,
-                        [
-                            .text(id.rawValue), .text(box), .real(made.timeIntervalSince1970),
-                            .real(Date().timeIntervalSince1970),
-                        ])
-                    _ = try evictBeyondLimit(box: BoxReference(storeKey: box), in: db)
-                }
-                report.adoptedDrafts.append(id)
+    }
+
+    /// One folder under a box's recordings: a crash's unnamed folder is removed, a message folder no row needs is
+    /// removed, one with audio and no row is adopted as a draft.
+    private func recoverFolder(_ name: String, of box: String, _ report: inout RecoveryReport) throws {
+        let folder = recordingsRoot + "/" + box + "/" + name
+        if name.hasPrefix(".new-") {
+            // A folder a crash left before it was renamed into place: it never held anything. One younger
+            // than a minute may be another process's, between making and leasing it.
+            let made =
+                (try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date
+                ?? Date()
+            if Date().timeIntervalSince(made) > 60,
+                case .taken(let lease) = RecordingLease.take(id: MessageID.new(), folder: folder)
+            {
+                removeFolders([folder])
+                report.removedFolders += 1
                 withExtendedLifetime(lease) {}
             }
+            return
         }
-        return report
+        // Only folders named by a message id are messages (an earlier `boxvoice record` kept timestamped takes here).
+        guard let id = MessageID(exactly: name) else { return }
+        if let row = try message(id), row.hasAudio, row.state != .discarded { return }
+        guard case .taken(let lease) = RecordingLease.take(id: id, folder: folder) else { return }
+        // Read again under the lease: a live owner may have just written its row.
+        let row = try message(id)
+        if let row, row.hasAudio, row.state != .discarded { return }
+        if row != nil {
+            removeFolders([folder])
+            report.removedFolders += 1
+            return
+        }
+        let (repaired, frames) = Self.repair(folder)
+        report.repairedFiles += repaired
+        // A whole compressed recording with no row (the database was emptied or replaced) is someone's
+        // kept message: adopted like segments, never removed.
+        let compressed = RetentionFormat.compressedNames.contains {
+            FileManager.default.fileExists(atPath: folder + "/" + $0)
+        }
+        guard frames > 0 || compressed else {
+            removeFolders([folder])
+            report.removedFolders += 1
+            return
+        }
+        let made =
+            ((try? FileManager.default.attributesOfItem(atPath: folder))?[.modificationDate] as? Date) ?? Date()
+        try write { db in
+            try db.execute(
+                """
+                INSERT INTO messages (id, box, state, recorded_at, has_audio, text, updated_at) VALUES (?, ?, \
+                'draft', ?, 1, '', ?)
+                """,
+                [
+                    .text(id.rawValue), .text(box), .real(made.timeIntervalSince1970),
+                    .real(Date().timeIntervalSince1970),
+                ])
+            _ = try evictBeyondLimit(box: BoxReference(storeKey: box), in: db)
+        }
+        report.adoptedDrafts.append(id)
+        withExtendedLifetime(lease) {}
     }
 
     /// Messages of `box` awaiting HQ that no live process is finishing, each with the lease that makes this process

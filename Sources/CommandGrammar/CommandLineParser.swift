@@ -52,6 +52,36 @@ public struct CommandLineParser: Sendable {
     }
 
     private func invocation(of command: CommandSpec, _ tokens: [String]) throws(UsageError) -> Invocation {
+        var (given, words) = try options(of: command, in: tokens)
+        let verb = try verb(of: command, taking: &words)
+        let title = command.name + (verb.map { " " + $0.name } ?? "")
+        let (values, flags) = try checked(given, allowed: command.options + (verb?.options ?? []), in: title)
+        for group in command.exclusive + (verb?.exclusive ?? []) {
+            let present = group.filter { values[$0] != nil || flags.contains($0) }
+            guard present.count > 1 else { continue }
+            let message =
+                present.count == 2
+                ? "give \(present[0]) or \(present[1]), not both"
+                : "give only one of \(present.joined(separator: ", "))"
+            throw UsageError(.conflict, message, subject: present[0])
+        }
+        let assigned = try arguments(of: verb ?? command, from: &words, in: title)
+        if let extra = words.first {
+            throw UsageError(
+                .unexpectedArgument, "unexpected argument '\(extra)' (\(title) takes \(Self.takes(verb ?? command)))",
+                subject: extra)
+        }
+        let invocation = Invocation(command: command, verb: verb, values: values, flags: flags, words: assigned)
+        for check in [command.check, verb?.check].compactMap({ $0 }) {
+            if let problem = check(invocation) { throw UsageError(.inconsistent, problem) }
+        }
+        return invocation
+    }
+
+    /// The options given (any of the command's or its verbs'), and the other words in order.
+    private func options(of command: CommandSpec, in tokens: [String]) throws(UsageError) -> (
+        given: [(option: OptionSpec, value: String?)], words: [String]
+    ) {
         let known = command.allOptions
         var given: [(option: OptionSpec, value: String?)] = []
         var words: [String] = []
@@ -90,30 +120,33 @@ public struct CommandLineParser: Sendable {
                 index += 1
             }
         }
+        return (given, words)
+    }
 
-        var verb: CommandSpec?
-        if !command.verbs.isEmpty {
-            if let word = words.first, let match = command.verb(word) {
-                verb = match
-                words.removeFirst()
-            } else if let word = words.first, command.defaultVerb.flatMap(command.verb)?.arguments.isEmpty ?? true {
-                let names = command.verbs.map(\.name)
-                let hint = Suggestion.nearest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
-                throw UsageError(
-                    .unknownVerb,
-                    "'\(word)' is not something \(command.name) does\(hint) (\(ValueCheck.either(names)))",
-                    subject: word)
-            } else if let name = command.defaultVerb {
-                verb = command.verb(name)
-            } else {
-                throw UsageError(
-                    .missingVerb, "\(command.name) needs one of \(ValueCheck.either(command.verbs.map(\.name)))",
-                    subject: command.name)
-            }
+    /// The verb the first word names (taken from `words`), or the command's default one.
+    private func verb(of command: CommandSpec, taking words: inout [String]) throws(UsageError) -> CommandSpec? {
+        guard !command.verbs.isEmpty else { return nil }
+        if let word = words.first, let match = command.verb(word) {
+            words.removeFirst()
+            return match
         }
-        let title = command.name + (verb.map { " " + $0.name } ?? "")
-        let allowed = command.options + (verb?.options ?? [])
+        if let word = words.first, command.defaultVerb.flatMap(command.verb)?.arguments.isEmpty ?? true {
+            let names = command.verbs.map(\.name)
+            let hint = Suggestion.nearest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
+            throw UsageError(
+                .unknownVerb, "'\(word)' is not something \(command.name) does\(hint) (\(ValueCheck.either(names)))",
+                subject: word)
+        }
+        if let name = command.defaultVerb { return command.verb(name) }
+        throw UsageError(
+            .missingVerb, "\(command.name) needs one of \(ValueCheck.either(command.verbs.map(\.name)))",
+            subject: command.name)
+    }
 
+    /// Each given option checked against what `title` allows: values by name, flags apart.
+    private func checked(
+        _ given: [(option: OptionSpec, value: String?)], allowed: [OptionSpec], in title: String
+    ) throws(UsageError) -> (values: [String: String], flags: Set<String>) {
         var values: [String: String] = [:]
         var flags = Set<String>()
         for (option, value) in given {
@@ -133,18 +166,15 @@ public struct CommandLineParser: Sendable {
             }
             values[option.name] = value
         }
-        for group in command.exclusive + (verb?.exclusive ?? []) {
-            let present = group.filter { values[$0] != nil || flags.contains($0) }
-            guard present.count > 1 else { continue }
-            let message =
-                present.count == 2
-                ? "give \(present[0]) or \(present[1]), not both"
-                : "give only one of \(present.joined(separator: ", "))"
-            throw UsageError(.conflict, message, subject: present[0])
-        }
+        return (values, flags)
+    }
 
+    /// The words assigned to `spec`'s arguments in order (taken from `words`), each value checked.
+    private func arguments(of spec: CommandSpec, from words: inout [String], in title: String) throws(UsageError)
+        -> [String: [String]]
+    {
         var assigned: [String: [String]] = [:]
-        for argument in (verb ?? command).arguments {
+        for argument in spec.arguments {
             if argument.repeating {
                 if words.isEmpty && !argument.optional { throw missing(argument, in: title) }
                 assigned[argument.name] = words
@@ -161,16 +191,7 @@ public struct CommandLineParser: Sendable {
                 }
             }
         }
-        if let extra = words.first {
-            throw UsageError(
-                .unexpectedArgument, "unexpected argument '\(extra)' (\(title) takes \(Self.takes(verb ?? command)))",
-                subject: extra)
-        }
-        let invocation = Invocation(command: command, verb: verb, values: values, flags: flags, words: assigned)
-        for check in [command.check, verb?.check].compactMap({ $0 }) {
-            if let problem = check(invocation) { throw UsageError(.inconsistent, problem) }
-        }
-        return invocation
+        return assigned
     }
 
     private func missing(_ argument: ArgumentSpec, in title: String) -> UsageError {

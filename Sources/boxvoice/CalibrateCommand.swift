@@ -45,26 +45,8 @@ enum CalibrateCommand: Command {
         let device = invocation.string("--device") ?? saved.device ?? "default"
         let alsaConfig = invocation.string("--alsa-config") ?? saved.alsaConfig
         let from = invocation.string("--from")
-        let takes = invocation.integer("--takes")!
-        let reset = invocation.flag("--reset")
-        if reset {
-            let existed = [Paths.calibratedSpotter, Paths.voiceAdaptation].contains {
-                FileManager.default.fileExists(atPath: $0)
-            }
-            try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
-            try? FileManager.default.removeItem(atPath: Paths.voiceAdaptation)
-            var settings = try UserSettingsFile.load()
-            if settings.frontEnd != .auto {
-                settings.frontEnd = .auto
-                try UserSettingsFile.save(settings)
-            }
-            Console.out(
-                existed
-                    ? "removed your calibration: the default command thresholds and the acoustic model as shipped "
-                        + "apply again, with noise suppression only in a noisy room"
-                    : "there was no calibration; the defaults apply")
-            return 0
-        }
+        let takes = invocation.integer("--takes") ?? 3  // the option has a default
+        if invocation.flag("--reset") { return try resetCalibration() }
         let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
         let calibration = try SpotterCalibration(phrasesFile: defaults)
         let folder: String
@@ -117,6 +99,34 @@ enum CalibrateCommand: Command {
         var settings = try UserSettingsFile.load()
         settings.frontEnd = calibrated.frontEnd
         try UserSettingsFile.save(settings)
+        report(result)
+        Console.out("saved to \(Paths.calibratedSpotter)")
+        return 0
+    }
+
+    /// `--reset`: the shipped thresholds and acoustic model, noise suppression back to auto.
+    private static func resetCalibration() throws -> Int32 {
+        let existed = [Paths.calibratedSpotter, Paths.voiceAdaptation].contains {
+            FileManager.default.fileExists(atPath: $0)
+        }
+        try? FileManager.default.removeItem(atPath: Paths.calibratedSpotter)
+        try? FileManager.default.removeItem(atPath: Paths.voiceAdaptation)
+        var settings = try UserSettingsFile.load()
+        if settings.frontEnd != .auto {
+            settings.frontEnd = .auto
+            try UserSettingsFile.save(settings)
+        }
+        Console.out(
+            existed
+                ? "removed your calibration: the default command thresholds and the acoustic model as shipped "
+                    + "apply again, with noise suppression only in a noisy room"
+                : "there was no calibration; the defaults apply")
+        return 0
+    }
+
+    /// What the calibration chose, against the defaults.
+    private static func report(_ result: VoiceCalibration.Result) {
+        let calibrated = result.calibrated
         if calibrated.bandLimited {
             Console.out(
                 "your microphone stops at the telephone band (a headset's call profile?): tuned from the defaults for "
@@ -151,8 +161,6 @@ enum CalibrateCommand: Command {
         if let adaptation = result.adaptation {
             Console.out("acoustic model adapted to your voice and microphone: \(adaptation)")
         }
-        Console.out("saved to \(Paths.calibratedSpotter)")
-        return 0
     }
 
     /// Prompts for each take and records it from the microphone (3 s each, 30 s of talk).

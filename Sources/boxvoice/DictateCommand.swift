@@ -73,28 +73,8 @@ enum DictateCommand: Command {
         // Loading the recognizers takes a moment: the screen says so instead of staying blank.
         if output.mode != .json { Console.err("Starting (loading the recognizers) …") }
 
-        // The box: a paired one, or the embedded local box.
-        var embedded: BoxSimServer?
+        let (box, client, configuredCodec, embedded) = try target(local: local, boxName: boxName, output: output)
         defer { embedded?.stop() }
-        let box: BoxReference
-        var configuredCodec: String?
-        let client: BoxClient
-        let registry = BoxRegistry(directory: Paths.configDirectory)
-        if !local, let paired = try registry.box(named: boxName) {
-            (_, client) = try SelectedBox.client(named: paired.name, deliverPending: false)
-            box = paired.reference
-            configuredCodec = paired.uploadCodec
-        } else {
-            if let boxName { throw CLIError.failed("no paired box is named '\(boxName)'; `boxvoice boxes` lists them") }
-            let started = try EmbeddedBox.start(dataDirectory: Paths.embeddedBoxDirectory)
-            embedded = started.server
-            client = started.client
-            box = .embedded
-            output.notice(
-                "No box is paired: dictating to the embedded local box (its HQ runs on this machine). Pair a box with "
-                    + "`boxvoice pair LINK`.",
-                json: .localBox)
-        }
         // Without --session, each message goes to the box's default session, asked when it is sent: listening
         // starts at once, even with the box unreachable (messages wait in the outbox, never sent into a new session).
         let session = sessionOption.flatMap { $0 == "new" ? nil : $0 }
@@ -147,5 +127,22 @@ enum DictateCommand: Command {
         output.finish()
         // A message the box refused (401, 4xx) is kept in the outbox, but the run did not do what was asked.
         return output.refusals > 0 ? ExitStatus.refused : ExitStatus.success
+    }
+
+    /// The box dictated to: a paired one, or the embedded local box (started here; the caller stops it).
+    private static func target(local: Bool, boxName: String?, output: DictationOutput) throws -> (
+        box: BoxReference, client: BoxClient, configuredCodec: String?, embedded: BoxSimServer?
+    ) {
+        if !local, let paired = try BoxRegistry(directory: Paths.configDirectory).box(named: boxName) {
+            let (_, client) = try SelectedBox.client(named: paired.name, deliverPending: false)
+            return (paired.reference, client, paired.uploadCodec, nil)
+        }
+        if let boxName { throw CLIError.failed("no paired box is named '\(boxName)'; `boxvoice boxes` lists them") }
+        let started = try EmbeddedBox.start(dataDirectory: Paths.embeddedBoxDirectory)
+        output.notice(
+            "No box is paired: dictating to the embedded local box (its HQ runs on this machine). Pair a box with "
+                + "`boxvoice pair LINK`.",
+            json: .localBox)
+        return (.embedded, started.client, nil, started.server)
     }
 }

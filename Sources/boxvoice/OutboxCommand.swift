@@ -51,94 +51,106 @@ enum OutboxCommand: Command {
         ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let json = invocation.flag("--json")
-        let verb = invocation.verb ?? "list"
         let store = try LocalStore.open()
-        switch verb {
-        case "list":
-            let messages = try store.messages().filter { $0.state != .recording }
-            if messages.isEmpty && !json { Console.out("The outbox is empty.") }
-            for message in messages {
-                if json {
-                    Console.json(
-                        JSONLine.OutboxMessage(
-                            messageId: message.id.rawValue, box: message.box.storeKey, state: message.state.rawValue,
-                            attempts: message.attempts, lastError: .init(message.lastError),
-                            message: .init(message.body), text: .init(message.text), audio: message.hasAudio))
-                } else {
-                    Console.out(
-                        "\(message.id)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
-                            + (message.lastError.map { "  (\($0))" } ?? ""))
-                }
-            }
-            return 0
-        case "resend":
-            let text = invocation.argument("ID")!
-            let id = try LocalStore.id(text)
-            let fresh: MessageID
-            do {
-                fresh = try store.resendAsNew(id)
-            } catch let error as StoreError {
-                throw CLIError.failed("\(error); only a possibly-delivered or failed message can be resent as new")
-            }
-            Console.out("\(id) is resent as the new message \(fresh)")
-            guard let message = try store.message(fresh) else { return 1 }
-            let (client, embedded) = try clientFor(box: message.box)
-            defer { embedded?.stop() }
-            return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true))
-                ? ExitStatus.success : ExitStatus.refused
-        case "send", "retry":
-            var boxes: [BoxReference]
-            if verb == "send" {
-                let text = invocation.argument("ID")!
-                let id = try LocalStore.id(text)
-                guard let message = try store.message(id), message.state != .discarded else {
-                    throw CLIError.failed("no message \(id) is in the outbox")
-                }
-                guard message.state != .delivered else { throw CLIError.failed("\(id) was already delivered") }
-                do {
-                    try store.requestSend(id)
-                } catch let error as StoreError {
-                    throw CLIError.failed("\(error)")
-                }
-                boxes = [message.box]
-            } else {
-                boxes = try store.boxesWithWork()
-            }
-            if let said = store.checkForInterruptedRuns().summary { Console.err(said) }
-            let detector = try ModelsDirectory.keywordDetector(override: nil)
-            var failed = false
-            for box in boxes {
-                let (client, embedded) = try clientFor(box: box)
-                defer { embedded?.stop() }
-                let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
-                    if case .fallback(let reason, _, _) = event {
-                        Console.err("HQ unavailable, sending the live text: \(reason)")
-                    }
-                }
-                if !show(courier.run(everything: true)) { failed = true }
-            }
-            if boxes.isEmpty { Console.out("Nothing is pending.") }
-            return failed ? ExitStatus.refused : ExitStatus.success
-        case "discard":
-            let text = invocation.argument("ID")!
-            let id = try LocalStore.id(text)
-            guard let message = try store.message(id), message.state != .discarded else {
-                throw CLIError.failed("no message \(id) is in the outbox")
-            }
-            do {
-                try store.discard(id)
-            } catch StoreError.notAllowed(_, let state, _) {
-                throw CLIError.failed(
-                    state == .delivered
-                        ? "\(id) was delivered; it stays as history"
-                        : "\(id) is \(state.rawValue) and cannot be discarded now")
-            }
-            Console.out("discarded \(id)")
-            return 0
-        default:
-            preconditionFailure("a verb the spec declares is handled")
+        switch invocation.verb ?? "list" {
+        case "list": return try list(store, json: invocation.flag("--json"))
+        case "resend": return try resend(try messageID(invocation), in: store)
+        case "send": return try deliver(to: [try requestSend(try messageID(invocation), in: store)], from: store)
+        case "retry": return try deliver(to: try store.boxesWithWork(), from: store)
+        case "discard": return try discard(try messageID(invocation), in: store)
+        default: preconditionFailure("a verb the spec declares is handled")
         }
+    }
+
+    /// The ID argument (the grammar requires it of the verbs that read it).
+    private static func messageID(_ invocation: Invocation) throws -> MessageID {
+        guard let text = invocation.argument("ID") else {
+            throw CLIError.usage("\(invocation.verb ?? "outbox") needs ID: a message id, as `boxvoice outbox` lists it")
+        }
+        return try LocalStore.id(text)
+    }
+
+    private static func list(_ store: MessageStore, json: Bool) throws -> Int32 {
+        let messages = try store.messages().filter { $0.state != .recording }
+        if messages.isEmpty && !json { Console.out("The outbox is empty.") }
+        for message in messages {
+            if json {
+                Console.json(
+                    JSONLine.OutboxMessage(
+                        messageId: message.id.rawValue, box: message.box.storeKey, state: message.state.rawValue,
+                        attempts: message.attempts, lastError: .init(message.lastError),
+                        message: .init(message.body), text: .init(message.text), audio: message.hasAudio))
+            } else {
+                Console.out(
+                    "\(message.id)  \(message.box)  \(message.state.rawValue)  attempts \(message.attempts)"
+                        + (message.lastError.map { "  (\($0))" } ?? ""))
+            }
+        }
+        return 0
+    }
+
+    private static func resend(_ id: MessageID, in store: MessageStore) throws -> Int32 {
+        let fresh: MessageID
+        do {
+            fresh = try store.resendAsNew(id)
+        } catch let error as StoreError {
+            throw CLIError.failed("\(error); only a possibly-delivered or failed message can be resent as new")
+        }
+        Console.out("\(id) is resent as the new message \(fresh)")
+        guard let message = try store.message(fresh) else { return 1 }
+        let (client, embedded) = try clientFor(box: message.box)
+        defer { embedded?.stop() }
+        return show(OutboxDelivery(store: store, box: message.box, client: client).deliverDue(everything: true))
+            ? ExitStatus.success : ExitStatus.refused
+    }
+
+    /// Marks a draft or failed message to go now; returns its box.
+    private static func requestSend(_ id: MessageID, in store: MessageStore) throws -> BoxReference {
+        guard let message = try store.message(id), message.state != .discarded else {
+            throw CLIError.failed("no message \(id) is in the outbox")
+        }
+        guard message.state != .delivered else { throw CLIError.failed("\(id) was already delivered") }
+        do {
+            try store.requestSend(id)
+        } catch let error as StoreError {
+            throw CLIError.failed("\(error)")
+        }
+        return message.box
+    }
+
+    /// Finishes and delivers what `boxes` are owed, HQ first where a recording waits for it.
+    private static func deliver(to boxes: [BoxReference], from store: MessageStore) throws -> Int32 {
+        if let said = store.checkForInterruptedRuns().summary { Console.err(said) }
+        let detector = try ModelsDirectory.keywordDetector(override: nil)
+        var failed = false
+        for box in boxes {
+            let (client, embedded) = try clientFor(box: box)
+            defer { embedded?.stop() }
+            let courier = BoxCourier(store: store, box: box, client: client, detector: detector) { event in
+                if case .fallback(let reason, _, _) = event {
+                    Console.err("HQ unavailable, sending the live text: \(reason)")
+                }
+            }
+            if !show(courier.run(everything: true)) { failed = true }
+        }
+        if boxes.isEmpty { Console.out("Nothing is pending.") }
+        return failed ? ExitStatus.refused : ExitStatus.success
+    }
+
+    private static func discard(_ id: MessageID, in store: MessageStore) throws -> Int32 {
+        guard let message = try store.message(id), message.state != .discarded else {
+            throw CLIError.failed("no message \(id) is in the outbox")
+        }
+        do {
+            try store.discard(message.id)
+        } catch StoreError.notAllowed(_, let state, _) {
+            throw CLIError.failed(
+                state == .delivered
+                    ? "\(id) was delivered; it stays as history"
+                    : "\(id) is \(state.rawValue) and cannot be discarded now")
+        }
+        Console.out("discarded \(id)")
+        return 0
     }
 
     /// Prints what a delivery pass did; false when a message was refused or the store failed.
