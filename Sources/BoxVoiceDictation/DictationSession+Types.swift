@@ -98,7 +98,7 @@ extension DictationSession {
             }
             return
                 "What was said so far (text and audio) is kept as draft \(draft): send it with `boxvoice outbox send "
-                    + "\(draft)`."
+                + "\(draft)`."
         }
     }
 }

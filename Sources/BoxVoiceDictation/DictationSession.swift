@@ -18,62 +18,10 @@ import Synchronization
 /// disk or network), this loop writes segments, runs the recognizer and commits, and finishing and delivery run on
 /// queues of their own, so the next message is already being heard while the box answers. Events arrive from any.
 public final class DictationSession: Sendable {
-    struct Message {
-        let recording: MessageStore.Recording
-        let uploader: HQUploader
-        /// Where this message's audio starts in the stream (48 kHz frames).
-        let startFrame: Int64
-        /// Segments the recording closed that are not handed to HQ yet: only audio the recognizer has heard past is
-        /// uploaded, since until then a command may still end the message inside it.
-        var unsubmitted: [ClosedSegment] = []
-        /// How many of the message's segments went to HQ, and the stream frame where the last of them ends: the
-        /// message's audio is never cut before that.
-        var submittedCount = 0
-        var submittedThrough: Int64 = 0
-        /// The live pass's utterances, joined by spaces.
-        var liveText = ""
-        var keyword: KeywordMatch?
-        /// Where the utterance that ended this message ended, in stream frames (nil: at the last sample).
-        var endFrame: Int64?
-        /// Segments not uploaded yet (only when uploads wait for the send).
-        var held: [ClosedSegment] = []
-
-        var id: MessageID { recording.id }
-
-        /// Adds an utterance's words to the message's live transcript.
-        mutating func hear(_ words: String) {
-            liveText += liveText.isEmpty ? words : " " + words
-        }
-    }
-
-    /// What the hearing loop alone touches; the loop runs on one thread at a time.
-    struct Hearing {
-        var machine: DictationStateMachine
-        /// The recording's own road: it writes every captured frame, and this loop hears behind it.
-        var road: RecordingRoad?
-        /// The stream frame the recognizer has heard up to.
-        var framesHeard: Int64 = 0
-        /// Frames the recognizer skipped (it fell behind): its clock runs this much behind the stream's.
-        var framesSkipped: Int64 = 0
-        /// Keys pressed, each with where it came in the audio: it acts once the recognizer has heard up to there.
-        var keys: [(trigger: DictationTrigger, frame: Int64)] = []
-        /// The last seconds of the stream, for second opinions (`DictationSession.recentSeconds`).
-        var recent: RecentAudio
-        /// A command waiting for the box's second opinion, and what was heard after it meanwhile; `talkWentOn`: the
-        /// speaker went on talking right after it, so only the box's confirmation makes it act.
-        var pending: (check: SecondOpinion, queued: [LiveUpdate], talkWentOn: Bool)?
-        /// The command the live path holds until the speaker's pause (`LiveUpdate.holding`), and the second opinion
-        /// asked on it meanwhile, so the two waits overlap; the check is used when that utterance comes with its
-        /// command standing.
-        var awaiting: (action: KeywordAction, check: SecondOpinion?)?
-        /// The run every message of this dictation belongs to: one conversation (contract §5).
-        var run: SessionRun.ID?
-    }
-
-    private let configuration: Configuration
+    let configuration: Configuration
     let detector: KeywordDetector
     let store: MessageStore
-    private let finisher: MessageFinisher
+    let finisher: MessageFinisher
     let onEvent: @Sendable (DictationEvent) -> Void
     private let hearing: Mutex<Hearing>
 
@@ -377,99 +325,6 @@ public final class DictationSession: Sendable {
         configuration.secondOpinionWindowSeconds + (configuration.whisper?.deadline ?? 0)
     }
 
-    /// Starts the box's second opinion on a command that cannot act alone; nil when none can be asked.
-    func askSecondOpinion(_ found: KeywordMatch, _ utterance: LiveUtterance, state: Hearing) -> SecondOpinion? {
-        guard let wait = configuration.secondOpinionSeconds, let work = configuration.workDirectory,
-            !finisher.hqIsUnavailable
-        else { return nil }
-        let end = Int64((utterance.end * AudioRate.perSecond).rounded())
-        let audio = state.recent.slice(
-            from: end - Int64(configuration.secondOpinionWindowSeconds * AudioRate.perSecond), to: end)
-        guard !audio.isEmpty else { return nil }
-        return SecondOpinion(
-            match: found, utterance: utterance, audio: audio, client: configuration.client,
-            session: configuration.session,
-            detector: detector, workDirectory: work, wait: wait)
-    }
-
-    func apply(
-        _ effects: [DictationEffect], to message: inout Message, state: inout Hearing,
-        worker: DeliveryWorker, announcing heard: DictationEvent? = nil
-    ) throws {
-        var heard = heard
-        func announce() {
-            if let event = heard { onEvent(event) }
-            heard = nil
-        }
-        let resolver = VoiceTextResolver(detector: detector)
-        for effect in effects {
-            switch effect {
-            case .deliver(let spoken):
-                // The last segments are uploaded only once the message is committed: nothing reaches the network first.
-                let rest = try endAudio(of: &message, state: &state)
-                let command = spoken == nil ? nil : message.keyword.map(HeardCommand.init)
-                let ending = MessageStore.Ending(
-                    heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
-                    liveText: resolver.liveText(
-                        heard: message.liveText, command: command,
-                        typedPrefix: configuration.typedPrefix))
-                if finisher.hqIsUnavailable {
-                    let body = MessageFinisher.frame(ending.liveText, origin: .live, id: message.id, at: ending.at)
-                    try store.commitSend(message.id, ending, liveBody: body)
-                    announce()
-                    onEvent(.committed(messageId: message.id))
-                    for segment in rest { submit(segment, to: &message) }
-                    onEvent(.queued(messageId: message.id, message: body, text: ending.liveText))
-                    worker.deliverNow()
-                } else {
-                    try store.commitSend(message.id, ending, liveBody: nil)
-                    announce()
-                    onEvent(.committed(messageId: message.id))
-                    for segment in rest { submit(segment, to: &message) }
-                    message.held.forEach(message.uploader.submit)
-                    finisher.finish(message.id, uploads: message.uploader, lease: message.recording.lease) {
-                        worker.deliverNow()
-                    }
-                }
-            case .discard:
-                let hadContent = hasContent(message)
-                _ = try? endAudio(of: &message, state: &state)  // dropped: never uploaded
-                try store.discard(message.id)
-                announce()
-                if hadContent { onEvent(.discarded) }
-            case .keepDraft:
-                // A draft's HQ runs when it is sent.
-                try endAudio(of: &message, state: &state)
-                // A mic-off's words (and anything after them) never reach the message.
-                let command = message.keyword.map(HeardCommand.init)
-                let ending = MessageStore.Ending(
-                    heardText: message.liveText, typedPrefix: configuration.typedPrefix, command: command,
-                    liveText: resolver.liveText(
-                        heard: message.liveText, command: command,
-                        typedPrefix: configuration.typedPrefix))
-                try store.keepDraft(message.id, ending)
-                announce()
-                onEvent(.draft(messageId: message.id))
-            case .beginNextMessage:
-                message = try begin(&state)
-            case .stop:
-                break
-            }
-        }
-        announce()
-    }
-
-    /// Closes the message's recording where its last utterance ended (the recording has run on past it); what came
-    /// after is held for the next message.
-    /// - Returns: the segments not handed to HQ yet, for the caller to upload once the message is committed (or drop).
-    @discardableResult
-    private func endAudio(of message: inout Message, state: inout Hearing) throws -> [ClosedSegment] {
-        guard let road = state.road else { return [] }
-        let cut = try road.cut(at: message.endFrame, notBefore: message.submittedThrough)
-        message.unsubmitted = []
-        return Array(cut.segments.dropFirst(message.submittedCount))
-    }
-
     /// Before returning, messages held for the run's new conversation get a while for the box to name it; after
     /// that they stay committed in the outbox (the next command or the daemon sends them).
     /// `named` rings when this run's event stream learns a session; the hold can also end in another process (the
@@ -486,7 +341,7 @@ public final class DictationSession: Sendable {
 
     /// Starts the next message: its row and folder first, so its very first sample belongs to a message (the audio
     /// after the last one's end, held meanwhile, opens it).
-    private func begin(_ state: inout Hearing) throws -> Message {
+    func begin(_ state: inout Hearing) throws -> Message {
         let recording = try store.beginRecording(
             box: configuration.box, session: configuration.session,
             sessionFromDefault: configuration.sessionFromDefault, run: state.run)
@@ -495,7 +350,7 @@ public final class DictationSession: Sendable {
         return Message(recording: recording, uploader: uploader, startFrame: start, submittedThrough: start)
     }
 
-    private func submit(_ segment: ClosedSegment, to message: inout Message) {
+    func submit(_ segment: ClosedSegment, to message: inout Message) {
         onEvent(.segment(index: segment.index, seconds: segment.duration))
         guard !finisher.hqIsUnavailable else { return }
         if configuration.uploadWhileRecording { message.uploader.submit(segment) } else { message.held.append(segment) }
