@@ -54,6 +54,8 @@ build-tests: setup
 
 ## test: build everything and run every test target (with a real PipeWire sound server: scripts/sound-server-packages.sh)
 test: build-tests
+	@# No product file over 400 lines, no function over 80 (the bench is a tool, not the product).
+	@python3 scripts/check-shape.py
 	@scripts/sound-server-packages.sh
 	@# The test binary runs directly: `swift test` relays its output through a pipe and was seen to drop the last
 	@# lines of a long run (the summary among them). Every test is swift-testing; there is no XCTest pass to miss.

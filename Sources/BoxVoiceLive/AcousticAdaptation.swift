@@ -155,7 +155,7 @@ public enum AcousticAdaptation {
                 code: .toolFailed,
                 detail:
                     "\(URL(fileURLWithPath: program).lastPathComponent) took over \(Int(programTimeout)) s and was "
-                        + "stopped"
+                    + "stopped"
             )
         }
         process.waitUntilExit()

@@ -48,7 +48,7 @@ enum SpotterPhrases {
                     operation: "loading the command phrases",
                     detail:
                         "'\(content)' in \(path) is not 'phrase /threshold/' or 'phrase /threshold/ narrowband "
-                            + "/threshold/'"
+                        + "/threshold/'"
                 )
             }
             phrases.append(

@@ -1,0 +1,103 @@
+import BoxVoiceKeywords
+import Foundation
+
+/// The utterance-end road: each utterance the VAD ends is decided on Whisper's words, in order, while hearing goes
+/// on; pocketsphinx's words of it wait as its stand-in.
+extension LiveTranscriber {
+    /// Hears 16 kHz audio on the utterance-end road: each utterance the VAD ends waits for Whisper's words while
+    /// hearing goes on, and those whose words are in are decided, in order.
+    func hearEnds(_ pcm: [Float]) throws -> [LiveUpdate] {
+        var updates: [LiveUpdate] = []
+        for cut in ends!.hear(pcm) {
+            // pocketsphinx closes its utterance where the VAD did: its text is what stands in if Whisper misses.
+            if priming == nil { updates += try closing(heard: language?.endUtterance() ?? []) }
+            waitForWords(cut)
+        }
+        return updates + decideInOrder(all: false)
+    }
+
+    /// An ended utterance waiting for Whisper's words, with pocketsphinx's words of the same audio.
+    struct Undecided {
+        let cut: UtteranceCutter.Cut
+        let standIns: [LiveUtterance]
+        /// When Whisper's words stop being waited for.
+        let due: Date
+    }
+
+    /// Where the audio of the first utterance still waiting for Whisper's words starts, in seconds of what was fed
+    /// (nil: none waits): a message can still end inside it, so the recording from there on is not final yet.
+    public var firstUndecidedStart: Double? {
+        undecided.first.map { $0.cut.end - Double($0.cut.samples.count) / Double(WhisperModel.sampleRate) }
+    }
+
+    /// Starts waiting for `cut`'s words (its decode runs on Whisper's thread).
+    func waitForWords(_ cut: UtteranceCutter.Cut) {
+        ends!.startDecode(cut)
+        undecided.append(
+            Undecided(
+                cut: cut, standIns: standIns, due: Date().addingTimeInterval(options.whisper?.deadline ?? 0)))
+        standIns = []
+    }
+
+    /// Decides the waiting utterances whose words are in (or are due), in order; `all`: every one, waiting for each.
+    func decideInOrder(all: Bool) -> [LiveUpdate] {
+        var updates: [LiveUpdate] = []
+        while let next = undecided.first {
+            let left = next.due.timeIntervalSinceNow
+            guard all || left <= 0 || ends!.isDecoded(next.cut) else { break }
+            undecided.removeFirst()
+            updates += decide(next.cut, standIns: next.standIns, wait: max(0, left))
+        }
+        return updates
+    }
+
+    /// One ended utterance: Whisper's text if it comes within the deadline, else pocketsphinx's, saying why.
+    func decide(_ cut: UtteranceCutter.Cut, standIns: [LiveUtterance], wait: Double) -> [LiveUpdate] {
+        // What suggests a command in this audio besides Whisper's quick words: pocketsphinx's text or the spotter
+        // held one, or Whisper's last words sound like a command phrase.
+        let heardElsewhere = standIns.contains { options.holdsCommand($0.text) || !$0.spots.isEmpty }
+        let suspects = { (words: String) in
+            heardElsewhere || self.evidence.soundAlikes?.match(words, narrowband: self.hearsNarrowband) != nil
+        }
+        switch ends!.transcribe(cut, wait: wait, suspects: suspects) {
+        case .success(let heard):
+            // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
+            let spots = standIns.flatMap(\.spots).map {
+                SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore)
+            }
+            // One utterance a cut: only a command ending it can act (`Options.commandPlaces` finds no other), so an
+            // utterance is never split after command words in its middle.
+            guard let piece = heard.pieces.first else { return [] }
+            let agreed = spotterAgrees(with: piece, endingAt: cut.end, hits: standIns.flatMap(\.spots))
+            var utterance = LiveUtterance(
+                text: piece.text, recognized: agreed ? piece.text : piece.recognized, spots: spots, end: cut.end,
+                narrowband: hearsNarrowband, heardBy: .whisper)
+            utterance.endsAtPause = cut.endsAtPause
+            utterance.commandDoubt = agreed ? nil : piece.doubt
+            utterance.commandWorthAsking = piece.worthAsking
+            utterance.commandConfirmedBySpotter = agreed
+            utterance.commandSureness = piece.sureness
+            utterance.commandScore = piece.score
+            utterance.commandEnglish = piece.english
+            utterance.commandLanguage = piece.language
+            return [.utterance(utterance)]
+        case .failure(let error):
+            return standIns.map { utterance in
+                var standIn = utterance
+                standIn.heardBy = .pocketsphinxInstead(error.code)
+                standIn.endsAtPause = cut.endsAtPause
+                // The command waits for Whisper's words or the box's: another recognizer's never decide one alone.
+                if options.holdsCommand(standIn.text) { standIn.commandDoubt = .lateDecode }
+                return .utterance(standIn)
+            }
+        }
+    }
+
+    /// Whether the spotter confirms the unsure command of `piece`, ending at `end`, in the utterance being decided.
+    func spotterAgrees(with piece: HeardPieces.Piece, endingAt end: Double, hits: [SpottedPhrase]) -> Bool {
+        guard let agreement = options.whisper?.spotterAgreement else { return false }
+        return agreement.confirms(piece, endingAt: end, hits: hits) {
+            self.options.commandPlaces($0).first?.action
+        }
+    }
+}

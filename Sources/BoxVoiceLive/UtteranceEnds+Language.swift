@@ -1,0 +1,141 @@
+import BoxVoiceKeywords
+import Foundation
+
+/// The language checks: whether an utterance holding a command is English, or the command said in an accent.
+extension UtteranceEnds {
+    /// Told to write English, Whisper translates: Spanish *para enviar un mensaje* can come out as the send command,
+    /// in audio it still judges English by more than the English floor (0.0029 on the bench's Spanish prompts, where
+    /// English commands in noise go down to 0.0032). So a sure command in audio Whisper finds less likely English
+    /// than `WhisperHearing.ownLanguageBelow`, and likeliest another language, is checked (`languageVerdict`: the
+    /// languages Whisper hands unclear English to are left out of both):
+    /// - The language is judged again over the seconds before the utterance too (`languageSeconds` in all): a command
+    ///   said alone is a second of audio, too little to tell a language by (the development clips' *send checkpoint*
+    ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
+    /// - Otherwise the utterance is decoded again in that language, without the prompt: a command the speaker said
+    ///   is written there too (nobody says *send message* in Spanish), whole or spelled as a heavy accent says it
+    ///   (`SpelledAlike`), a translation is not.
+    /// Without the command there, or without an answer in time, the utterance is judged foreign and its commands
+    /// wait for the box.
+    func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
+        guard let below = settings.ownLanguageBelow, judged.holdsSureCommand, !judged.foreign,
+            let languages = judged.decoded.languages,
+            case .other(var language) = Self.languageVerdict(
+                languages, englishBelow: below, leavingOut: settings.englishLookalikes)
+        else { return judged }
+        decodes.languageChecks += 1
+        let foreign = self.judged(judged.decoded, foreign: true)
+        if let lead = leadIn(for: cut) {
+            let left = settings.checksDeadline - Date().timeIntervalSince(started)
+            decodes.language.add(lead.count + cut.heardCount)
+            guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.heard, deadline: left),
+                let widerLanguages = wider.languages
+            else { return foreign }
+            switch Self.languageVerdict(widerLanguages, englishBelow: below, leavingOut: settings.englishLookalikes) {
+            case .english: return judged
+            case .unjudged: return foreign
+            case .other(let wider): language = wider
+            }
+        }
+        let left = settings.checksDeadline - Date().timeIntervalSince(started)
+        decodes.ownLanguage.add(judged.decoded.audio.count)
+        let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
+        guard case .success(let transcript) = own else { return foreign }
+        let ownSureness = HeardPieces.sureness(of: transcript.words)
+        let ownText = Self.text(asTaken(transcript.words))
+        let spelled = Self.spells(judged.sureActions, in: ownText, spelling: spelling(of: judged))
+        decodes.inOwnLanguage.append((language, transcript.text, ownSureness, spelled))
+        if holdsCommand(ownText) || spelled { return judged }
+        return saidWithAnAccent(judged, ownSureness: ownSureness, started: started) ? judged : foreign
+    }
+
+    /// How near a decode must spell the last command Whisper was sure of in English, and that command's words
+    /// (`WhisperHearing.spelledAlike`): a heavy accent comes out written as it sounds. nil: spelling is off.
+    func spelling(of judged: Judged) -> (SpelledAlike, command: String)? {
+        guard let spelling = settings.spelledAlike, let command = judged.lastSureCommand else { return nil }
+        return (spelling, command)
+    }
+
+    /// English said with an accent Whisper takes for another language comes out of the own-language check as words
+    /// it can barely write (sureness 0.045–0.22 on the development sets' accents), where a translation comes out as
+    /// that language's sentence, written surely (0.34 and up on real Spanish). Under `WhisperHearing.accentBelow`,
+    /// the utterance is decoded once more in English without the prompt, as the box's second opinion hears it: the
+    /// commands the speaker said are written there too, or sound or are spelled alike at its end (`holds`); a command
+    /// the prompt made over foreign speech is not (the held-out French telephone prompts' *Tu vas crocher ?*, written
+    /// 0.12 sure, came out "I have a question.").
+    func saidWithAnAccent(_ judged: Judged, ownSureness: Float, started: Date) -> Bool {
+        guard let below = settings.accentBelow, ownSureness < below else { return false }
+        let said = judged.sureActions
+        guard !said.isEmpty else { return false }
+        let left = settings.checksDeadline - Date().timeIntervalSince(started)
+        decodes.accent.add(judged.decoded.audio.count)
+        guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
+        else { return false }
+        let text = Self.text(asTaken(plain.words))
+        let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds, spelling: spelling(of: judged))
+        decodes.inEnglishWithoutPrompt.append((text, holds, HeardPieces.sureness(of: plain.words)))
+        return holds
+    }
+
+    /// Whether English `text` holds every command `said`: written there, or, for the one its last words sound like
+    /// (`sounds`), said in an accent Whisper spells near the phrase (the development sets' "same that checkpoint",
+    /// "Send the check byte."), or, where one command was said, its last words spell it (`spelling`: the command as
+    /// Whisper wrote it with the prompt, and how near; "send Cakepoint", a word the dictionary has no sound for).
+    /// A command the prompt added that the text lacks keeps the utterance waiting.
+    static func holds(
+        _ said: Set<KeywordAction>, in text: String, places: (String) -> [KeywordDetector.Place],
+        sounds: SoundsLikeCommand?, spelling: (SpelledAlike, command: String)? = nil
+    ) -> Bool {
+        var heard = Set(places(text).map(\.action))
+        if let phrase = sounds?.match(text) { heard.formUnion(places(phrase).map(\.action)) }
+        return (!said.isEmpty && said.isSubset(of: heard)) || spells(said, in: text, spelling: spelling)
+    }
+
+    /// Whether `text` ends by spelling the one command `said` (`spelling`: how near, and the command as Whisper wrote
+    /// it with the prompt). Where more than one was said, spelling the last does not vouch for the others.
+    static func spells(
+        _ said: Set<KeywordAction>, in text: String, spelling: (SpelledAlike, command: String)?
+    ) -> Bool {
+        guard said.count == 1, let spelling else { return false }
+        return spelling.0.spells(spelling.command, atEndOf: text)
+    }
+
+    /// What the own-language check takes an audio's language to be.
+    enum LanguageVerdict: Equatable {
+        /// English is likeliest, or at least as likely as the check's bound: a command in it stands.
+        case english
+        /// Another language is likeliest and English under the bound: a command is checked in that language.
+        case other(String)
+        /// No language is left to judge by.
+        case unjudged
+    }
+
+    /// How the own-language check judges `languages`: among the languages not in `lookalikes`
+    /// (`WhisperHearing.englishLookalikes`), English's share against `englishBelow` and the likeliest of them.
+    static func languageVerdict(
+        _ languages: SpokenLanguages, englishBelow: Float, leavingOut lookalikes: Set<String>
+    ) -> LanguageVerdict {
+        let others = languages.leavingOut(lookalikes)
+        guard let likeliest = others.likeliest else { return .unjudged }
+        return likeliest == "en" || others.share(of: "en") >= englishBelow ? .english : .other(likeliest)
+    }
+
+    /// Seconds of audio a command's language is judged over, with what was heard before its utterance.
+    static let languageSeconds = 8.0
+
+    /// The audio heard just before `cut`, to make it `languageSeconds` long; nil when none is kept.
+    func leadIn(for cut: UtteranceCutter.Cut) -> [Float]? {
+        Self.leadRange(for: cut, kept: recentStart..<(recentStart + recent.count)).map {
+            Array(recent[($0.lowerBound - recentStart)..<($0.upperBound - recentStart)])
+        }
+    }
+
+    /// The stream samples `leadIn(for:)` gives (nil: none), of those `kept`.
+    static func leadRange(for cut: UtteranceCutter.Cut, kept: Range<Int>) -> Range<Int>? {
+        let rate = Double(WhisperModel.sampleRate)
+        let first = Int((cut.end * rate).rounded()) - cut.samples.count
+        let wanted = Int(languageSeconds * rate) - cut.samples.count
+        let from = max(kept.lowerBound, first - wanted)
+        guard wanted > 0, first > from, first <= kept.upperBound else { return nil }
+        return from..<first
+    }
+}
