@@ -29,16 +29,9 @@ struct HeardPieces {
         /// An unsure command is worth asking the box about (`CommandDecision.Verdict.ask`); false: it is refused
         /// unasked.
         var worthAsking = true
-        /// How sure Whisper was of the piece's command (`sureness`); nil for the words after the last command.
-        var sureness: Float? = nil
-        /// The command weighed as the utterance's last words against Whisper's own best words over the same audio,
-        /// without the prompt (`score(of:endShortfall:)`); nil when not weighed so.
-        var score: Float? = nil
-        /// How likely Whisper found the utterance English (`WhisperModel.Transcript.englishProbability`); nil when
-        /// not weighed so.
-        var english: Float? = nil
-        /// The language Whisper found likeliest for the utterance (`WhisperModel.Transcript.likeliestLanguage`).
-        var language: String? = nil
+        /// How the piece's command was weighed (`sureness(of:)`, `score(of:endShortfall:)`, the utterance's
+        /// language); nil for the words after the last command.
+        var weighing: CommandWeighing? = nil
         /// The piece's command; nil for the words after the last command.
         var action: KeywordAction? = nil
         /// The piece without its command's words (the words after the last command: all of them).
@@ -106,10 +99,10 @@ struct HeardPieces {
             pieces.append(
                 Piece(
                     text: piece, doubt: doubt,
-                    worthAsking: { if case .refuse = verdict { false } else { true } }(), sureness: sure,
-                    score: score, english: english,
-                    language: language, action: place.action, withoutCommand: before,
-                    lastCommandWord: commandWords?.upperBound))
+                    worthAsking: { if case .refuse = verdict { false } else { true } }(),
+                    weighing: decision.weighing(
+                        score: score, sureness: sure ?? 0, english: english, language: language),
+                    action: place.action, withoutCommand: before, lastCommandWord: commandWords?.upperBound))
             from = place.end
         }
         let rest = text[from...].trimmingCharacters(in: .whitespaces)

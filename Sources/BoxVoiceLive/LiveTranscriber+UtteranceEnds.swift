@@ -76,10 +76,7 @@ extension LiveTranscriber {
             utterance.commandDoubt = agreed ? nil : piece.doubt
             utterance.commandWorthAsking = piece.worthAsking
             utterance.commandConfirmedBySpotter = agreed
-            utterance.commandSureness = piece.sureness
-            utterance.commandScore = piece.score
-            utterance.commandEnglish = piece.english
-            utterance.commandLanguage = piece.language
+            utterance.commandWeighing = piece.weighing
             return [.utterance(utterance)]
         case .failure(let error):
             return standIns.map { utterance in

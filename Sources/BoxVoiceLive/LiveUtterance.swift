@@ -30,7 +30,8 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spots: [SpottedPhrase]
     /// Where it ends in the audio, in seconds from the start.
     public var end: Double
-    /// Heard through a microphone judged band-limited (`InputBand`).
+    /// Heard through a microphone judged band-limited (`InputBand`): the spotter's and the sound-alike checks'
+    /// narrowband thresholds applied.
     public var narrowband: Bool
     /// The speaker went on talking right after the command only the spotter heard, so it was refused (`CommandHold`).
     public var speechWentOn: Bool
@@ -66,15 +67,8 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandWorthAsking = true
     /// The command in `text` needs the box's yes (`commandDoubt`).
     public var commandIsUnsure: Bool { commandDoubt != nil }
-    /// How sure Whisper was of the command in `text` (`HeardPieces.sureness`, 0 to 1); nil without one.
-    public var commandSureness: Float?
-    /// The command weighed as the utterance's last words against Whisper's own best words over the same audio,
-    /// without the prompt: the mean log-ratio per token (0: Whisper would write it and stop; below: further off).
-    public var commandScore: Float?
-    /// How likely Whisper found the utterance holding that command English (`HeardPieces.Piece.english`).
-    public var commandEnglish: Float?
-    /// The language Whisper found likeliest for that utterance (`HeardPieces.Piece.language`).
-    public var commandLanguage: String?
+    /// How the command in `text` was weighed against the audio (nil: none was, or pocketsphinx heard it).
+    public var commandWeighing: CommandWeighing?
     /// Whisper left the command in `text` unsure for the language it judged, and the spotter heard it too as it
     /// ended (`SpotterAgreement`): it stands.
     public var commandConfirmedBySpotter = false

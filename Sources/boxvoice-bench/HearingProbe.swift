@@ -74,7 +74,7 @@ func probeHearing(
             in: heard.utterances, detector: detector, unsure: .askedOfTheBox,
             box: { try box.confirms($0, $1, in: stream.audio) })
         // Each command Whisper wrote, taken or left unsure, with the utterance it ended and how it was weighed.
-        for utterance in heard.utterances where utterance.commandSureness != nil {
+        for utterance in heard.utterances where utterance.commandWeighing != nil {
             say(
                 "  command at \(String(format: "%.1f", utterance.end)) s\(standing(utterance)), "
                     + "weighed \(weights(utterance))"
@@ -117,7 +117,7 @@ func probeHearing(
             } else if !withBox.isEmpty {
                 wrongWithBox += 1
             }
-            weighed += heard.utterances.filter { $0.commandSureness != nil }.map {
+            weighed += heard.utterances.filter { $0.commandWeighing != nil }.map {
                 weights($0) + ($0.commandIsUnsure ? "u" : "")
             }
             for own in heard.whisper?.inOwnLanguage ?? [] where verbose {
@@ -140,7 +140,7 @@ func probeHearing(
             }
             // Each command Whisper wrote in the clip, where, and whether it is the clip's: what a rule on the
             // weights would take or leave.
-            for utterance in heard.utterances where verbose && utterance.commandSureness != nil {
+            for utterance in heard.utterances where verbose && utterance.commandWeighing != nil {
                 let action = detector.detect(utterance.text)?.action
                 say(
                     "  command in \(clip.name) at \(String(format: "%.1f", utterance.end)) s"
@@ -165,10 +165,10 @@ func probeHearing(
 /// How a command was weighed: sureness, sureness without the prompt, how likely its utterance is English ("-": not
 /// weighed so), and in brackets the language Whisper found likeliest when not English.
 private func weights(_ utterance: LiveUtterance) -> String {
-    let sure = utterance.commandSureness.map { String(format: "%.2f", $0) } ?? "-"
-    let english = utterance.commandEnglish.map { String(format: "%.2g", $0) } ?? "-"
-    let language = utterance.commandLanguage.map { $0 == "en" ? "" : "(\($0))" } ?? ""
-    let score = utterance.commandScore.map { String(format: "%.2f", $0) } ?? "-"
+    let sure = utterance.commandWeighing.map(\.sureness).map { String(format: "%.2f", $0) } ?? "-"
+    let english = utterance.commandWeighing?.english.map { String(format: "%.2g", $0) } ?? "-"
+    let language = utterance.commandWeighing?.language.map { $0 == "en" ? "" : "(\($0))" } ?? ""
+    let score = utterance.commandWeighing?.score.map { String(format: "%.2f", $0) } ?? "-"
     return "\(sure)/\(english)\(language) score \(score)"
 }
 

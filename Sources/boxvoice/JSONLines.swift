@@ -135,6 +135,10 @@ extension JSONLine {
         let action: String
         let phrase: String
         let at: Double
+        /// Why it acts: its evidence (`CommandDecision`) and the act line it reached; null where pocketsphinx heard
+        /// it (Whisper off).
+        let score: OrNull<Double>
+        let threshold: OrNull<Double>
     }
 
     /// A command the utterance ends with that cannot act by itself (`CommandDoubt`): a dictation asks the box.

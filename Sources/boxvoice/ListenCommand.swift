@@ -109,8 +109,11 @@ private final class ListenPrinter {
                             doubt: doubt.code, score: .init(doubt.score?.value),
                             threshold: .init(doubt.score?.threshold), reason: doubt.explanation))
                 } else if let found {
+                    let weighing = utterance.commandWeighing
                     Console.json(
-                        JSONLine.Command(action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end))
+                        JSONLine.Command(
+                            action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end,
+                            score: .init(weighing?.evidence), threshold: .init(weighing?.actLine)))
                 }
             } else {
                 let spotted =
@@ -122,10 +125,14 @@ private final class ListenPrinter {
                         "[\(utterance.end.formatted(2)) s] not acted on alone: \(name) (\"\(found.matchedPhrase)\"): "
                             + "\(doubt.explanation); a dictation asks the box")
                 } else if let found {
+                    let why = utterance.commandWeighing.flatMap { weighing in
+                        weighing.evidence.map {
+                            ", score \($0.formatted(2)), acts from \(weighing.actLine.formatted(2))"
+                        }
+                    }
                     Console.out(
                         "[\(utterance.end.formatted(2)) s] keyword: \(DictationStatus.name(of: found.action)) "
-                            + "(\"\(found.matchedPhrase)\")"
-                    )
+                            + "(\"\(found.matchedPhrase)\"\(why ?? ""))")
                 }
             }
         }

@@ -41,9 +41,19 @@ import Testing
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         #expect(events.first?["event"] as? String == "listening")
-        let keyword = try #require(events.first { $0["event"] as? String == "keyword" })
+        let index = try #require(events.firstIndex { $0["event"] as? String == "keyword" })
+        let keyword = events[index]
         #expect(keyword["action"] as? String == "micOff")
         #expect((keyword["at"] as? Double ?? 0) > 2)
+        // Why it acts: a command Whisper heard carries its evidence, at or above the act line.
+        let final = try #require(events[..<index].last { $0["event"] as? String == "final" })
+        if final["heardBy"] as? String == "whisper" {
+            let score = try #require(keyword["score"] as? Double)
+            let threshold = try #require(keyword["threshold"] as? Double)
+            #expect(score >= threshold)
+        } else {
+            #expect(keyword["score"] is NSNull)
+        }
     }
 
     @Test func aMissingInputIsAClearError() throws {

@@ -46,7 +46,9 @@ import Testing
         #expect(heard.map(\.unsure) == [false])
         #expect(heard.first?.doubt == nil)
         #expect(heard.map(\.lastCommandWord) == [3])
-        #expect(abs((heard.first?.score ?? 0) - (-0.1)) < 1e-6, "(0 + 0.3 + 0.1) / 4 tokens")
+        #expect(abs((heard.first?.weighing?.score ?? 0) - (-0.1)) < 1e-6, "(0 + 0.3 + 0.1) / 4 tokens")
+        // The evidence `listen` shows beside it: the score and half the log of the sureness (1 here).
+        #expect(heard.first?.weighing?.evidence.map { abs($0 - -0.1) < 1e-6 } == true)
     }
 
     /// Between the lines the box is asked, the doubt naming the score and the act line; the words before the command

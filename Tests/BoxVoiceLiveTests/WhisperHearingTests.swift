@@ -219,7 +219,7 @@ import Testing
         let command = try ends.transcribe(try Self.cut("checkpoint-report.wav")).get()
         let piece = try #require(command.pieces.first { $0.lastCommandWord != nil })
         #expect(piece.action == .sendCheckpoint)
-        #expect((piece.score ?? -.infinity) >= Float(settings.decision.act), "\(UtteranceEnds.text(command.words))")
+        #expect((piece.weighing?.score ?? -.infinity) >= Float(settings.decision.act), "\(UtteranceEnds.text(command.words))")
         #expect(command.holdsSureCommand)
     }
 
@@ -392,18 +392,18 @@ import Testing
         func command(_ sample: String) throws -> LiveUtterance {
             let samples = try WAVCapturePCM.load(Checkout.sample(sample))
             let heard = try hear(samples, with: LiveTranscriber(options: options))
-            let command = try #require(heard.last { $0.commandSureness != nil }, "\(heard.map(\.text))")
+            let command = try #require(heard.last { $0.commandWeighing != nil }, "\(heard.map(\.text))")
             #expect(command.spots.contains { detector.detect($0.phrase)?.action == .send && command.end - $0.end <= 1 })
-            #expect(command.commandEnglish.map { $0 < 0.3 } == true, "\(command)")
+            #expect(command.commandWeighing?.english.map { $0 < 0.3 } == true, "\(command)")
             return command
         }
         let finnish = try command("foreign/en-finnish-send.wav")
         #expect(finnish.commandConfirmedBySpotter && !finnish.commandIsUnsure, "\(finnish)")
-        #expect((finnish.commandScore ?? -.infinity) >= Float(whisper.decision.act), "\(finnish)")
+        #expect((finnish.commandWeighing?.score ?? -.infinity) >= Float(whisper.decision.act), "\(finnish)")
         #expect(detector.detect(finnish.recognized)?.action == .send, "\(finnish.recognized)")
         let czech = try command("foreign/en-czech-send.wav")
         #expect(czech.commandConfirmedBySpotter && !czech.commandIsUnsure, "\(czech)")
-        #expect((czech.commandScore ?? -.infinity) >= Float(whisper.decision.act), "\(czech)")
+        #expect((czech.commandWeighing?.score ?? -.infinity) >= Float(whisper.decision.act), "\(czech)")
     }
 
     /// The road's settings with every floor off but the own-language check, so nothing else doubts a command.
