@@ -170,13 +170,6 @@ extension LiveTranscriber {
         /// development sets' accented voices came out 0.045–0.22 sure in the language Whisper took them for, real
         /// Spanish 0.34–0.64 (BENCHMARKS.md, "An accent check"). nil: never.
         public var accentBelow: Float? = 0.3
-        /// A sure command in audio the own-language check judged foreign stands when the words written in that
-        /// language end by spelling it (`SpelledAlike`): heavy accents come out so ("kanseumessage"), translations
-        /// as their own language's words. The accent check's English decode holds it the same way ("send
-        /// Cakepoint"). Development set k: 7 of the 26 commands the own-language check left for the box were spelled
-        /// 0–0.30 of their letters away; no real foreign stream's decode came within 0.38 of any command
-        /// (BENCHMARKS.md, "Spelled alike"). nil: only a command written whole, or sounding alike, counts.
-        public var spelledAlike: SpelledAlike? = .measured
         /// Command phrases weighed against the last words of a decode that holds no command, where those words sound
         /// like one (`CommandEndings`, `WhisperModel.Rewriting`): within 0.4 of the phrase's phones, and at most
         /// 3 (natural log) less likely than Whisper's own words. The commands this made on development sets g and h

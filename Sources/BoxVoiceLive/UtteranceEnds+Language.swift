@@ -12,8 +12,7 @@ extension UtteranceEnds {
     ///   said alone is a second of audio, too little to tell a language by (the development clips' *send checkpoint*
     ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
     /// - Otherwise the utterance is decoded again in that language, without the prompt: a command the speaker said
-    ///   is written there too (nobody says *send message* in Spanish), whole or spelled as a heavy accent says it
-    ///   (`SpelledAlike`), a translation is not.
+    ///   is written there too (nobody says *send message* in Spanish), a translation is not.
     /// Without the command there, or without an answer in time, the utterance is judged foreign and its commands
     /// wait for the box.
     func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
@@ -42,24 +41,16 @@ extension UtteranceEnds {
         guard case .success(let transcript) = own else { return foreign }
         let ownSureness = HeardPieces.sureness(of: transcript.words)
         let ownText = Self.text(asTaken(transcript.words))
-        let spelled = Self.spells(judged.sureActions, in: ownText, spelling: spelling(of: judged))
-        decodes.inOwnLanguage.append((language, transcript.text, ownSureness, spelled))
-        if holdsCommand(ownText) || spelled { return judged }
+        decodes.inOwnLanguage.append((language, ownSureness))
+        if holdsCommand(ownText) { return judged }
         return saidWithAnAccent(judged, ownSureness: ownSureness, started: started) ? judged : foreign
-    }
-
-    /// How near a decode must spell the last command Whisper was sure of in English, and that command's words
-    /// (`WhisperHearing.spelledAlike`): a heavy accent comes out written as it sounds. nil: spelling is off.
-    func spelling(of judged: Judged) -> (SpelledAlike, command: String)? {
-        guard let spelling = settings.spelledAlike, let command = judged.lastSureCommand else { return nil }
-        return (spelling, command)
     }
 
     /// English said with an accent Whisper takes for another language comes out of the own-language check as words
     /// it can barely write (sureness 0.045–0.22 on the development sets' accents), where a translation comes out as
     /// that language's sentence, written surely (0.34 and up on real Spanish). Under `WhisperHearing.accentBelow`,
     /// the utterance is decoded once more in English without the prompt, as the box's second opinion hears it: the
-    /// commands the speaker said are written there too, or sound or are spelled alike at its end (`holds`); a command
+    /// commands the speaker said are written there too, or sound alike at its end (`holds`); a command
     /// the prompt made over foreign speech is not (the held-out French telephone prompts' *Tu vas crocher ?*, written
     /// 0.12 sure, came out "I have a question.").
     func saidWithAnAccent(_ judged: Judged, ownSureness: Float, started: Date) -> Bool {
@@ -71,32 +62,21 @@ extension UtteranceEnds {
         guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
         else { return false }
         let text = Self.text(asTaken(plain.words))
-        let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds, spelling: spelling(of: judged))
-        decodes.inEnglishWithoutPrompt.append((text, holds, HeardPieces.sureness(of: plain.words)))
+        let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds)
+        decodes.inEnglishWithoutPrompt.append((holds, HeardPieces.sureness(of: plain.words)))
         return holds
     }
 
     /// Whether English `text` holds every command `said`: written there, or, for the one its last words sound like
-    /// (`sounds`), said in an accent Whisper spells near the phrase (the development sets' "same that checkpoint",
-    /// "Send the check byte."), or, where one command was said, its last words spell it (`spelling`: the command as
-    /// Whisper wrote it with the prompt, and how near; "send Cakepoint", a word the dictionary has no sound for).
+    /// (`sounds`), said in an accent Whisper spells near the phrase ("same that checkpoint", "Send the check byte.").
     /// A command the prompt added that the text lacks keeps the utterance waiting.
     static func holds(
         _ said: Set<KeywordAction>, in text: String, places: (String) -> [KeywordDetector.Place],
-        sounds: SoundsLikeCommand?, spelling: (SpelledAlike, command: String)? = nil
+        sounds: SoundsLikeCommand?
     ) -> Bool {
         var heard = Set(places(text).map(\.action))
         if let phrase = sounds?.match(text) { heard.formUnion(places(phrase).map(\.action)) }
-        return (!said.isEmpty && said.isSubset(of: heard)) || spells(said, in: text, spelling: spelling)
-    }
-
-    /// Whether `text` ends by spelling the one command `said` (`spelling`: how near, and the command as Whisper wrote
-    /// it with the prompt). Where more than one was said, spelling the last does not vouch for the others.
-    static func spells(
-        _ said: Set<KeywordAction>, in text: String, spelling: (SpelledAlike, command: String)?
-    ) -> Bool {
-        guard said.count == 1, let spelling else { return false }
-        return spelling.0.spells(spelling.command, atEndOf: text)
+        return !said.isEmpty && said.isSubset(of: heard)
     }
 
     /// What the own-language check takes an audio's language to be.

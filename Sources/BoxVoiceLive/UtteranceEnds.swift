@@ -78,7 +78,7 @@ final class UtteranceEnds {
             let phrases = vocabulary.phrases.map { $0.joined(separator: " ") }
             let ends = CommandEndings(
                 sounds: try SoundsLikeCommand(phrases: phrases, dictionary: dictionary, tolerance: endings.tolerance),
-                holdsCommand: holdsCommand, spelling: settings.spelledAlike.map { ($0, phrases) })
+                holdsCommand: holdsCommand)
             rewriting = WhisperModel.Rewriting(margin: endings.margin) { ends.endings($0) }
             sounds = ends.sounds
         } else {
@@ -346,7 +346,7 @@ final class UtteranceEnds {
 
     /// A decode's words as the live path takes them, or none when Whisper judged the audio no speech.
     private func heard(_ transcript: WhisperModel.Transcript, of audio: [Float]) -> Decoded {
-        if let from = transcript.rewrittenFrom { decodes.rewritten.append((from.text, transcript.text, from.gain)) }
+        if let from = transcript.rewrittenFrom { decodes.rewritten.append(from.gain) }
         let words =
             transcript.noSpeechProbability > settings.noSpeechCeiling
             ? [] : asTaken(transcript.words)

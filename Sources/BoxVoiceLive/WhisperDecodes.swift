@@ -32,19 +32,17 @@ public struct WhisperDecodes: Sendable {
     public var language = Tally()
     /// A command decoded again in the language Whisper heard.
     public var ownLanguage = Tally()
-    /// Decodes whose last words a command phrase replaced (`WhisperHearing.endings`): the words Whisper had
-    /// written, what replaced them, and how much likelier that was (`WhisperModel.Transcript.rewrittenFrom`).
-    public var rewritten: [(from: String, to: String, gain: Float)] = []
-    /// What the own-language decodes wrote, in which language, how surely (`HeardPieces.sureness`), and whether
-    /// they end by spelling the command (`SpelledAlike`): a command said in an accent Whisper takes for another
-    /// language comes out there as words it can barely write, often spelled as it sounds.
-    public var inOwnLanguage: [(language: String, text: String, sureness: Float, spells: Bool)] = []
+    /// Decodes whose last words a command phrase replaced (`WhisperHearing.endings`): how much likelier the phrase
+    /// was than the words Whisper had written (`WhisperModel.Transcript.rewrittenFrom`). What was said is not kept.
+    public var rewritten: [Float] = []
+    /// The own-language decodes: in which language, and how surely Whisper wrote them (`HeardPieces.sureness`).
+    public var inOwnLanguage: [(language: String, sureness: Float)] = []
     /// An utterance decoded again in English without the prompt, its own-language words unsure
     /// (`WhisperHearing.accentBelow`).
     public var accent = Tally()
-    /// What those decodes wrote, whether it held the commands the utterance was checked for, and how surely
-    /// Whisper wrote it (`HeardPieces.sureness`).
-    public var inEnglishWithoutPrompt: [(text: String, holds: Bool, sureness: Float)] = []
+    /// Whether those decodes held the commands the utterance was checked for, and how surely Whisper wrote them
+    /// (`HeardPieces.sureness`).
+    public var inEnglishWithoutPrompt: [(holds: Bool, sureness: Float)] = []
 
     public init() {}
 

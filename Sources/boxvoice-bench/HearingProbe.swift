@@ -15,7 +15,7 @@ func probeHearing(
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
     endings: LiveTranscriber.WhisperHearing.Endings?? = nil,
-    spotterAgreement: SpotterAgreement?? = nil, spelledAlike: SpelledAlike?? = nil, commandWordsInside: Bool = false
+    spotterAgreement: SpotterAgreement?? = nil, commandWordsInside: Bool = false
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -37,7 +37,6 @@ func probeHearing(
     if let decision { options.whisper?.decision = decision }
     if let endings { options.whisper?.endings = endings }
     if let spotterAgreement { options.whisper?.spotterAgreement = spotterAgreement }
-    if let spelledAlike { options.whisper?.spelledAlike = spelledAlike }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let accentBelow { options.whisper?.accentBelow = accentBelow }
@@ -122,21 +121,16 @@ func probeHearing(
             }
             for own in heard.whisper?.inOwnLanguage ?? [] where verbose {
                 say(
-                    "  in its own language in \(clip.name) (\(own.language), "
-                        + String(format: "%.3f", own.sureness) + (own.spells ? ", spells it" : "")
-                        + "): '\(own.text)'")
+                    "  in its own language in \(clip.name) (\(own.language), " + String(format: "%.3f", own.sureness)
+                        + ")")
             }
             for plain in heard.whisper?.inEnglishWithoutPrompt ?? [] where verbose {
                 say(
                     "  in English without the prompt in \(clip.name) (\(plain.holds ? "holds" : "lacks") it, "
-                        + String(format: "%.3f", plain.sureness) + "): "
-                        + "'\(plain.text)'"
-                )
+                        + String(format: "%.3f", plain.sureness) + ")")
             }
-            for rewrite in heard.whisper?.rewritten ?? [] where verbose {
-                say(
-                    "  ending rewritten in \(clip.name): '\(rewrite.from)' as '\(rewrite.to)', gain "
-                        + String(format: "%.2f", rewrite.gain))
+            for gain in heard.whisper?.rewritten ?? [] where verbose {
+                say("  ending rewritten in \(clip.name), gain " + String(format: "%.2f", gain))
             }
             // Each command Whisper wrote in the clip, where, and whether it is the clip's: what a rule on the
             // weights would take or leave.
@@ -217,14 +211,12 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
         tally("language judged", decodes.language), tally("in the language heard", decodes.ownLanguage),
         String(format: "%.0f s given for %.0f s of audio (%.2f×)", decodes.seconds, seconds, decodes.seconds / seconds),
         "\(decodes.rewritten.count) endings rewritten"
-            + decodes.rewritten.map { " ['\($0.from)' as '\($0.to)', \(String(format: "%.2f", $0.gain))]" }.joined(),
+            + decodes.rewritten.map { " [\(String(format: "%.2f", $0))]" }.joined(),
         tally("accent checks", decodes.accent)
             + decodes.inEnglishWithoutPrompt.map {
-                " [\($0.holds ? "holds" : "lacks") '\($0.text)' \(String(format: "%.3f", $0.sureness))]"
+                " [\($0.holds ? "holds" : "lacks") \(String(format: "%.3f", $0.sureness))]"
             }.joined(),
         "\(decodes.inOwnLanguage.count) written in their own language"
-            + decodes.inOwnLanguage.map {
-                " [\($0.language) \(String(format: "%.3f", $0.sureness))\($0.spells ? " spells it" : "") '\($0.text)']"
-            }.joined(),
+            + decodes.inOwnLanguage.map { " [\($0.language) \(String(format: "%.3f", $0.sureness))]" }.joined(),
     ].joined(separator: "; ")
 }

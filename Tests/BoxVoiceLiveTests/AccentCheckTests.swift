@@ -36,27 +36,6 @@ import Testing
         #expect(!holds([.sendCheckpoint], "Send the check byte.", sounding: false))
     }
 
-    /// Words the dictionary has no sound for ("Cakepoint") hold the command where they spell it near enough, for the
-    /// one command said (development set k's Finnish and Czech voices in noise).
-    @Test func wordsThatSpellTheCommandAtTheEndHoldIt() {
-        let spelling = SpelledAlike.measured
-        func holds(_ said: Set<KeywordAction>, _ text: String, _ command: String, spelled: Bool = true) -> Bool {
-            UtteranceEnds.holds(
-                said, in: text, places: { detector.commandPlaces(in: $0) }, sounds: sounds,
-                spelling: spelled ? (spelling, command) : nil)
-        }
-        let cakepoint = "The first drop of the rebel is in the Shared folder, send Cakepoint."
-        #expect(holds([.sendCheckpoint], cakepoint, "Send checkpoint"))
-        #expect(!holds([.sendCheckpoint], cakepoint, "Send checkpoint", spelled: false))
-        #expect(holds([.sendCheckpoint], "Conmit Hetzk point", "Commit checkpoint"))
-        #expect(!holds([.sendCheckpoint], "Conmit Hetzk point", "Commit checkpoint", spelled: false))
-        // Far from the phrase, or a first word away: still waiting.
-        #expect(!holds([.cancel], "The book is already closed, I bought mess again.", "Abort message"))
-        #expect(!holds([.sendCheckpoint], "It is in the Shared folder, then Headpoint.", "Send checkpoint"))
-        // Two commands said: spelling one does not hold both.
-        #expect(!holds([.micOff, .sendCheckpoint], cakepoint, "Send checkpoint"))
-    }
-
     /// Held-out French, *Tu vas crocher ?*, which the prompt had written as the mic-off command.
     @Test func foreignSpeechWrittenAsOtherWordsDoesNot() {
         #expect(!holds([.micOff], "I have a question."))
