@@ -13,7 +13,8 @@ SAMPLE_TOOLS := flite espeak-ng sox festival festvox-suopuhe-lj festvox-czech-di
 # and lp voices: the accented English of held-out command set j; its Finnish and Czech voices: development set k),
 # flite speaks command set l (its awb and rms voices).
 BENCH_TOOLS := time ffmpeg sox festival festvox-kdlpc16k festvox-kallpc16k festvox-us-slt-hts festvox-itapc16k \
-	festvox-italp16k festvox-suopuhe-lj festvox-suopuhe-mv festvox-czech-dita festvox-czech-ph espeak-ng flite
+	festvox-italp16k festvox-suopuhe-lj festvox-suopuhe-mv festvox-czech-dita festvox-czech-ph espeak-ng flite \
+	python3-matplotlib
 # Only `make deb` needs these.
 DEB_TOOLS := dpkg-dev lintian binutils patchelf
 # Only `make check-readme` needs these beyond the others: GNOME's media-keys schema (for the README's gsettings

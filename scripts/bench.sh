@@ -73,7 +73,49 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
 fi
 
 # --- Spoken commands on real recorded speech and degraded clips (fetched now, never committed) -------------------
-real_table=""; calibration_table=""; second_opinion_table=""; hearing_table=""
+real_table=""; calibration_table=""; second_opinion_table=""; hearing_table=""; curve_table=""
+
+# The command decision's curve, redrawn from the data its three numbers were chosen on (docs/command-decision.md):
+# development sets l and m for the misses, the Spanish and French real streams for the false actions. Writes
+# docs/command-decision-curve.png and prints the table behind it, the operating point marked.
+command_curve() {
+    local probe=("$bin_dir/boxvoice-bench" hearing-probe --models "$root/Models" --real "$work/real"
+        --hearing "$root/.build/hearing/models" --work "$work/curve-work")
+    mkdir -p "$work/curve-work" "$work/no-clips"
+    "$root/scripts/held-out-commands.sh" "$work/curve-l" l >/dev/null
+    "$root/scripts/held-out-commands.sh" "$work/curve-m" m >/dev/null
+    "${probe[@]}" --verbose --held-out "$work/curve-l" --conditions "clean;pink;babble, 20;laptop" >"$work/curve-l.log" 2>&1
+    "${probe[@]}" --verbose --held-out "$work/curve-m" \
+        --conditions "clean;white noise, 20;pink;babble, 20;white noise, 10;reverb;telephone;laptop;babble, 10" \
+        >"$work/curve-m.log" 2>&1
+    local streams=()
+    for language in es fr; do
+        "${probe[@]}" --held-out "$work/no-clips" --list "$work/real/$language.tsv" >"$work/curve-$language.log" 2>&1
+        streams+=("$work/curve-$language.log:$(list_minutes "$work/real/$language.tsv")")
+    done
+    echo "## The command decision's curve (issue: command decision)"
+    echo
+    echo "Missed commands on development sets l and m against false actions per hour of the Spanish and French real"
+    echo "streams, before the language checks; the operating point in bold (docs/command-decision.md says how it was"
+    echo "chosen)."
+    echo
+    echo "![missed commands against false actions per hour](docs/command-decision-curve.png)"
+    echo
+    /usr/bin/python3 "$root/scripts/command-curve.py" "$root/docs/command-decision-curve.png" \
+        --clips "$work/curve-l.log" "$work/curve-m.log" --streams "${streams[@]}"
+}
+
+# Minutes of audio a prompt list (`PATH\tTEXT` lines, paths under its folder) holds.
+list_minutes() {
+    python3 - "$1" <<'PY'
+import os, sys, wave
+folder, total = os.path.dirname(sys.argv[1]), 0.0
+for line in open(sys.argv[1], encoding="utf-8"):
+    with wave.open(os.path.join(folder, line.split("\t")[0])) as audio:
+        total += audio.getnframes() / audio.getframerate()
+print(f"{total / 60:.1f}")
+PY
+}
 if [ -x "$bin_dir/boxvoice-bench" ]; then
     "$root/scripts/real-speech.sh" "$work/real"
     mkdir -p "$work/real-work"
@@ -91,6 +133,7 @@ if [ -x "$bin_dir/boxvoice-bench" ]; then
     hearing_table=$("$bin_dir/boxvoice-bench" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
         --hearing "$root/.build/hearing/models" --held-out "$work/held-out" --boxvoice "$bin_dir/boxvoice")
     second_opinion_table=$("$bin_dir/boxvoice-bench" second-opinion --models "$root/Models" --samples "$root/Samples" --runs "$runs")
+    curve_table=$(command_curve)
 fi
 
 cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
@@ -168,6 +211,10 @@ cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
         cat "$root/docs/hearing-bench.md"
         echo
         echo "$hearing_table"
+    fi
+    if [ -n "$curve_table" ]; then
+        echo
+        echo "$curve_table"
     fi
     if [ -n "$real_table" ]; then
         echo

@@ -93,7 +93,9 @@ def main(argv):
     print("|---|---|---|---|")
     chosen = curve(outcomes, false, minutes, weight, lines)
     for line, missed, wrong, per_hour in chosen:
-        if round(line * 20) % 10 == 0 or line == act:
+        if line == act:
+            print(f"| **{line:.2f}** | **{100 * missed:.1f} %** | **{wrong}** | **{per_hour:.2f}** |")
+        elif round(line * 20) % 10 == 0:
             print(f"| {line:.2f} | {100 * missed:.1f} % | {wrong} | {per_hour:.2f} |")
     figure, axes = plot.subplots(figsize=(6.4, 4.2), dpi=100)
     alone = curve(outcomes, false, minutes, 0, lines)
