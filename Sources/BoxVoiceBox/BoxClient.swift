@@ -61,7 +61,7 @@ public struct BoxClient: Sendable {
     }
 
     /// `POST /api/chat/send`. Retrying with the same `messageId` is always safe: the box deduplicates for 7 days.
-    public func send(message: String, messageId: String, session: String?, exactSession: Bool = false)
+    public func send(message: String, messageId: MessageID, session: String?, exactSession: Bool = false)
         throws(BoxFailure) -> Wire.SendAcceptance
     {
         let body = Wire.sendBody(message: message, messageId: messageId, session: session, exactSession: exactSession)

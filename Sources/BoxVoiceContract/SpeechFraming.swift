@@ -12,7 +12,7 @@ public enum SpeechFraming {
 
     /// Attributes in the contract's order: `stt`, `stt-service`, `diarized`, `message-id`, `local-time`.
     /// The body is not escaped: it may hold keyword tags.
-    public static func frame(_ body: String, origin: Origin, messageId: String, localTime: (hour: Int, minute: Int))
+    public static func frame(_ body: String, origin: Origin, messageId: MessageID, localTime: (hour: Int, minute: Int))
         -> String
     {
         var attributes = ""
@@ -23,7 +23,7 @@ public enum SpeechFraming {
             if let service, !service.isEmpty { attributes += " stt-service=\"\(escape(service))\"" }
             if diarized { attributes += " diarized=\"1\"" }
         }
-        attributes += " message-id=\"\(escape(messageId))\""
+        attributes += " message-id=\"\(messageId.rawValue)\""
         attributes += String(format: " local-time=\"%02d:%02d\"", localTime.hour, localTime.minute)
         return "<speech\(attributes)>\(body)</speech>"
     }
@@ -50,9 +50,6 @@ public enum SpeechFraming {
                 .replacingOccurrences(of: "&amp;", with: "&")
         }
     }
-
-    /// A new message id in the one canonical spelling (uppercase UUID, as the iOS app writes it).
-    public static func newMessageId() -> String { UUID().uuidString.uppercased() }
 
     private static func escape(_ value: String) -> String {
         value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")

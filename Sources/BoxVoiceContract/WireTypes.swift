@@ -15,7 +15,7 @@ public enum Wire {
                 what: what,
                 reason:
                     "not JSON (\(data.count) bytes starting "
-                        + "\(String(decoding: data.prefix(40), as: UTF8.self).debugDescription))"
+                    + "\(String(decoding: data.prefix(40), as: UTF8.self).debugDescription))"
             )
         }
         guard let object = parsed.object else {
@@ -121,12 +121,12 @@ public enum Wire {
     /// A request body as the box's clients write it: keys sorted, slashes as they are.
     static func encoded(_ body: some Encodable) -> Data { JSONValue.encoded(body) }
 
-    public static func sendBody(message: String, messageId: String, session: String?, exactSession: Bool = false)
+    public static func sendBody(message: String, messageId: MessageID, session: String?, exactSession: Bool = false)
         -> Data
     {
         encoded(
             SendRequest(
-                message: message, messageId: messageId, session: session ?? "new",
+                message: message, messageId: messageId.rawValue, session: session ?? "new",
                 exactSession: exactSession ? true : nil))
     }
 

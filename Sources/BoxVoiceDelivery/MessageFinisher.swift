@@ -311,6 +311,6 @@ public final class MessageFinisher: Sendable {
 
     /// The `<speech>` frame, stamped with the time of the command (not of the POST).
     public static func frame(_ text: String, origin: SpeechFraming.Origin, id: MessageID, at date: Date) -> String {
-        SpeechFraming.frame(text, origin: origin, messageId: id.rawValue, localTime: SpeechFraming.localTime(of: date))
+        SpeechFraming.frame(text, origin: origin, messageId: id, localTime: SpeechFraming.localTime(of: date))
     }
 }

@@ -88,7 +88,7 @@ public struct OutboxDelivery: Sendable {
                     guard case .session(let session) = try destination(of: message, now: now), let body = message.body
                     else { return nil }
                     message.session = session
-                    return try client.send(message: body, messageId: message.id.rawValue, session: session)
+                    return try client.send(message: body, messageId: message.id, session: session)
                 }
                 lease = nil
                 do {

@@ -1,4 +1,5 @@
 import BoxVoiceBox
+import BoxVoiceContract
 import BoxVoiceStore
 import Foundation
 import Synchronization

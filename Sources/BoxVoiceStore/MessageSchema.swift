@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// The database layout, and its in-place upgrade from the layout before it.

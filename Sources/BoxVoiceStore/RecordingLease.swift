@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// Proof that this process is the one writing or finishing a message: an exclusive `flock` on its recording folder.

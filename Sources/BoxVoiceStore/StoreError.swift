@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import Foundation
 
 /// What went wrong in the message store, as a caller can switch on it; `description` is for the user.

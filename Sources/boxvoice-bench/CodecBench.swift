@@ -233,7 +233,7 @@ private func sendLatency(segments: [ClosedSegment], rate: Double, codec: UploadC
     let (results, stopped) = uploader.finish()
     if let stopped { throw BenchFailure(message: "HQ stopped: \(stopped)") }
     let text = results.compactMap { $0.transcription?.text }.joined(separator: " ")
-    let id = UUID().uuidString
+    let id = MessageID.new()
     _ = try client.send(
         message: SpeechFraming.frame(
             text, origin: .hq(service: "boxsim", diarized: false), messageId: id, localTime: (12, 0)),

@@ -69,7 +69,7 @@ import Testing
     @Test func sendStartsATurnThenDeduplicatesTheSameId() throws {
         let box = try SimulatedBox { $0.defaultSession = "s1" }
         let (client, _) = try paired(box)
-        let id = SpeechFraming.newMessageId()
+        let id = MessageID.new()
         guard case .started = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1")
         else {
             Issue.record("expected a started turn")
@@ -78,7 +78,7 @@ import Testing
         #expect(
             try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1") == .deduplicated)
         #expect(box.server.messages.count == 1)
-        #expect(box.server.messages[0].messageId == id)
+        #expect(box.server.messages[0].messageId == id.rawValue)
     }
 
     @Test func dedupSurvivesABoxRestart() throws {
@@ -89,8 +89,8 @@ import Testing
         let ticket = try #require(try PairingLink.parse(first.mintPairingLink()).pairingToken)
         let token = try BoxClient(baseURL: first.baseURL, token: nil).redeem(pairingToken: ticket, deviceLabel: "d")
         Secrets.register(token)
-        _ = try BoxClient(baseURL: first.baseURL, token: token).send(
-            message: "once", messageId: "SAME-ID", session: "s1")
+        let id = MessageID.new()
+        _ = try BoxClient(baseURL: first.baseURL, token: token).send(message: "once", messageId: id, session: "s1")
         let port = first.port
         first.stop()
         let second = try RestartableBox.restart(configuration, port: port)
@@ -98,7 +98,7 @@ import Testing
         // The device token and the message id both outlive the restart.
         #expect(
             try BoxClient(baseURL: second.baseURL, token: token).send(
-                message: "once", messageId: "SAME-ID", session: "s1") == .deduplicated)
+                message: "once", messageId: id, session: "s1") == .deduplicated)
         #expect(second.messages.count == 1)
     }
 
@@ -155,14 +155,14 @@ import Testing
             $0.defaultSession = "s1"; $0.turnSeconds = 30
         }
         let (client, _) = try paired(box)
-        _ = try client.send(message: "one", messageId: SpeechFraming.newMessageId(), session: "s1")
-        #expect(try client.send(message: "two", messageId: SpeechFraming.newMessageId(), session: "s1") == .queued)
+        _ = try client.send(message: "one", messageId: MessageID.new(), session: "s1")
+        #expect(try client.send(message: "two", messageId: MessageID.new(), session: "s1") == .queued)
     }
 
     @Test func newSessionIsCreated() throws {
         let box = try SimulatedBox()
         let (client, _) = try paired(box)
-        _ = try client.send(message: "hello", messageId: "A", session: nil)
+        _ = try client.send(message: "hello", messageId: MessageID.new(), session: nil)
         #expect(box.server.messages.first?.session.hasPrefix("session-") == true)
     }
 
@@ -170,13 +170,13 @@ import Testing
         let box = try SimulatedBox()
         let (client, _) = try paired(box)
         #expect {
-            _ = try client.send(message: "x", messageId: "B", session: "gone")
+            _ = try client.send(message: "x", messageId: MessageID.new(), session: "gone")
         } throws: { error in
             guard case BoxFailure.definitive(_, 410, _, "CHAT_SESSION_UNAVAILABLE") = error else { return false }
             return true
         }
         #expect {
-            _ = try client.send(message: "x", messageId: "C", session: "gone", exactSession: true)
+            _ = try client.send(message: "x", messageId: MessageID.new(), session: "gone", exactSession: true)
         } throws: { error in
             guard case BoxFailure.definitive(_, 404, _, _) = error else { return false }
             return true
@@ -191,7 +191,7 @@ import Testing
             try client.defaultSession()
         }
         #expect(throws: BoxFailure.unauthorized(operation: "post the message to the box")) {
-            try client.send(message: "x", messageId: "D", session: nil)
+            try client.send(message: "x", messageId: MessageID.new(), session: nil)
         }
         #expect(throws: BoxFailure.unauthorized(operation: "transcribe audio")) {
             try client.transcribe(wavPath: wav, session: nil)
@@ -316,7 +316,7 @@ import Testing
         let token = "device-token-that-must-not-leak"
         let client = BoxClient(baseURL: closed.baseURL, token: token)
         #expect {
-            _ = try client.send(message: "x", messageId: "E", session: nil)
+            _ = try client.send(message: "x", messageId: MessageID.new(), session: nil)
         } throws: { error in
             guard let failure = error as? BoxFailure, failure.isRetryable, !failure.mayHaveReachedBox,
                 case .unreachable = failure
@@ -330,7 +330,7 @@ import Testing
         defer { garbage.stop() }
         let client = BoxClient(baseURL: garbage.baseURL, token: "t0k3n-secret")
         #expect {
-            _ = try client.send(message: "x", messageId: "F", session: nil)
+            _ = try client.send(message: "x", messageId: MessageID.new(), session: nil)
         } throws: { error in
             guard let failure = error as? BoxFailure, failure.isRetryable, failure.mayHaveReachedBox else {
                 return false

@@ -1,6 +1,7 @@
 import BoxSim
 import BoxVoiceAudio
 import BoxVoiceBox
+import BoxVoiceContract
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation

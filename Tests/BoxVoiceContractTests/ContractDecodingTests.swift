@@ -40,14 +40,15 @@ import Testing
 
     @Test func sendBodyNamesNoChannelAndDefaultsToANewSession() throws {
         let body =
-            try JSONSerialization.jsonObject(with: Wire.sendBody(message: "hi", messageId: "ID", session: nil))
+            try JSONSerialization.jsonObject(
+                with: Wire.sendBody(message: "hi", messageId: MessageID.new(), session: nil))
             as? [String: Any]
         #expect(body?["session"] as? String == "new")
         #expect(body?["channel"] == nil)
         #expect(body?["exactSession"] == nil)
         let exact =
             try JSONSerialization.jsonObject(
-                with: Wire.sendBody(message: "hi", messageId: "ID", session: "s1", exactSession: true))
+                with: Wire.sendBody(message: "hi", messageId: MessageID.new(), session: "s1", exactSession: true))
             as? [String: Any]
         #expect(exact?["exactSession"] as? Bool == true)
     }
@@ -114,6 +115,8 @@ import Testing
 }
 
 @Suite struct SpeechFramingTests {
+    static let id = MessageID.new()
+
     /// What people read: the words as said, without the frame or the command tags' markup.
     @Test(arguments: [
         (
@@ -134,10 +137,10 @@ import Testing
     @Test func hqFrameNamesItsServiceAndNoStt() {
         let framed = SpeechFraming.frame(
             "Buy milk tomorrow <send-message phrase=\"send message\" />",
-            origin: .hq(service: "whisper", diarized: false), messageId: "6F1C", localTime: (14, 23))
+            origin: .hq(service: "whisper", diarized: false), messageId: Self.id, localTime: (14, 23))
         #expect(
             framed
-                == "<speech stt-service=\"whisper\" message-id=\"6F1C\" local-time=\"14:23\">Buy milk tomorrow "
+                == "<speech stt-service=\"whisper\" message-id=\"\(Self.id)\" local-time=\"14:23\">Buy milk tomorrow "
                 + "<send-message phrase=\"send message\" /></speech>"
         )
     }
@@ -145,29 +148,32 @@ import Testing
     @Test func diarizedHQAddsTheFlagAfterTheService() {
         #expect(
             SpeechFraming.frame(
-                "x", origin: .hq(service: "mai-diarized", diarized: true), messageId: "A", localTime: (9, 5))
-                == "<speech stt-service=\"mai-diarized\" diarized=\"1\" message-id=\"A\" "
+                "x", origin: .hq(service: "mai-diarized", diarized: true), messageId: Self.id, localTime: (9, 5))
+                == "<speech stt-service=\"mai-diarized\" diarized=\"1\" message-id=\"\(Self.id)\" "
                 + "local-time=\"09:05\">x</speech>"
         )
     }
 
     @Test func liveFrameSaysSttLiveAndNoService() {
         #expect(
-            SpeechFraming.frame("a & b", origin: .live, messageId: "B", localTime: (0, 0))
-                == "<speech stt=\"live\" message-id=\"B\" local-time=\"00:00\">a & b</speech>")
+            SpeechFraming.frame("a & b", origin: .live, messageId: Self.id, localTime: (0, 0))
+                == "<speech stt=\"live\" message-id=\"\(Self.id)\" local-time=\"00:00\">a & b</speech>")
     }
 
     @Test func olderBoxWithoutServiceOmitsIt() {
         #expect(
-            SpeechFraming.frame("x", origin: .hq(service: nil, diarized: false), messageId: "C", localTime: (23, 59))
-                == "<speech message-id=\"C\" local-time=\"23:59\">x</speech>")
+            SpeechFraming.frame(
+                "x", origin: .hq(service: nil, diarized: false), messageId: Self.id, localTime: (23, 59))
+                == "<speech message-id=\"\(Self.id)\" local-time=\"23:59\">x</speech>")
     }
 
     @Test func messageIdsAreUppercaseUUIDs() {
-        let id = SpeechFraming.newMessageId()
+        let id = MessageID.new().rawValue
         #expect(UUID(uuidString: id) != nil)
         #expect(id == id.uppercased())
-        #expect(SpeechFraming.newMessageId() != id)
+        #expect(MessageID.new().rawValue != id)
+        #expect(MessageID(parsing: id.lowercased())?.rawValue == id)
+        #expect(MessageID(exactly: id.lowercased()) == nil, "a box's request must match byte for byte")
     }
 
     @Test func localTimeUsesTheGivenZone() throws {

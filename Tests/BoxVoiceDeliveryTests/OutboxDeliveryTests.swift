@@ -89,7 +89,7 @@ import Testing
         let box = try outbox()
         var body = ""
         let id = try commit(box, session: "s1") { id in
-            body = SpeechFraming.frame("Buy milk", origin: .live, messageId: id.rawValue, localTime: (9, 30))
+            body = SpeechFraming.frame("Buy milk", origin: .live, messageId: id, localTime: (9, 30))
             return body
         }
         let delivery = OutboxDelivery(store: box, box: "home", client: BoxClient(baseURL: baseURL, token: token))
@@ -119,7 +119,7 @@ import Testing
         let box = try outbox()
         let id = try commit(box, session: "s1") { _ in "<speech stt=\"live\">hi</speech>" }
         // the lost attempt
-        _ = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id.rawValue, session: "s1")
+        _ = try client.send(message: "<speech stt=\"live\">hi</speech>", messageId: id, session: "s1")
         let reports = OutboxDelivery(store: try outbox(), box: "home", client: client).deliverDue()
         #expect(reports == [.delivered(id, acceptance: .deduplicated)])
         #expect(sim.server.messages.count == 1)
@@ -168,11 +168,11 @@ import Testing
         let client = BoxClient(baseURL: sim.baseURL, token: token)
         let box = try outbox()
         let id = try commit(box, session: "s2") { id in
-            SpeechFraming.frame("Buy milk", origin: .live, messageId: id.rawValue, localTime: (9, 30))
+            SpeechFraming.frame("Buy milk", origin: .live, messageId: id, localTime: (9, 30))
         }
         let body = try #require(try box.message(id)?.body)
         // accepted; the answer never came back
-        _ = try client.send(message: body, messageId: id.rawValue, session: "s2")
+        _ = try client.send(message: body, messageId: id, session: "s2")
         try box.recordUncertain(id, reason: "timed out")
         sim.server.setSession("s2", .deleting)
         let delivery = OutboxDelivery(store: box, box: "home", client: client)

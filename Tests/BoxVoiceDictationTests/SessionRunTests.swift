@@ -23,7 +23,7 @@ import Testing
     /// A committed message of `run`, pending with a framed live body.
     private func commit(_ store: MessageStore, run: SessionRun.ID, text: String) throws -> MessageID {
         let recording = try store.beginRecording(box: "home", session: nil, run: run)
-        let body = SpeechFraming.frame(text, origin: .live, messageId: recording.id.rawValue, localTime: (9, 30))
+        let body = SpeechFraming.frame(text, origin: .live, messageId: recording.id, localTime: (9, 30))
         try store.commitSend(
             recording.id, MessageStore.Ending(heardText: text, command: nil, liveText: text), liveBody: body)
         return recording.id

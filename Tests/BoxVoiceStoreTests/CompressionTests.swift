@@ -1,4 +1,5 @@
 import BoxVoiceAudio
+import BoxVoiceContract
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation

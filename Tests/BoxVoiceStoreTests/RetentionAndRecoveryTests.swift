@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import BoxVoiceKeywords
 import BoxVoiceStore
 import BoxVoiceTestSupport

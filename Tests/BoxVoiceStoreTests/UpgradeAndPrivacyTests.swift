@@ -1,3 +1,4 @@
+import BoxVoiceContract
 import BoxVoiceStore
 import BoxVoiceTestSupport
 import Foundation

@@ -1,5 +1,6 @@
 import BoxSim
 import BoxVoiceAudio
+import BoxVoiceContract
 import BoxVoiceStore
 import Foundation
 
