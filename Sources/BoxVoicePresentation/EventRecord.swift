@@ -56,8 +56,10 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var redoneLater: Bool?
     public var needsRePair: Bool?
     public var heardBy: String?
-    /// `not-taken`: why the command did not act (`CommandDoubt.code`), and the figure and line that decided it.
+    /// `not-taken`: why the command did not act (`CommandDoubt.code`).
     public var doubt: String?
+    /// The figure and the line that decided a command: for `not-taken` the one it missed, for `listen`'s `keyword`
+    /// the evidence it acted on (`CommandWeighing`).
     public var score: Double?
     public var threshold: Double?
     public var adoptedDrafts: [MessageID]?

@@ -130,30 +130,6 @@ extension JSONLine {
         let endsAtPause: Bool
     }
 
-    struct Command: Encodable {
-        let event = "keyword"
-        let action: String
-        let phrase: String
-        let at: Double
-        /// Why it acts: its evidence (`CommandDecision`) and the act line it reached; null where pocketsphinx heard
-        /// it (Whisper off).
-        let score: OrNull<Double>
-        let threshold: OrNull<Double>
-    }
-
-    /// A command the utterance ends with that cannot act by itself (`CommandDoubt`): a dictation asks the box.
-    struct NotTaken: Encodable {
-        let event = "not-taken"
-        let action: String
-        let phrase: String
-        let at: Double
-        /// `CommandDoubt.code`.
-        let doubt: String
-        let score: OrNull<Double>
-        let threshold: OrNull<Double>
-        let reason: String
-    }
-
     /// `transcribe --json`: the HQ text and each segment's.
     struct Transcription: Encodable {
         struct Segment: Encodable {

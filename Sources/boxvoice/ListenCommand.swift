@@ -102,18 +102,21 @@ private final class ListenPrinter {
                     JSONLine.Final(
                         text: utterance.text, recognized: utterance.recognized, spotted: utterance.spotted,
                         end: utterance.end, heardBy: utterance.heardBy.name, endsAtPause: utterance.endsAtPause))
-                if let found, let doubt = utterance.commandDoubt {
-                    Console.json(
-                        JSONLine.NotTaken(
-                            action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end,
-                            doubt: doubt.code, score: .init(doubt.score?.value),
-                            threshold: .init(doubt.score?.threshold), reason: doubt.explanation))
-                } else if let found {
-                    let weighing = utterance.commandWeighing
-                    Console.json(
-                        JSONLine.Command(
-                            action: found.action.rawValue, phrase: found.matchedPhrase, at: utterance.end,
-                            score: .init(weighing?.evidence), threshold: .init(weighing?.actLine)))
+                // As `dictate --json` writes them (one Codable type): `not-taken` with its doubt, `keyword` with the
+                // evidence it acted on.
+                if let found, let doubt = utterance.commandDoubt,
+                    var record = EventRecord(
+                        .commandNotTaken(action: found.action, phrase: found.matchedPhrase, doubt: doubt))
+                {
+                    record.at = utterance.end
+                    Console.out(record.line)
+                } else if let found,
+                    var record = EventRecord(
+                        .keyword(action: found.action, phrase: found.matchedPhrase, at: utterance.end))
+                {
+                    record.score = utterance.commandWeighing?.evidence
+                    record.threshold = utterance.commandWeighing.map(\.actLine)
+                    Console.out(record.line)
                 }
             } else {
                 let spotted =

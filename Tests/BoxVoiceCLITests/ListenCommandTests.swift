@@ -52,7 +52,7 @@ import Testing
             let threshold = try #require(keyword["threshold"] as? Double)
             #expect(score >= threshold)
         } else {
-            #expect(keyword["score"] is NSNull)
+            #expect(keyword["score"] == nil)
         }
     }
 
