@@ -23,9 +23,6 @@ struct HeardPieces {
         var doubt: CommandDoubt? = nil
         /// The command needs the box's yes.
         var unsure: Bool { doubt != nil }
-        /// The command's evidence would act, and it is unsure only because the utterance was judged foreign: the
-        /// one doubt the command spotter can answer (`SpotterAgreement`).
-        var unsureOnlyForTheLanguage: Bool { if case .foreign = doubt { true } else { false } }
         /// An unsure command is worth asking the box about (`CommandDecision.Verdict.ask`); false: it is refused
         /// unasked.
         var worthAsking = true

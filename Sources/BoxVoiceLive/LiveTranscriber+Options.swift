@@ -177,13 +177,6 @@ extension LiveTranscriber {
         /// streams every command an ending made was left for the box. Held-out set i: 88 → 91 of 144
         /// commands, 0 wrong (BENCHMARKS.md, "Command endings"). nil: never.
         public var endings: Endings? = Endings(tolerance: 0.4, margin: 3)
-        /// A command whose evidence would act but left unsure because Whisper judged the audio another language
-        /// stands when the command spotter heard the same command in the last second before it ended
-        /// (`SpotterAgreement`): on development set k (English in Finnish and Czech accents) the agreeing hits landed
-        /// 0.1–0.8 s before the command's end but for one (1.3 s), and no hit agreed with a command the clip did not
-        /// hold; on the real foreign streams one hit agreed, with a command the prompt had made (BENCHMARKS.md, "The
-        /// spotter agreeing"). nil: the spotter's hits stay notes.
-        public var spotterAgreement: SpotterAgreement? = SpotterAgreement(tail: 1.0, after: 0.3)
 
         /// How close a command phrase must sound to Whisper's last words to be weighed against them, and how much
         /// less likely than them it may be and still replace them.

@@ -68,14 +68,12 @@ extension LiveTranscriber {
             // One utterance a cut: only a command ending it can act (`Options.commandPlaces` finds no other), so an
             // utterance is never split after command words in its middle.
             guard let piece = heard.pieces.first else { return [] }
-            let agreed = spotterAgrees(with: piece, endingAt: cut.end, hits: standIns.flatMap(\.spots))
             var utterance = LiveUtterance(
-                text: piece.text, recognized: agreed ? piece.text : piece.recognized, spots: spots, end: cut.end,
+                text: piece.text, recognized: piece.recognized, spots: spots, end: cut.end,
                 narrowband: hearsNarrowband, heardBy: .whisper)
             utterance.endsAtPause = cut.endsAtPause
-            utterance.commandDoubt = agreed ? nil : piece.doubt
+            utterance.commandDoubt = piece.doubt
             utterance.commandWorthAsking = piece.worthAsking
-            utterance.commandConfirmedBySpotter = agreed
             utterance.commandWeighing = piece.weighing
             return [.utterance(utterance)]
         case .failure(let error):
@@ -87,14 +85,6 @@ extension LiveTranscriber {
                 if options.holdsCommand(standIn.text) { standIn.commandDoubt = .lateDecode }
                 return .utterance(standIn)
             }
-        }
-    }
-
-    /// Whether the spotter confirms the unsure command of `piece`, ending at `end`, in the utterance being decided.
-    func spotterAgrees(with piece: HeardPieces.Piece, endingAt end: Double, hits: [SpottedPhrase]) -> Bool {
-        guard let agreement = options.whisper?.spotterAgreement else { return false }
-        return agreement.confirms(piece, endingAt: end, hits: hits) {
-            self.options.commandPlaces($0).first?.action
         }
     }
 }

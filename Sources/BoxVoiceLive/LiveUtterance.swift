@@ -69,9 +69,6 @@ public struct LiveUtterance: Sendable, Equatable {
     public var commandIsUnsure: Bool { commandDoubt != nil }
     /// How the command in `text` was weighed against the audio (nil: none was, or pocketsphinx heard it).
     public var commandWeighing: CommandWeighing?
-    /// Whisper left the command in `text` unsure for the language it judged, and the spotter heard it too as it
-    /// ended (`SpotterAgreement`): it stands.
-    public var commandConfirmedBySpotter = false
 
     /// The command this utterance ends with, if one can act: the last words before the speaker's pause.
     public func endingCommand(_ detector: KeywordDetector) -> KeywordMatch? {

@@ -15,7 +15,7 @@ func probeHearing(
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
     endings: LiveTranscriber.WhisperHearing.Endings?? = nil,
-    spotterAgreement: SpotterAgreement?? = nil, commandWordsInside: Bool = false
+    commandWordsInside: Bool = false
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -36,7 +36,6 @@ func probeHearing(
     if let careful { options.whisper?.carefulSearch = careful }
     if let decision { options.whisper?.decision = decision }
     if let endings { options.whisper?.endings = endings }
-    if let spotterAgreement { options.whisper?.spotterAgreement = spotterAgreement }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
     if let ownLanguageBelow { options.whisper?.ownLanguageBelow = ownLanguageBelow }
     if let accentBelow { options.whisper?.accentBelow = accentBelow }
@@ -169,7 +168,7 @@ private func weights(_ utterance: LiveUtterance) -> String {
 /// How a command Whisper wrote stands, as the probe marks it: left for the box, confirmed by the spotter, or (by
 /// itself) nothing.
 private func standing(_ utterance: LiveUtterance) -> String {
-    utterance.commandIsUnsure ? " (unsure)" : utterance.commandConfirmedBySpotter ? " (spotter agreed)" : ""
+    utterance.commandIsUnsure ? " (unsure)" : ""
 }
 
 /// What the spotter fired on in an utterance, each hit with how long before the utterance's end ("" for none).

@@ -112,7 +112,7 @@ do {
             "--accent-below", "--careful", "--command-words-inside", "--conditions", "--context", "--context-unsure",
             "--decision", "--endings", "--english-floor", "--hearing", "--held-out", "--hmm-limit", "--list",
             "--list-condition", "--lookalikes", "--models", "--no-spotter", "--own-language-below", "--real",
-            "--search", "--spotter-agrees", "--threads", "--verbose", "--work")
+            "--search", "--threads", "--verbose", "--work")
         guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
             let hearing = value("--hearing"), let heldOut = value("--held-out")
         else {
@@ -143,7 +143,6 @@ do {
             endings: value("--endings").map {
                 pairSetting($0).map { LiveTranscriber.WhisperHearing.Endings(tolerance: $0, margin: Float($1)) }
             },
-            spotterAgreement: value("--spotter-agrees").map { pairSetting($0).map(SpotterAgreement.init) },
             commandWordsInside: arguments.contains("--command-words-inside"))
     case "room"?:
         try accepting("--languages", "--real", "--samples", "--work")

@@ -100,15 +100,13 @@ import Testing
         #expect(pieces([]).isEmpty)
     }
 
-    /// A command that would act, in an utterance judged foreign, is unsure for the language alone: the one doubt the
-    /// spotter's agreement answers (`SpotterAgreement`). Under the line, the language is not its only doubt.
-    @Test func aForeignCommandIsUnsureAndSaysWhetherTheLanguageIsItsOnlyDoubt() {
+    /// A command that would act, in an utterance judged foreign, is unsure for the language; under the line, its
+    /// evidence is the doubt named.
+    @Test func aForeignCommandIsUnsureAndNamesItsDoubt() {
         let sure = pieces([("Send", 0, 1), ("message.", 0, 1)], english: 0.01, foreign: true)
         #expect(sure.map(\.unsure) == [true])
-        #expect(sure.map(\.unsureOnlyForTheLanguage) == [true])
         #expect(sure.first?.doubt == .foreign(language: "fr", english: Double(Float(0.01))))
         let doubtful = pieces([("Send", 3, 1), ("message.", 3, 1)], english: 0.01, foreign: true)
-        #expect(doubtful.map(\.unsureOnlyForTheLanguage) == [false])
         #expect(doubtful.first?.doubt == .unsure(score: -2, threshold: -0.5))
     }
 
