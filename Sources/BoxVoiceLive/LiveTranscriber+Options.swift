@@ -88,21 +88,17 @@ extension LiveTranscriber {
     /// When a short utterance is decoded a second time, with the audio before it (Whisper hears a second or two alone
     /// badly): only if its first decode holds no command, and only a command-holding second decode is taken.
     public struct Context: Sendable, Equatable {
-        /// Seconds of audio from before the utterance (0: none). Three, not two: with two, a command said alone
-        /// after its sentence was still misheard alone ("Send no.", "Start listening."), where the last three
-        /// seconds of the sentence gave Whisper enough of the voice; clean, it also lost two that two seconds heard
-        /// (BENCHMARKS.md, "A narrower careful look, a longer context").
+        /// Seconds of audio from before the utterance (0: none): enough of the sentence before a command said alone
+        /// for Whisper to know the voice (docs/command-decision.md, "Other settings").
         public var seconds = 3.0
         /// Only an utterance shorter than this many seconds.
         public var below = 3.0
         /// Only when the last utterance's speech ended at most this many seconds before this one's began.
         public var after = 1.5
         /// Only when Whisper gave one of the utterance's words alone less than this probability (or wrote none), or
-        /// something else suggests a command there (`UtteranceEnds.transcribe`'s `suspects`): on ordinary speech the
-        /// second decodes were 45 % of the audio given to Whisper, and none of them turned words Whisper was sure of
-        /// into a command the speaker said. Every command the second decode gave on the development clips (sets d and
-        /// e, 14) came from words alone whose least sure one was under 0.49; the floor leaves a margin over that
-        /// (BENCHMARKS.md, "A second decode only where the first was unsure"). nil: always.
+        /// something else suggests a command there (`UtteranceEnds.transcribe`'s `suspects`): a command Whisper could
+        /// not make out alone comes with an unsure word, and ordinary speech mostly does not, so most second decodes
+        /// are saved (docs/command-decision.md, "Other settings"). nil: always.
         public var unsureBelow: Float? = 0.6
         public init() {}
     }
@@ -124,12 +120,9 @@ extension LiveTranscriber {
         public var checksDeadline = 6.0
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
-        /// How Whisper searches each utterance for its words: greedily. A beam of five heard more commands on the
-        /// development clips (80 of 80 in telephone, laptop, pink, white and babble conditions against 77) and wrote
-        /// fewer wrong words (7.9 % against 8.3 % on the English prompts), but on a quarter of the Russian prompts it
-        /// wrote the send command five times where greedy did once, and it took a command 1.01 s after its utterance
-        /// (median) against 0.77 s, for a quarter more CPU (BENCHMARKS.md, "Hearing"). A false send is worse than a
-        /// missed one: the beam stays for the probe.
+        /// How Whisper searches each utterance for its words: greedily. A beam hears a few more commands but writes
+        /// more false sends over foreign speech, later and for more CPU; a false send is worse than a missed one
+        /// (docs/command-decision.md, "Other settings"). The beam stays for the probe.
         public var search = WhisperModel.Search.greedy
         /// What a short utterance is decoded with (`UtteranceEnds.transcribe`).
         public var context = Context()
@@ -140,42 +133,34 @@ extension LiveTranscriber {
         public var decision = CommandDecision.measured
         /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
         /// audio suggests one (`UtteranceEnds.transcribe`); nil: never. Two beams, not five: whisper.cpp sizes its
-        /// text cache for a beam search at (beams + 2) × 512 places and keeps it for the life of the decoding state,
-        /// so the first careful look of five beams added 36 MB to `dictate` for good (42 MB against greedy's 6), two
-        /// add 18; on the development sets two heard as many commands as five.
+        /// text cache for a beam search at (beams + 2) × 512 places and keeps it for the life of the decoding state
+        /// (18 MB for two, 36 MB for five), and five hear no more commands than two.
         public var carefulSearch: WhisperModel.Search? = .beam(2)
         /// How likely Whisper must find an utterance English (`WhisperModel.Transcript.englishProbability`, a
         /// multilingual model only) for a command in it to act by itself; under it the box is asked first, and the
         /// careful second look is not taken. Told to write English, the multilingual model translates what it hears:
-        /// French *pour envoyer un message* was written as the send command's words (sureness 0.58, 0.38 without
-        /// the prompt, English 0.00019). The development clips' synthetic voices, in noise, are judged English by as
-        /// little as 0.0032, so the floor sits between (BENCHMARKS.md, "Whisper base"). nil: not asked.
+        /// French *pour envoyer un message* comes out as the send command's words, in audio it judges far less likely
+        /// English than any English command in noise (docs/command-decision.md, "Other settings"). nil: not asked.
         public var englishFloor: Float? = 0.001
         /// Under how likely English a sure command's utterance is checked in the language Whisper hears likeliest
-        /// (`UtteranceEnds.inItsOwnLanguage`): the translations over the English floor, 0.0029 on the Spanish prompts
-        /// and up to 0.11 on the telephone French and Spanish ones. The development clips' English commands go from
-        /// 0.0032 to 0.99, and the check passed all but one of those under 0.3 (a laptop-chain clip at 0.24 waits for
-        /// the box); a lower bound would check fewer, but a command waiting for the box costs a round trip, a
-        /// translation taken a message sent too soon (BENCHMARKS.md, "own language"). nil: never checked.
+        /// (`UtteranceEnds.inItsOwnLanguage`): the translations the English floor lets through. A command waiting for
+        /// the box costs a round trip, a translation taken a message sent too soon (docs/command-decision.md, "Other
+        /// settings"). nil: never checked.
         public var ownLanguageBelow: Float? = 0.3
-        /// Languages the own-language check leaves out (`SpokenLanguages.leavingOut`): Whisper judged the held-out
-        /// command clips' synthetic English voices in noise Latin (9 of the 17 commands the check rejected) or Welsh
-        /// (7), with English close behind, and nobody dictates to the box in Latin. Welsh is spoken; a Welsh speaker's
-        /// command translated into English would act by itself, where a Spanish one waits for the box. Chosen on
-        /// held-out set d, which became a development set with it (BENCHMARKS.md, "Latin and Welsh").
+        /// Languages the own-language check leaves out (`SpokenLanguages.leavingOut`): Whisper takes English in noise
+        /// for Latin or Welsh with English close behind, and nobody dictates to the box in Latin. A Welsh speaker's
+        /// command translated into English would act by itself, where a Spanish one waits for the box.
         public var englishLookalikes: Set<String> = ["la", "cy"]
         /// Under how sure Whisper was of the own-language check's words (`HeardPieces.sureness`) a command it did not
         /// find there is taken for English said with an accent, and stands if Whisper writes it again in English
-        /// without the prompt, or words that sound like it at the end (`UtteranceEnds.saidWithAnAccent`). The
-        /// development sets' accented voices came out 0.045–0.22 sure in the language Whisper took them for, real
-        /// Spanish 0.34–0.64 (BENCHMARKS.md, "An accent check"). nil: never.
+        /// without the prompt, or words that sound like it at the end (`UtteranceEnds.saidWithAnAccent`): an accent
+        /// comes out as words Whisper can barely write, a real foreign sentence surely (docs/command-decision.md,
+        /// "Other settings"). nil: never.
         public var accentBelow: Float? = 0.3
         /// Command phrases weighed against the last words of a decode that holds no command, where those words sound
         /// like one (`CommandEndings`, `WhisperModel.Rewriting`): within 0.4 of the phrase's phones, and at most
-        /// 3 (natural log) less likely than Whisper's own words. The commands this made on development sets g and h
-        /// came from endings weighed −4.4 to +2.0 against Whisper's words, all but one over −3; on the real foreign
-        /// streams every command an ending made was left for the box. Held-out set i: 88 → 91 of 144
-        /// commands, 0 wrong (BENCHMARKS.md, "Command endings"). nil: never.
+        /// 3 (natural log) less likely than Whisper's own words. It gains 6.6 points of recall on the held-out sets
+        /// with no wrong action (docs/command-decision.md, "What else feeds the decision"). nil: never.
         public var endings: Endings? = Endings(tolerance: 0.4, margin: 3)
 
         /// How close a command phrase must sound to Whisper's last words to be weighed against them, and how much
