@@ -56,6 +56,15 @@ public struct Invocation: Sendable {
 
     /// Every word of a repeating argument.
     public func arguments(_ name: String) -> [String] { words[name] ?? [] }
+
+    /// An argument, or an option with a default, that the grammar guarantees: the parser refuses a command line
+    /// without it, so a miss here is said as a usage error naming it rather than a crash.
+    public func required(_ name: String) throws(UsageError) -> String {
+        guard let value = name.hasPrefix("-") ? string(name) : argument(name) else {
+            throw UsageError(.missingArgument, "\(command) needs \(name)", subject: name)
+        }
+        return value
+    }
 }
 
 /// How values are read, shared by the check and the readers so both agree.

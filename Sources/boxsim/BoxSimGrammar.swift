@@ -62,11 +62,11 @@ let program = ProgramSpec(
                     "--hq-rejects", .list(allowed: []), placeholder: "FORMAT,…",
                     help:
                         "the HQ service refuses these formats (wav, ogg, flac, …) with a permanent "
-                            + "invalid_file_format"),
+                        + "invalid_file_format"),
             ],
             check: { invocation in
                 do {
-                    _ = try HQMode.parse(invocation.string("--hq")!)
+                    _ = try HQMode.parse(invocation.required("--hq"))
                     return nil
                 } catch {
                     return "--hq: \(error)"

@@ -34,10 +34,9 @@ func parsedInvocation(_ argv: [String]) -> Invocation {
 }
 
 extension Invocation {
-    /// An option the grammar gives a default or requires: its absence is a grammar bug, said as such.
-    func required(_ name: String) -> String {
-        guard let value = string(name) ?? argument(name) else { fail("\(name) is missing (boxsim's grammar is wrong)") }
-        return value
+    /// What the grammar guarantees (`required`); its absence is a grammar bug, said as such.
+    func given(_ name: String) -> String {
+        do { return try required(name) } catch { fail("\(error) (boxsim's grammar is wrong)") }
     }
 
     func requiredNumber(_ name: String) -> Double {
@@ -64,17 +63,17 @@ func main() {
     case "manpage":
         say(ManPage.render(program, version: BuildInfo.version))
     case "completions":
-        switch invocation.required("SHELL") {
+        switch invocation.given("SHELL") {
         case "bash": say(ShellCompletions.bash(program))
         case "zsh": say(ShellCompletions.zsh(program))
         default: say(ShellCompletions.fish(program))
         }
     case "serve":
-        serve(invocation, data: invocation.required("--data"))
+        serve(invocation, data: invocation.given("--data"))
     case "retranscribe":
-        retranscribe(invocation, data: invocation.required("--data"))
+        retranscribe(invocation, data: invocation.given("--data"))
     case "pair-link", "messages", "transcriptions":
-        ask(invocation, data: invocation.required("--data"))
+        ask(invocation, data: invocation.given("--data"))
     default:
         preconditionFailure("a command the grammar declares is handled")
     }
@@ -86,7 +85,7 @@ func serve(_ invocation: Invocation, data: String) {
     configuration.port = Int(invocation.requiredNumber("--port"))
     if let slug = invocation.string("--slug") { configuration.slug = slug }
     do {
-        configuration.hq = try HQMode.parse(invocation.required("--hq"))
+        configuration.hq = try HQMode.parse(invocation.given("--hq"))
     } catch {
         fail("\(error)")
     }
@@ -116,7 +115,7 @@ func serve(_ invocation: Invocation, data: String) {
 
 /// `boxsim retranscribe`: asks the running box to request a message's last audio, and describes the answer.
 func retranscribe(_ invocation: Invocation, data: String) -> Never {
-    let message = invocation.required("--message")
+    let message = invocation.given("--message")
     let timeout = Int(invocation.requiredNumber("--timeout-ms"))
     let (base, host, port) = running(invocation, data: data)
     let body: Data

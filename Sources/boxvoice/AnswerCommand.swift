@@ -18,7 +18,7 @@ enum AnswerCommand: Command {
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let boxName = invocation.string("--box")
-        let source = invocation.argument("REQUEST")!
+        let source = try invocation.required("REQUEST")
         // The request first: a wrong one is said before anything is looked up or sent.
         var lines: [String]
         if source == "-" {

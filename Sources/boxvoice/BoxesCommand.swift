@@ -72,15 +72,15 @@ enum BoxesCommand: Command {
                 }
             }
         case "codec":
-            let name = invocation.argument("NAME")!, value = invocation.argument("CODEC")!
+            let name = try invocation.required("NAME"), value = try invocation.required("CODEC")
             try registry.setUploadCodec(value, for: name)
             Console.out("'\(name)' uploads HQ segments as \(value)")
         case "use":
-            let name = invocation.argument("NAME")!
+            let name = try invocation.required("NAME")
             try registry.select(name)
             Console.out("'\(name)' is now the selected box")
         case "unpair":
-            let name = invocation.argument("NAME")!
+            let name = try invocation.required("NAME")
             try registry.remove(name)
             // Its retained recordings go too (contract §8: unpairing deletes them at once).
             var dropped = 0

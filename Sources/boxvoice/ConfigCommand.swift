@@ -88,7 +88,7 @@ enum ConfigCommand: Command {
             do {
                 switch invocation.verb {
                 case "set":
-                    let value = invocation.argument("VALUE")!
+                    let value = try invocation.required("VALUE")
                     try settings.set(key!, value)
                     try checkExists(key!, value, in: settings)
                 case "unset": try settings.unset(key!)
@@ -103,7 +103,7 @@ enum ConfigCommand: Command {
             }
             dropped.removeAll()
             switch invocation.verb {
-            case "set": Console.out("\(key!) = \(invocation.argument("VALUE")!)")
+            case "set": Console.out("\(key!) = \(try invocation.required("VALUE"))")
             case "unset": Console.out("\(key!) is back to its default")
             default:
                 let defaults = Dictionary(uniqueKeysWithValues: UserSettings().values.map { ($0.key, $0.value) })

@@ -69,10 +69,10 @@ enum DevicesCommand: Command {
 enum FilePCMSubcommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
         let directory = invocation.string("--dir") ?? Paths.cacheDirectory + "/file-pcm"
-        let name = invocation.string("--name")!
+        let name = try invocation.required("--name")
         let format = invocation.string("--format").flatMap(SampleFormat.init(alsaName:)) ?? .float32LE
         let integerOnly = invocation.flag("--integer-only")
-        let wav = invocation.argument("WAV")!
+        let wav = try invocation.required("WAV")
         let made: FileCapturePCM.Made
         do {
             made = try FileCapturePCM.make(

@@ -10,7 +10,7 @@ enum DocsCommand: Command {
         arguments: [ArgumentSpec("KIND", .choice(["man", "bash", "zsh", "fish"]), help: "man, bash, zsh or fish")])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        switch invocation.argument("KIND")! {
+        switch try invocation.required("KIND") {
         case "man": Console.out(ManPage.render(Commands.program, version: BuildInfo.version))
         case "bash": Console.out(ShellCompletions.bash(Commands.program))
         case "zsh": Console.out(ShellCompletions.zsh(Commands.program))

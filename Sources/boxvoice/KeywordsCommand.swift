@@ -14,7 +14,7 @@ enum KeywordsCommand: Command {
                 "detect",
                 summary:
                     "the command TEXT holds (action, phrase, the text with its tag), or \"no keyword\"; exit 0 either "
-                        + "way",
+                    + "way",
                 options: [
                     OptionSpec("--at-start", help: "only accept a phrase with no words before it"), CommonOptions.json,
                 ],
@@ -33,11 +33,12 @@ enum KeywordsCommand: Command {
         switch invocation.verb {
         case "detect":
             return detect(
-                invocation.argument("TEXT")!, atStart: invocation.flag("--at-start"), json: invocation.flag("--json"),
+                try invocation.required("TEXT"), atStart: invocation.flag("--at-start"),
+                json: invocation.flag("--json"),
                 detector: try ModelsDirectory.keywordDetector(override: keywords))
         default:
             return try validate(
-                invocation.argument("DIR")!, detector: try ModelsDirectory.keywordDetector(override: keywords))
+                try invocation.required("DIR"), detector: try ModelsDirectory.keywordDetector(override: keywords))
         }
     }
 

@@ -234,12 +234,16 @@ enum RecordingsCommand: Command {
                 }
             }
         case "keep-as":
-            let format = RetentionFormat(rawValue: invocation.argument("FORMAT")!)!
+            let value = try invocation.required("FORMAT")
+            guard let format = RetentionFormat(rawValue: value) else {
+                throw CLIError.usage(
+                    "'\(value)' is not a retention format (\(RetentionFormat.allCases.map(\.rawValue)))")
+            }
             try store.setRetentionFormat(format)
             Console.out("recordings are kept as \(format.rawValue) from now on")
             return 0
         case "forget":
-            let text = invocation.argument("ID")!
+            let text = try invocation.required("ID")
             let id = try LocalStore.id(text)
             guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else {
                 throw CLIError.failed("no recording \(id) is kept for '\(box)'")

@@ -28,7 +28,7 @@ enum PairCommand: Command {
         let insecure = invocation.flag("--insecure")
         let allowDirect = invocation.flag("--allow-direct-token")
         let json = invocation.flag("--json")
-        let text = invocation.argument("LINK")!
+        let text = try invocation.required("LINK")
 
         let link: PairingLink
         do {

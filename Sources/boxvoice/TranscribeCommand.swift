@@ -21,7 +21,7 @@ enum TranscribeCommand: Command {
         let boxName = invocation.string("--box")
         let json = invocation.flag("--json")
         let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
-        let file = invocation.argument("FILE")!
+        let file = try invocation.required("FILE")
         guard FileManager.default.isReadableFile(atPath: file) else {
             throw CLIError.failed("cannot read '\(file)': \(FileProblem.describe(file)). Nothing was uploaded.")
         }

@@ -64,7 +64,7 @@ extension Commands {
         let helpHint = command.map { " (`boxvoice \($0.name) --help`)" } ?? ""
         return
             "boxvoice\(command.map { " " + $0.name } ?? ""): "
-                + "\(error.message)\(error.code == .unknownCommand ? "" : helpHint)"
+            + "\(error.message)\(error.code == .unknownCommand ? "" : helpHint)"
     }
 }
 
@@ -93,6 +93,9 @@ func runMain() -> Int32 {
             return try command.run(invocation)
         } catch CLIError.usage(let message) {
             Console.err("boxvoice \(invocation.command): \(message) (`boxvoice \(invocation.command) --help`)")
+            return ExitStatus.usage
+        } catch let error as UsageError {
+            Console.err("boxvoice \(invocation.command): \(error) (`boxvoice \(invocation.command) --help`)")
             return ExitStatus.usage
         } catch {
             Console.err("boxvoice \(invocation.command): \(error)")

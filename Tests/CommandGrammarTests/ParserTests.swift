@@ -62,6 +62,17 @@ private func problem(_ argv: String...) -> UsageError? {
 }
 
 @Suite struct ParserTests {
+    /// What the grammar guarantees is read without a force unwrap: a default or a given argument is there, and a
+    /// name the command line lacks is a usage error naming it.
+    @Test func aRequiredValueIsTheDefaultTheArgumentOrAUsageError() throws {
+        #expect(try run("record").required("--takes") == "3")
+        #expect(try run("outbox", "send", "X1").required("ID") == "X1")
+        let invocation = try run("record")
+        #expect(throws: UsageError(.missingArgument, "record needs --device", subject: "--device")) {
+            try invocation.required("--device")
+        }
+    }
+
     @Test func valuesAreReadInEitherSpellingAndDefaultsApply() throws {
         let invocation = try run("record", "--device", "hw:1", "--max-seconds=2.5", "--json")
         #expect(invocation.string("--device") == "hw:1")
