@@ -131,14 +131,8 @@ extension LiveTranscriber {
         /// How a command the utterance ends with is decided on its evidence (`CommandDecision.evidence`): chosen on
         /// the curve of false actions per hour against missed commands (docs/command-decision.md).
         public var decision = CommandDecision.measured
-        /// How an utterance is decoded again when its quick words hold no sure command but something else in the same
-        /// audio suggests one (`UtteranceEnds.transcribe`); nil: never. Two beams, not five: whisper.cpp sizes its
-        /// text cache for a beam search at (beams + 2) × 512 places and keeps it for the life of the decoding state
-        /// (18 MB for two, 36 MB for five), and five hear no more commands than two.
-        public var carefulSearch: WhisperModel.Search? = .beam(2)
         /// How likely Whisper must find an utterance English (`WhisperModel.Transcript.englishProbability`, a
-        /// multilingual model only) for a command in it to act by itself; under it the box is asked first, and the
-        /// careful second look is not taken. Told to write English, the multilingual model translates what it hears:
+        /// multilingual model only) for a command in it to act by itself; under it the box is asked first. Told to write English, the multilingual model translates what it hears:
         /// French *pour envoyer un message* comes out as the send command's words, in audio it judges far less likely
         /// English than any English command in noise (docs/command-decision.md, "Other settings"). nil: not asked.
         public var englishFloor: Float? = 0.001

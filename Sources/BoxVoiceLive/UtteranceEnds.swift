@@ -210,12 +210,7 @@ final class UtteranceEnds {
     /// Whisper to make out. Only when Whisper was unsure of a word (`Context.unsureBelow`) or `suspects` the words:
     /// a command it could not make out alone was written with an unsure word every time measured. The second
     /// decode's words are taken only when they hold a command: given context, Whisper also writes some of the
-    /// context's words again, which ordinary text must not get (BENCHMARKS.md, "Hearing").
-    ///
-    /// When the words hold no command Whisper is sure of (`HeardPieces`) but something suggests one was said —
-    /// `suspects` says so of the words (pocketsphinx's text or the spotter held a command in the same audio, or the
-    /// last words sound like a command phrase) — the utterance is decoded once more with the careful search
-    /// (`WhisperHearing.carefulSearch`), whose words are taken only when they hold a command it is sure of.
+    /// context's words again, which ordinary text must not get.
     ///
     /// Words holding a sure command, in audio Whisper finds unlikely to be English, are checked in the language it
     /// hears (`inItsOwnLanguage`).
@@ -227,18 +222,7 @@ final class UtteranceEnds {
     {
         let started = Date()
         let quick = quickly(cut, started: started, wait: wait ?? settings.deadline, suspects: suspects).map(judged)
-        guard let careful = settings.carefulSearch, case .success(let first) = quick, !first.holdsSureCommand,
-            !first.foreign, suspects(Self.text(first.words))
-        else { return remembered(quick.map { inItsOwnLanguage($0, cut: cut, started: started) }) }
-        let left = settings.checksDeadline - Date().timeIntervalSince(started)
-        decodes.careful.add(cut.heardCount)
-        let second = worker.transcribe(
-            cut.heard, prompt: settings.prompt, deadline: left, search: careful, scoringWithoutPrompt: weighsCommands,
-            rewriting: rewriting)
-        guard case .success(let transcript) = second else { return remembered(quick) }
-        let better = judged(heard(transcript, of: cut.heard))
-        return remembered(
-            better.holdsSureCommand ? .success(inItsOwnLanguage(better, cut: cut, started: started)) : quick)
+        return remembered(quick.map { inItsOwnLanguage($0, cut: cut, started: started) })
     }
 
     /// An utterance's words and the pieces they were judged as, worked out once: the second look decides on the

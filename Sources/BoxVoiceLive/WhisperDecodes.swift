@@ -23,8 +23,6 @@ public struct WhisperDecodes: Sendable {
     public var atEnd = Tally()
     /// A short utterance decoded again with the seconds before it (`LiveTranscriber.Context`).
     public var context = Tally()
-    /// An utterance decoded again with the careful search (`WhisperHearing.carefulSearch`).
-    public var careful = Tally()
     /// Commands checked in the language Whisper heard (`UtteranceEnds.inItsOwnLanguage`), each with the decodes
     /// below.
     public var languageChecks = 0
@@ -48,6 +46,6 @@ public struct WhisperDecodes: Sendable {
 
     /// Seconds of audio Whisper was given in all.
     public var seconds: Double {
-        [speculative, atEnd, context, careful, language, ownLanguage, accent].reduce(0) { $0 + $1.seconds }
+        [speculative, atEnd, context, language, ownLanguage, accent].reduce(0) { $0 + $1.seconds }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 func probeHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, list: String?,
     search: WhisperModel.Search, conditionNames: [String], threads: Int, context: Double?,
-    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil, careful: WhisperModel.Search?? = nil,
+    verbose: Bool, spotter: Bool = true, activeHMMLimit: Int? = nil,
     decision: CommandDecision? = nil, englishFloor: Float?? = nil, ownLanguageBelow: Float?? = nil,
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
@@ -33,7 +33,6 @@ func probeHearing(
     if let context { options.whisper?.context.seconds = context }
     if let contextUnsureBelow { options.whisper?.context.unsureBelow = contextUnsureBelow }
     if !spotter { options.spotterPhrases = nil }
-    if let careful { options.whisper?.carefulSearch = careful }
     if let decision { options.whisper?.decision = decision }
     if let endings { options.whisper?.endings = endings }
     if let englishFloor { options.whisper?.englishFloor = englishFloor }
@@ -206,7 +205,7 @@ func describe(_ decodes: WhisperDecodes, of seconds: Double) -> String {
     return [
         tally("started when settled", decodes.speculative) + ", \(decodes.settled) used, \(decodes.dropped) dropped",
         tally("at the end", decodes.atEnd), tally("with context", decodes.context),
-        tally("careful", decodes.careful), "\(decodes.languageChecks) language checks",
+        "\(decodes.languageChecks) language checks",
         tally("language judged", decodes.language), tally("in the language heard", decodes.ownLanguage),
         String(format: "%.0f s given for %.0f s of audio (%.2f×)", decodes.seconds, seconds, decodes.seconds / seconds),
         "\(decodes.rewritten.count) endings rewritten"

@@ -109,7 +109,7 @@ do {
             timing: !arguments.contains("--no-timing"))
     case "hearing-probe"?:
         try accepting(
-            "--accent-below", "--careful", "--command-words-inside", "--conditions", "--context", "--context-unsure",
+            "--accent-below", "--command-words-inside", "--conditions", "--context", "--context-unsure",
             "--decision", "--endings", "--english-floor", "--hearing", "--held-out", "--hmm-limit", "--list",
             "--list-condition", "--lookalikes", "--models", "--no-spotter", "--own-language-below", "--real",
             "--search", "--threads", "--verbose", "--work")
@@ -131,7 +131,6 @@ do {
             threads: value("--threads").flatMap(Int.init) ?? 2,
             context: value("--context").flatMap(Double.init), verbose: arguments.contains("--verbose"),
             spotter: !arguments.contains("--no-spotter"), activeHMMLimit: value("--hmm-limit").flatMap(Int.init),
-            careful: value("--careful").map { $0.hasPrefix("beam") ? .beam(Int($0.dropFirst(4)) ?? 5) : nil },
             decision: value("--decision").flatMap { decisionSetting($0) },
             englishFloor: value("--english-floor").map { Float($0) },
             ownLanguageBelow: value("--own-language-below").map { Float($0) },

@@ -136,24 +136,14 @@ import Testing
         #expect(detector.detect(UtteranceEnds.text(words))?.action == .send)
     }
 
-    /// The careful search runs only where the quick words hold no sure command and something else suggests one,
-    /// and its words are taken only when they hold a command it is sure of.
-    @Test func theCarefulSearchRunsOnSuspicionAndItsWordsCountOnlyWithASureCommand() throws {
+    /// An utterance ending with a command comes judged with its words: the command's piece is sure and ends at its
+    /// last word.
+    @Test func aCommandsPieceComesJudgedAndEndsAtItsLastWord() throws {
         let detector = try #require(Self.detector)
         let settings = try #require(try options().whisper)
         let ends = try Self.utteranceEnds(settings, detector)
-        func text(_ result: Result<UtteranceEnds.Judged, HearingError>) -> String? {
-            (try? result.get()).map { UtteranceEnds.text($0.words) }
-        }
-        let talk = try Self.cut("none-budget.wav")
-        let unsuspected = text(ends.transcribe(talk, suspects: { _ in false }))
-        #expect(ends.decodes.careful.count == 0)
-        let suspected = text(ends.transcribe(talk, suspects: { _ in true }))
-        #expect(ends.decodes.careful.count == 1)
-        #expect(suspected != nil && suspected == unsuspected, "no command found: the quick words stand")
-        let commandHeard = ends.transcribe(try Self.cut("send-buy-milk.wav"), suspects: { _ in true })
-        let command = text(commandHeard)
-        #expect(ends.decodes.careful.count == 1, "a sure command in the quick words needs no second look")
+        let commandHeard = ends.transcribe(try Self.cut("send-buy-milk.wav"))
+        let command = (try? commandHeard.get()).map { UtteranceEnds.text($0.words) }
         #expect(command.flatMap { detector.detect($0)?.action } == .send)
         // The pieces come judged with the words: the command's piece is sure and ends at its last word.
         let judged = try commandHeard.get()
