@@ -132,7 +132,8 @@ extension LiveTranscriber {
         /// the curve of false actions per hour against missed commands (docs/command-decision.md).
         public var decision = CommandDecision.measured
         /// How likely Whisper must find an utterance English (`WhisperModel.Transcript.englishProbability`, a
-        /// multilingual model only) for a command in it to act by itself; under it the box is asked first. Told to write English, the multilingual model translates what it hears:
+        /// multilingual model only) for a command in it to act by itself; under it the box is asked first. Told to
+        /// write English, the multilingual model translates what it hears:
         /// French *pour envoyer un message* comes out as the send command's words, in audio it judges far less likely
         /// English than any English command in noise (docs/command-decision.md, "Other settings"). nil: not asked.
         public var englishFloor: Float? = 0.001

@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 
 /// Whisper over 16 kHz mono Float32: one utterance in, its text out. This type (with its forced scoring, in
-/// WhisperModel+Scoring) is the only caller of whisper.cpp's decoder. One decode at a time (it holds one decoding state over the shared weights);
-/// `WhisperWorker` gives it a thread of its own.
+/// WhisperModel+Scoring) is the only caller of whisper.cpp's decoder. One decode at a time (it holds one decoding
+/// state over the shared weights); `WhisperWorker` gives it a thread of its own.
 public final class WhisperModel {
     public static let sampleRate = 16_000
     private let weights: WhisperWeights
