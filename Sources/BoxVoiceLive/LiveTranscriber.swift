@@ -25,8 +25,6 @@ public final class LiveTranscriber {
     /// The opening audio as it came in, beside `priming` (cleaned), until the room is first judged.
     private var primingRaw: [Int16] = []
     private var fed: Int64 = 0
-    /// What `feed` takes: the capture's rate.
-    public static let inputRate = AudioRate.hertz
     /// Samples taken at the input rate, before any resampling: where the stream ends, to the sample.
     private var received: Int64 = 0
     private var pendingSpots: [SpotterHit] = []
@@ -58,7 +56,7 @@ public final class LiveTranscriber {
             throw PocketSphinxError(
                 operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
-        resampler = try Resampler(from: Double(Self.inputRate), to: Double(PocketSphinxDecoder.sampleRate))
+        resampler = try Resampler(from: AudioRate.perSecond, to: Double(PocketSphinxDecoder.sampleRate))
         ends = try options.whisper.map {
             try UtteranceEnds(
                 settings: $0, holdsCommand: options.holdsCommand, commandPlaces: options.commandPlaces,
@@ -119,7 +117,7 @@ public final class LiveTranscriber {
     /// recognizers' ends are rounded to their frames and windows, and a message ending with it keeps every sample
     /// up to its command (the input ended there).
     private func endingAtStreamEnd(_ updates: [LiveUpdate]) -> [LiveUpdate] {
-        let streamEnd = Double(received) / Double(Self.inputRate)
+        let streamEnd = Double(received) / AudioRate.perSecond
         guard let last = updates.lastIndex(where: { if case .utterance = $0 { true } else { false } }),
             case .utterance(var utterance) = updates[last], streamEnd - utterance.end < Self.endsWithStream
         else {
