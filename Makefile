@@ -69,13 +69,15 @@ check-readme: setup
 	@scripts/apt-ensure.sh $(FIRST_HOUR_TOOLS) $(DEB_TOOLS)
 	@scripts/check-readme.sh
 
-## bench: measure against the named baselines and write BENCHMARKS.md (release build, Swift runtime linked
-## statically as a shipped binary would be: it starts in ~5 ms instead of ~15 ms)
+## bench: measure against the named baselines, each area's report in docs/bench/, and write BENCHMARKS.md from them;
+## AREAS="capture latency" remakes only those (scripts/bench.sh lists them). Release build, Swift runtime linked
+## statically as a shipped binary would be: it starts in ~5 ms instead of ~15 ms.
 RELEASE_FLAGS := -c release --static-swift-stdlib
+AREAS ?=
 bench: setup
 	@scripts/apt-ensure.sh $(BENCH_TOOLS)
 	swift build $(RELEASE_FLAGS) $(BUILD_INFO)
-	@scripts/bench.sh "$$(swift build $(RELEASE_FLAGS) --show-bin-path)"
+	@scripts/bench.sh "$$(swift build $(RELEASE_FLAGS) --show-bin-path)" $(AREAS)
 
 ## release: the binaries as shipped (release build, Swift runtime linked statically)
 release: setup

@@ -1,85 +1,116 @@
 #!/usr/bin/env bash
-# `make bench`: measures boxvoice against named baselines on this machine, in one run, and writes BENCHMARKS.md.
+# `make bench [AREAS="capture latency"]`: measures boxvoice against named baselines on this machine, one area at a
+# time (all by default). Each area's report goes to docs/bench/<area>.md, stamped with the commit and machine that
+# made it; scripts/bench-report.py then writes BENCHMARKS.md from every area's report. An area that fails leaves its
+# previous report in place (and its stamp says how old it is).
+# Usage: scripts/bench.sh BIN_DIR [AREA...]
+#   areas: capture keywords hearing latency wire durability pocketsphinx suite
 set -euo pipefail
-bin_dir=$1
+bin_dir=$1; shift
 root=$(cd "$(dirname "$0")/.." && pwd)
+all_areas=(capture keywords hearing latency wire durability pocketsphinx suite)
+areas=("$@"); [ ${#areas[@]} -gt 0 ] || areas=("${all_areas[@]}")
+for area in "${areas[@]}"; do
+    [[ " ${all_areas[*]} " == *" $area "* ]] || { echo "bench.sh: no area '$area' (areas: ${all_areas[*]})" >&2; exit 2; }
+done
 work=$(mktemp -d /tmp/boxvoice-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 runs=${BENCH_RUNS:-7}
-
-# --- Capture to disk: boxvoice record vs arecord, same ALSA file PCM, same frames -------------------------
-"$bin_dir/boxvoice" devices file-pcm "$root/Samples/long-meeting-notes.wav" --dir "$work" --name bench_mic >"$work/made.txt"
-frames=$(sed -n 's/.*plays \([0-9]*\) frames.*/\1/p' "$work/made.txt")
-seconds=$(sed -n 's/.*--max-seconds \([0-9.]*\).*/\1/p' "$work/made.txt")
-export ALSA_CONFIG_PATH="/usr/share/alsa/alsa.conf:$work/bench_mic.asound.conf"
+bench=("$bin_dir/boxvoice-bench")
+reports=$root/docs/bench
+mkdir -p "$reports"
 
 cpu() { # prints user+sys CPU seconds of the command
     local TIMEFORMAT='%3U %3S'
     { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ printf "%.3f\n", $1 + $2 }'
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
-: >"$work/boxvoice.cpu"; : >"$work/arecord.cpu"; : >"$work/arecord20.cpu"
-for i in $(seq "$runs"); do
-    rm -rf "$work/rec" "$work/arecord.wav" "$work/arecord20.wav"
-    cpu "$bin_dir/boxvoice" record --device bench_mic --max-seconds "$seconds" --out "$work/rec" >>"$work/boxvoice.cpu"
-    cpu arecord -q -D bench_mic -f FLOAT_LE -r 48000 -c 1 -t wav -s "$frames" "$work/arecord.wav" >>"$work/arecord.cpu"
-    cpu arecord -q -D bench_mic -f FLOAT_LE -r 48000 -c 1 -t wav -s "$frames" --period-size=960 --buffer-size=7680 \
-        "$work/arecord20.wav" >>"$work/arecord20.cpu"
-done
-bv=$(median <"$work/boxvoice.cpu")
-ar=$(median <"$work/arecord.cpu")
-ar20=$(median <"$work/arecord20.cpu")
-ratio20=$(awk -v a="$bv" -v b="$ar20" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-# Same work done? Compare what each wrote.
-bv_bytes=$(cat "$work"/rec/seg-*.wav | wc -c)
-ar_bytes=$(wc -c <"$work/arecord.wav")
-ratio=$(awk -v a="$bv" -v b="$ar" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+# Real recorded speech (Debian's Asterisk prompts) and the command clips, fetched or made once per run.
+real() { [ -d "$work/real" ] || "$root/scripts/real-speech.sh" "$work/real" >&2; }
+# Held-out sets i and j in one folder (32 clips: 16 voices and sentences each, none a setting was chosen on).
+held_out_ij() {
+    [ -d "$work/held-out-ij" ] && return
+    mkdir -p "$work/held-out-ij"
+    for set in i j; do
+        "$root/scripts/held-out-commands.sh" "$work/held-out-$set" "$set" >/dev/null
+        for clip in "$work/held-out-$set"/*.wav; do cp "$clip" "$work/held-out-ij/$set-$(basename "$clip")"; done
+        sed "s/^/$set-/" "$work/held-out-$set/commands.tsv" >>"$work/held-out-ij/commands.tsv"
+    done
+}
 
-# --- Keyword detection: compiled matcher vs naive expansion -------------------------------------------------
-keyword_table=""
-if [ -x "$bin_dir/boxvoice-bench" ]; then
-    keyword_table=$("$bin_dir/boxvoice-bench" keywords --models "$root/Models")
-fi
+# --- capture: boxvoice record against arecord, same ALSA file PCM, same frames; the first words' pre-roll ----------
+area_capture() {
+    "$bin_dir/boxvoice" devices file-pcm "$root/Samples/long-meeting-notes.wav" --dir "$work" --name bench_mic \
+        >"$work/made.txt"
+    local frames seconds
+    frames=$(sed -n 's/.*plays \([0-9]*\) frames.*/\1/p' "$work/made.txt")
+    seconds=$(sed -n 's/.*--max-seconds \([0-9.]*\).*/\1/p' "$work/made.txt")
+    : >"$work/boxvoice.cpu"; : >"$work/arecord.cpu"; : >"$work/arecord20.cpu"
+    for _ in $(seq "$runs"); do
+        rm -rf "$work/rec" "$work/arecord.wav" "$work/arecord20.wav"
+        ALSA_CONFIG_PATH="/usr/share/alsa/alsa.conf:$work/bench_mic.asound.conf" cpu "$bin_dir/boxvoice" record \
+            --device bench_mic --max-seconds "$seconds" --out "$work/rec" >>"$work/boxvoice.cpu"
+        ALSA_CONFIG_PATH="/usr/share/alsa/alsa.conf:$work/bench_mic.asound.conf" cpu arecord -q -D bench_mic \
+            -f FLOAT_LE -r 48000 -c 1 -t wav -s "$frames" "$work/arecord.wav" >>"$work/arecord.cpu"
+        ALSA_CONFIG_PATH="/usr/share/alsa/alsa.conf:$work/bench_mic.asound.conf" cpu arecord -q -D bench_mic \
+            -f FLOAT_LE -r 48000 -c 1 -t wav -s "$frames" --period-size=960 --buffer-size=7680 \
+            "$work/arecord20.wav" >>"$work/arecord20.cpu"
+    done
+    local bv ar ar20
+    bv=$(median <"$work/boxvoice.cpu"); ar=$(median <"$work/arecord.cpu"); ar20=$(median <"$work/arecord20.cpu")
+    echo "## Capture to disk"
+    echo
+    echo "<!-- headline: \`boxvoice record\` $bv CPU s for ${seconds%.*} s of audio, arecord $ar s: $(ratio "$bv" "$ar")× -->"
+    echo
+    echo "\`Samples/long-meeting-notes.wav\` (${seconds%.*} s) recorded from one ALSA \`file\`-plugin PCM, which delivers as"
+    echo "fast as it is read: the figure is CPU, not wall time. boxvoice converts, plans cuts and writes segments with a"
+    echo "header refresh every second; arecord writes one WAV. Median of $runs interleaved runs, user + sys CPU seconds."
+    echo
+    echo "| what | CPU s | bytes written | ratio |"
+    echo "|---|---|---|---|"
+    echo "| \`boxvoice record\` (20 ms periods) | $bv | $(cat "$work"/rec/seg-*.wav | wc -c) | |"
+    echo "| baseline: \`arecord -f FLOAT_LE -r 48000 -c 1 -t wav\` (125 ms periods) | $ar | $(wc -c <"$work/arecord.wav") | **$(ratio "$bv" "$ar")×** |"
+    echo "| baseline: arecord at 20 ms periods, as boxvoice | $ar20 | | $(ratio "$bv" "$ar20")× |"
+    echo
+    "${bench[@]}" preroll --trials 10
+}
 
-# --- Live keyword recognition: language model, spotter, both -------------------------------------------------
-live_table=""
-if [ -x "$bin_dir/boxvoice-bench" ]; then
-    live_table=$("$bin_dir/boxvoice-bench" live --models "$root/Models" --samples "$root/Samples")
-fi
+# --- keywords: the compiled matcher against naive expansion; pocketsphinx's live keywords on Samples/ -------------
+area_keywords() {
+    "${bench[@]}" keywords --models "$root/Models"
+    echo
+    "${bench[@]}" live --models "$root/Models" --samples "$root/Samples"
+}
 
-# --- Upload to the HQ endpoint: BoxClient vs curl -F against boxsim ------------------------------------------
-upload_table=""
-if [ -x "$bin_dir/boxsim" ]; then
-    "$bin_dir/boxsim" serve --data "$work/boxsim" --hq fixed:x >"$work/boxsim.log" 2>&1 &
-    boxsim_pid=$!
-    for _ in $(seq 50); do [ -s "$work/boxsim/boxsim.url" ] && break; sleep 0.1; done
-    upload_table=$("$bin_dir/boxvoice-bench" upload --link "$("$bin_dir/boxsim" pair-link --data "$work/boxsim")" --runs "$runs")
-    kill "$boxsim_pid"; wait "$boxsim_pid" 2>/dev/null || true
-fi
-
-# --- Dictation: latency of the send (pipelined HQ vs all HQ at the send), peak memory, retranscription answer ----
-dictation_table=""; memory_table=""; retranscribe_table=""; faults_table=""; durability_table=""; codec_table=""; preroll_table=""
-if [ -x "$bin_dir/boxvoice-bench" ]; then
-    dictation_table=$("$bin_dir/boxvoice-bench" dictation --models "$root/Models" --samples "$root/Samples" --lengths "${BENCH_DICTATION_SECONDS:-20,180,600}")
-    memory_table=$("$bin_dir/boxvoice-bench" memory --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --minutes "${BENCH_MEMORY_MINUTES:-1,10,60}")
-    durability_table=$("$bin_dir/boxvoice-bench" durability --boxvoice "$bin_dir/boxvoice" --trials "${BENCH_KILL_TRIALS:-120}")
-    preroll_table=$("$bin_dir/boxvoice-bench" preroll --trials 10)
-    codec_table=$("$bin_dir/boxvoice-bench" codec --models "$root/Models" --samples "$root/Samples" --minutes "${BENCH_CODEC_MINUTES:-10}")
-    retranscribe_table=$("$bin_dir/boxvoice-bench" retranscribe --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --runs "$runs")
-    "$root/scripts/sound-server-packages.sh"
-    faults_table=$("$bin_dir/boxvoice-bench" faults --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --samples "$root/Samples" \
-        --busy-minutes "${BENCH_BUSY_MINUTES:-10}" --watchdog-trials "${BENCH_WATCHDOG_TRIALS:-10}")
-fi
-
-# --- Spoken commands on real recorded speech and degraded clips (fetched now, never committed) -------------------
-real_table=""; calibration_table=""; second_opinion_table=""; hearing_table=""; curve_table=""
+# --- hearing: Whisper at utterance ends against pocketsphinx on the real streams and held-out sets; the curve -------
+area_hearing() {
+    real
+    "$root/scripts/held-out-commands.sh" "$work/held-out" j >/dev/null
+    # Dictation using command words inside its sentences, each half a list the hearing table reads as a stream.
+    "$root/scripts/mid-sentence-clips.sh" "$work/real/mid-sentence" 2>/dev/null
+    for half in development held-out; do
+        awk -F'\t' -v half="$half" '$2 == half { print "mid-sentence/" $1 "\t" $3 }' \
+            "$work/real/mid-sentence/sentences.tsv" >"$work/real/mid-sentence-$half.tsv"
+    done
+    mkdir -p "$work/hearing-work"
+    echo "## Hearing"
+    echo
+    echo "Whisper at each utterance's end (Silero VAD cutting) beside pocketsphinx's live path (the baseline), on the"
+    echo "same audio in one run. What each stream and command set is for: [hearing-bench.md](../hearing-bench.md)."
+    echo
+    "${bench[@]}" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
+        --hearing "$root/.build/hearing/models" --held-out "$work/held-out"
+    echo
+    command_curve
+}
 
 # The command decision's curve, redrawn from the data its three numbers were chosen on (docs/command-decision.md):
 # development sets l and m for the misses, the Spanish and French real streams for the false actions. Writes
 # docs/command-decision-curve.png and prints the table behind it, the operating point marked.
 command_curve() {
-    local probe=("$bin_dir/boxvoice-bench" hearing-probe --models "$root/Models" --real "$work/real"
+    local probe=("${bench[@]}" hearing-probe --models "$root/Models" --real "$work/real"
         --hearing "$root/.build/hearing/models" --work "$work/curve-work")
     mkdir -p "$work/curve-work" "$work/no-clips"
     "$root/scripts/held-out-commands.sh" "$work/curve-l" l >/dev/null
@@ -93,13 +124,13 @@ command_curve() {
         "${probe[@]}" --held-out "$work/no-clips" --list "$work/real/$language.tsv" >"$work/curve-$language.log" 2>&1
         streams+=("$work/curve-$language.log:$(list_minutes "$work/real/$language.tsv")")
     done
-    echo "## The command decision's curve (issue: command decision)"
+    echo "### The command decision's curve"
     echo
     echo "Missed commands on development sets l and m against false actions per hour of the Spanish and French real"
     echo "streams, before the language checks; the operating point in bold (docs/command-decision.md says how it was"
     echo "chosen)."
     echo
-    echo "![missed commands against false actions per hour](docs/command-decision-curve.png)"
+    echo "![missed commands against false actions per hour](../command-decision-curve.png)"
     echo
     /usr/bin/python3 "$root/scripts/command-curve.py" "$root/docs/command-decision-curve.png" \
         --clips "$work/curve-l.log" "$work/curve-m.log" --streams "${streams[@]}"
@@ -116,133 +147,83 @@ for line in open(sys.argv[1], encoding="utf-8"):
 print(f"{total / 60:.1f}")
 PY
 }
-if [ -x "$bin_dir/boxvoice-bench" ]; then
-    "$root/scripts/real-speech.sh" "$work/real"
-    mkdir -p "$work/real-work"
-    real_table=$("$bin_dir/boxvoice-bench" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" --work "$work/real-work" \
-        --landed "$root/scripts/command-spotter.landed.en.txt")
-    calibration_table=$("$bin_dir/boxvoice-bench" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" --work "$work/real-work")
-    "$root/scripts/held-out-commands.sh" "$work/held-out" j >/dev/null
-    # Dictation using command words inside its sentences, each half a list the hearing table reads as a stream.
-    "$root/scripts/mid-sentence-clips.sh" "$work/real/mid-sentence" 2>/dev/null
-    for half in development held-out; do
-        awk -F'\t' -v half="$half" '$2 == half { print "mid-sentence/" $1 "\t" $3 }' \
-            "$work/real/mid-sentence/sentences.tsv" >"$work/real/mid-sentence-$half.tsv"
-    done
-    mkdir -p "$work/hearing-work"
-    hearing_table=$("$bin_dir/boxvoice-bench" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
-        --hearing "$root/.build/hearing/models" --held-out "$work/held-out" --boxvoice "$bin_dir/boxvoice")
-    second_opinion_table=$("$bin_dir/boxvoice-bench" second-opinion --models "$root/Models" --samples "$root/Samples" --runs "$runs")
-    curve_table=$(command_curve)
-fi
 
-cpu_model=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
-{
-    echo "# Benchmarks"
+# --- latency: a spoken command to the dictation (quiet and busy), the send to the box's 200, memory -------------------
+area_latency() {
+    real
+    held_out_ij
+    mkdir -p "$work/latency-work"
+    "${bench[@]}" latency --models "$root/Models" --real "$work/real" --work "$work/latency-work" \
+        --hearing "$root/.build/hearing/models" --held-out "$work/held-out-ij" --boxvoice "$bin_dir/boxvoice" \
+        --plot "$work/latency.tsv"
+    /usr/bin/python3 "$root/scripts/bench-plots.py" latency "$work/latency.tsv" "$reports/latency.png"
     echo
-    echo "Written by \`make bench\` on $(date -u +%Y-%m-%d) — $(nproc) cores, ${cpu_model:-unknown CPU}. Every baseline runs in the same invocation as what it is compared with."
+    "${bench[@]}" dictation --models "$root/Models" --samples "$root/Samples" \
+        --lengths "${BENCH_DICTATION_SECONDS:-20,180,600}"
     echo
-    echo "## Capture to disk (issue: foundation)"
+    "${bench[@]}" memory --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" \
+        --minutes "${BENCH_MEMORY_MINUTES:-1,10,60}" --plot "$work/memory.tsv"
+    /usr/bin/python3 "$root/scripts/bench-plots.py" memory "$work/memory.tsv" "$reports/memory.png"
+}
+
+# --- wire: the upload against curl, Opus against WAV, the answer to a retranscription request --------------------------
+area_wire() {
+    "$bin_dir/boxsim" serve --data "$work/boxsim" --hq fixed:x >"$work/boxsim.log" 2>&1 &
+    local boxsim_pid=$!
+    for _ in $(seq 50); do [ -s "$work/boxsim/boxsim.url" ] && break; sleep 0.1; done
+    "${bench[@]}" upload --link "$("$bin_dir/boxsim" pair-link --data "$work/boxsim")" --runs "$runs"
+    kill "$boxsim_pid"; wait "$boxsim_pid" 2>/dev/null || true
     echo
-    echo "Records \`Samples/long-meeting-notes.wav\` (${seconds} s, ${frames} frames) from one ALSA \`file\`-plugin capture PCM,"
-    echo "which delivers as fast as it is read, so the figure is CPU cost, not wall time. boxvoice converts, plans cuts and writes"
-    echo "three segments with header refreshes every second; arecord writes one WAV. Median of ${runs} runs each, interleaved, user+sys CPU seconds."
+    "${bench[@]}" codec --models "$root/Models" --samples "$root/Samples" --minutes "${BENCH_CODEC_MINUTES:-10}"
     echo
-    echo "| what | CPU s (median) | bytes written |"
-    echo "|---|---|---|"
-    echo "| \`boxvoice record\` (20 ms periods) | $bv | $bv_bytes |"
-    echo "| baseline: \`arecord -f FLOAT_LE -r 48000 -c 1 -t wav\` (its default 125 ms periods) | $ar | $ar_bytes |"
-    echo "| same-period baseline: arecord with \`--period-size=960 --buffer-size=7680\` (20 ms, as boxvoice) | $ar20 | |"
-    echo "| **ratio boxvoice / arecord (named baseline)** | **$ratio×** (aim ≤ 1.5×) | |"
-    echo "| ratio boxvoice / arecord at 20 ms periods | $ratio20× | |"
+    "${bench[@]}" retranscribe --boxvoice "$bin_dir/boxvoice" --samples "$root/Samples" --runs "$runs"
+}
+
+# --- durability: kill -9 in every phase, the commit at the command; a hostile box, a busy machine, a lost microphone --
+area_durability() {
+    "${bench[@]}" durability --boxvoice "$bin_dir/boxvoice" --trials "${BENCH_KILL_TRIALS:-120}"
     echo
-    echo "Per run, CPU s — boxvoice: $(paste -sd' ' "$work/boxvoice.cpu"); arecord: $(paste -sd' ' "$work/arecord.cpu"); arecord 20 ms: $(paste -sd' ' "$work/arecord20.cpu")"
+    "$root/scripts/sound-server-packages.sh" >&2
+    "${bench[@]}" faults --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --samples "$root/Samples" \
+        --busy-minutes "${BENCH_BUSY_MINUTES:-10}" --watchdog-trials "${BENCH_WATCHDOG_TRIALS:-10}"
+}
+
+# --- pocketsphinx: the road `recognizer pocketsphinx` takes (language model and spotter), `calibrate`, the box's
+# second opinion on a weak command ------------------------------------------------------------------------------------
+area_pocketsphinx() {
+    real
+    mkdir -p "$work/real-work"
+    echo "## The pocketsphinx road"
     echo
-    echo "Where the difference goes: boxvoice reads 20 ms periods (6.25× the reads and /dev/null writes of the file plugin"
-    echo "at arecord's default: the same-period row shows that share), hands each period to a writer thread over a bounded"
-    echo "queue, keeps per-window levels for the cut search, and starts the Swift runtime and Foundation (~5 ms, statically linked)."
-    if [ -n "$keyword_table" ]; then
-        echo
-        echo "$keyword_table"
+    "${bench[@]}" realspeech --models "$root/Models" --samples "$root/Samples" --real "$work/real" \
+        --work "$work/real-work" --landed "$root/scripts/command-spotter.landed.en.txt"
+    echo
+    "${bench[@]}" calibration --boxvoice "$bin_dir/boxvoice" --models "$root/Models" --real "$work/real" \
+        --work "$work/real-work"
+    echo
+    "${bench[@]}" second-opinion --models "$root/Models" --samples "$root/Samples" --runs "$runs"
+}
+
+# --- suite: the test suite's CPU time, this commit against a named baseline commit, back to back ----------------------
+area_suite() {
+    "$root/scripts/suite-cost.sh" "${BENCH_SUITE_BASELINE:-8fa6084}" "$work/suite"
+}
+
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo " (with changes not committed)" || true)
+machine="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+failed=()
+for area in "${areas[@]}"; do
+    echo "bench: $area…" >&2
+    if "area_$area" >"$work/$area.md"; then
+        {
+            echo "<!-- made by: make bench AREAS=$area | $commit$dirty | $(date -u +%Y-%m-%d) | $machine -->"
+            cat "$work/$area.md"
+        } >"$reports/$area.md"
+    else
+        failed+=("$area")
+        echo "bench: $area failed; docs/bench/$area.md keeps its previous report" >&2
     fi
-    if [ -n "$live_table" ]; then
-        echo
-        echo "$live_table"
-    fi
-    if [ -n "$upload_table" ]; then
-        echo
-        echo "$upload_table"
-    fi
-    if [ -n "$dictation_table" ]; then
-        echo
-        echo "## Dictation: from the spoken send to the box's 200 (issue: dictation)"
-        echo
-        echo "A recording of keyword-free sample speech ending in a spoken send, fed at real-time pace through the capture path into"
-        echo "\`DictationSession\` (pocketsphinx live path, boxsim over loopback with \`--hq slow:2\`: every HQ call takes 2 s). Measured from"
-        echo "the audio time the utterance holding the send ended (mapped to the wall clock of the real-time feed) to the box's 200 for"
-        echo "the message. boxvoice uploads each 60 s segment the moment it closes (≤ 3 at once); the baseline is the same session with"
-        echo "every upload held until the send (\`--no-pipelining\`). Aim: per-segment HQ does not grow with length, ≤ one segment's"
-        echo "HQ time + 1 s (3 s here)."
-        echo
-        echo "$dictation_table"
-    fi
-    if [ -n "$memory_table" ]; then
-        echo
-        echo "## Dictation: peak memory (issue: dictation)"
-        echo
-        echo "\`boxvoice dictate --input\` over recordings of keyword-free sample speech (a spoken send at the end), fed as fast as the"
-        echo "live recognizer takes them, into boxsim with instant HQ; peak resident set of the process alone, from GNU \`time\`. Aim: ≤ 100 MB,"
-        echo "flat in length. Where it goes (pocketsphinx measured in C right after \`ps_init\`; Models/README.md): the live decoder with"
-        echo "Debian's en-us language model 81 MB (94 MB before its dictionary was cut to the model's own words; the model and its"
-        echo "search alone take ≈ 45 MB whatever the vocabulary), each of the command spotter's two decoders ≈ 7 MB (the acoustic"
-        echo "model, mapped once per decoder), the Swift runtime, Foundation and the C libraries ≈ 30 MB, then SQLite, libcurl and"
-        echo "buffers (a file input gets a 1 s capture queue: it waits for the recognizer rather than dropping, so more would only hold memory)."
-        echo
-        echo "$memory_table"
-    fi
-    if [ -n "$retranscribe_table" ]; then
-        echo
-        echo "$retranscribe_table"
-    fi
-    if [ -n "$hearing_table" ]; then
-        echo
-        echo "## Hearing: Whisper at utterance ends, Silero VAD (issue: hearing)"
-        echo
-        cat "$root/docs/hearing-bench.md"
-        echo
-        echo "$hearing_table"
-    fi
-    if [ -n "$curve_table" ]; then
-        echo
-        echo "$curve_table"
-    fi
-    if [ -n "$real_table" ]; then
-        echo
-        echo "$real_table"
-    fi
-    if [ -n "$calibration_table" ]; then
-        echo
-        echo "$calibration_table"
-    fi
-    if [ -n "$second_opinion_table" ]; then
-        echo
-        echo "$second_opinion_table"
-    fi
-    if [ -n "$codec_table" ]; then
-        echo
-        echo "$codec_table"
-    fi
-    if [ -n "$preroll_table" ]; then
-        echo
-        echo "$preroll_table"
-    fi
-    if [ -n "$durability_table" ]; then
-        echo
-        echo "$durability_table"
-    fi
-    if [ -n "$faults_table" ]; then
-        echo
-        echo "$faults_table"
-    fi
-} >"$root/BENCHMARKS.md"
-cat "$root/BENCHMARKS.md"
+done
+/usr/bin/python3 "$root/scripts/bench-report.py" "$reports" "$root/BENCHMARKS.md" "${all_areas[@]}"
+[ ${#failed[@]} -eq 0 ] || { echo "bench: failed: ${failed[*]}" >&2; exit 1; }

@@ -10,7 +10,7 @@ public enum CompressedCodec: Sendable, Equatable, CustomStringConvertible {
 
     /// 64 kbit/s: the lowest rate at which `make bench` measured boxsim's recognizer giving the same text for the Opus
     /// upload as for the WAV within 5 % word error over every sample (3.9 %; 48 kbit/s: 6.5 %, 24 kbit/s: 9.3 %), at 27
-    /// times fewer bytes than 48 kHz Float32 (BENCHMARKS.md).
+    /// times fewer bytes than 48 kHz Float32 (BENCHMARKS.md at 7c182fc).
     public static let speechOpus = CompressedCodec.opus(bitsPerSecond: 64_000)
 
     /// The file name extension the box reads the format from (contract §1).

@@ -5,8 +5,8 @@ import Foundation
 
 /// The user's calibration recordings heard through the whole live path, as `dictate` would hear them with one choice
 /// of settings: the language model, the spotter, the front end, the speaker's pause and the contract's detector
-/// together. What the spotter alone finds on the takes is not what the user gets (BENCHMARKS.md: a front end chosen
-/// that way cost the laptop chain's held-out commands), so calibration compares its choices here.
+/// together. What the spotter alone finds on the takes is not what the user gets (BENCHMARKS.md at 7c182fc: a front end
+/// chosen that way cost the laptop chain's held-out commands), so calibration compares its choices here.
 public struct CalibrationTrial: Sendable {
     /// How one choice heard the recordings.
     public struct Score: Sendable, Equatable, CustomStringConvertible {

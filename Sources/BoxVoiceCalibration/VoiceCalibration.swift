@@ -39,8 +39,8 @@ public struct VoiceCalibration: Sendable {
     /// cleaned makes fewer mistakes, or as many and hears at least `cleaningMargin` more takes. Cleaning also changes
     /// the speech, so it earns its place only where it clearly hears better: in the babble room, cleaned heard one take
     /// more (25 against 24 of 27) and then the held-out sentences 12 of 16 against 16 as captured; on a set of the
-    /// same takes differing only in sox's dither, a tie, and 12–13 against 14 (BENCHMARKS.md). One take of 27 is
-    /// within what the trial moves by between such sets.
+    /// same takes differing only in sox's dither, a tie, and 12–13 against 14 (BENCHMARKS.md at 7c182fc). One take of
+    /// 27 is within what the trial moves by between such sets.
     public static func cleans(asCaptured: CalibrationTrial.Score, cleaned: CalibrationTrial.Score) -> Bool {
         cleaned.isBetter(than: asCaptured, byAtLeast: cleaningMargin)
     }

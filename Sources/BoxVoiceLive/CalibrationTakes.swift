@@ -1,7 +1,8 @@
 /// The user's calibration takes: each spotter phrase with its 16 kHz recordings, in one order (by phrase) that every
 /// consumer hears them in. The order matters: a decoder hearing recordings one after another carries its feature
 /// normalization from each to the next, and the adaptation's sums depend on it, so in whatever order a dictionary
-/// iterates, a threshold on the edge of firing moved between runs of the same takes (BENCHMARKS.md, calibration).
+/// iterates, a threshold on the edge of firing moved between runs of the same takes (BENCHMARKS.md at 7c182fc,
+/// calibration).
 public struct CalibrationTakes: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     public struct Phrase: Sendable, Equatable {
         /// As written in the spotter's phrases file.

@@ -1,5 +1,5 @@
 /// How soon after a spotter hit its utterance must end for the hit to count: people pause after a command, and a
-/// phrase inside running speech is text. Measured on real speech and degraded command clips (BENCHMARKS.md,
+/// phrase inside running speech is text. Measured on real speech and degraded command clips (BENCHMARKS.md at 7c182fc,
 /// "Spoken commands"): a true hit lands 0.1–0.9 s before its utterance ends; the short send phrase firing on the
 /// start of a longer command, 1.1–1.2 s.
 public struct SpotTails: Sendable, Equatable {
@@ -24,7 +24,7 @@ public struct SpotterHit: Sendable, Equatable {
     public var end: Double
     /// How long the speaker had been quiet then (`SpeakerPause`); nil where the pause is not heard. Kept with the
     /// hit for the bench's record, not judged: a true hit came as late into the quiet as a false one did
-    /// (BENCHMARKS.md, "Spoken commands").
+    /// (BENCHMARKS.md at 7c182fc, "Spoken commands").
     public var quietBefore: Double?
 
     public init(phrase: String, end: Double, quietBefore: Double? = nil) {
@@ -37,7 +37,7 @@ public struct SpotterHit: Sendable, Equatable {
 /// The live path's judgement of what an utterance says when the spotter and the language model disagree: which
 /// spotter hits become the utterance's last words, and whether words that only sound like a command count as one.
 /// It is pure — the recognizers' output in, an utterance out — so the bench applies exactly this judgement to
-/// stored decodes (BENCHMARKS.md).
+/// stored decodes (BENCHMARKS.md at 7c182fc).
 public struct CommandEvidence: Sendable {
     /// Nil: a hit counts wherever it fired.
     public var tails: SpotTails?

@@ -1,7 +1,7 @@
 /// Holds back an utterance whose command only the spotter heard (or only sounds like one) until the speaker has
 /// stayed quiet for a while after it: people stop after a command, and go on after ordinary words the spotter
 /// mistook for one. In the 150 s meeting dictation under white noise and babble, the close phrase was spotted at the
-/// end of a sentence the speaker followed with the next one 1.44 s and 0.54 s later (BENCHMARKS.md, "Spoken
+/// end of a sentence the speaker followed with the next one 1.44 s and 0.54 s later (BENCHMARKS.md at 7c182fc, "Spoken
 /// commands"): both were acted on before this.
 /// Pure: the live path feeds it whether each 20 ms frame is quiet (`SpeakerPause`) and the stream's position.
 public struct CommandHold: Sendable {

@@ -3,8 +3,9 @@ import Foundation
 /// Whether the microphone's audio stops at the telephone band (nothing above about 4 kHz): a Bluetooth headset in its
 /// call profile, a phone line or a narrowband codec. Debian ships only a wideband acoustic model, so under such a
 /// microphone every command scores far worse in the spotter and the thresholds for wideband audio hear few of them
-/// (BENCHMARKS.md, "Spoken commands": the telephone band). The judgement is the share of the last seconds' energy
-/// above 5 kHz: speech from a wideband microphone keeps a few percent of its energy there, a band-limited one none.
+/// (BENCHMARKS.md at 7c182fc, "Spoken commands": the telephone band). The judgement is the share of the last seconds'
+/// energy above 5 kHz: speech from a wideband microphone keeps a few percent of its energy there, a band-limited one
+/// none.
 public struct InputBand: Sendable {
     /// Narrowband while the energy above the cutoff is under this share of the whole (dB) …
     public static let narrowBelow = -38.0

@@ -14,13 +14,14 @@ extension LiveTranscriber {
         public var useLanguageModel = true
         /// The most HMMs the language model's search keeps alive per frame (nil: pocketsphinx's 30,000). Speech the
         /// model fits poorly — a noisy room, an accent, another language — keeps the search wide and slow; capped, it
-        /// decoded the Russian stream about a quarter faster, the English one with no more word errors (BENCHMARKS.md).
+        /// decoded the Russian stream about a quarter faster, the English one with no more word errors (BENCHMARKS.md
+        /// at 7c182fc).
         public var activeHMMLimit: Int? = 5_000
         /// pocketsphinx's second, flat-lexicon pass over each ended utterance, which re-scores every frame of it to
         /// polish its final text (nil: only where that text is the utterance's, without `whisper`). On the
         /// utterance-end road Whisper's text replaces it: without the pass the held-out clips gave the same commands
         /// in all nine conditions (137 of 144) for 9 % less CPU, while on the pocketsphinx road it hears 3 more of
-        /// the 144 (76 against 73) (BENCHMARKS.md, "The test suite's cost ... fifth session").
+        /// the 144 (76 against 73) (BENCHMARKS.md at 7c182fc, "The test suite's cost").
         public var languageModelSecondPass: Bool?
         var secondPassIsOn: Bool { languageModelSecondPass ?? (whisper == nil) }
         /// The language model's search as these options set it, as pocketsphinx arguments.
@@ -40,7 +41,7 @@ extension LiveTranscriber {
 
         /// With the spotter and the language model on: an utterance whose last words only sound like a spotter phrase
         /// ("sun message") ends with that phrase, as weak evidence like a spotter hit (a second opinion from the box
-        /// is asked for it when one is configured). Measured in BENCHMARKS.md.
+        /// is asked for it when one is configured). Measured in BENCHMARKS.md at 7c182fc.
         public var hearsSoundAlikes = false
         /// Whether a text already holds a command (the contract's detector): then no spotter hit or sound-alike is
         /// added.

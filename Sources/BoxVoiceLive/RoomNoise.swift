@@ -9,10 +9,11 @@ public enum FrontEndUse: String, Sendable, CaseIterable {
 }
 
 /// Whether the room is noisy enough for the front end to help, judged from the audio as it arrives. Noise suppression
-/// is for noise: in a quiet or merely echoing room it costs words (BENCHMARKS.md), in a noisy one it finds commands the
-/// raw audio hides. The judgement is the signal-to-noise ratio of the last seconds — the level of their loud 20 ms
-/// frames (90th percentile) over that of their quiet ones (10th: the room between words) — with a gap between the
-/// level that switches cleaning on and the one that switches it off, so a steady room never flips back and forth.
+/// is for noise: in a quiet or merely echoing room it costs words (BENCHMARKS.md at 7c182fc), in a noisy one it finds
+/// commands the raw audio hides. The judgement is the signal-to-noise ratio of the last seconds — the level of their
+/// loud 20 ms frames (90th percentile) over that of their quiet ones (10th: the room between words) — with a gap
+/// between the level that switches cleaning on and the one that switches it off, so a steady room never flips back and
+/// forth.
 public struct RoomNoise: Sendable {
     /// Below this the front end cleans (the same line calibration draws:
     /// `SpotterCalibration.noiseSuppressionBelowSNR`).

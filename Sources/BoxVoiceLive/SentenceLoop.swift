@@ -1,8 +1,8 @@
 /// Whisper's sentence loop, seen while it decodes: a greedy pass over a short utterance often writes its last
 /// sentence (or last few) again and again until the token ceiling, and each token costs a decoder step. Before the
 /// decode was stopped at the loop, a lone command of 1.4 s decoded in 0.85 s, 18 tokens of which 15 were the loop,
-/// against 0.48 s for one of 3 tokens (BENCHMARKS.md, "A sentence loop"). `UtteranceEnds.withoutRepeats` drops the
-/// repeats from the words either way; stopping the decode only spares their cost.
+/// against 0.48 s for one of 3 tokens (BENCHMARKS.md at 7c182fc, "A sentence loop"). `UtteranceEnds.withoutRepeats`
+/// drops the repeats from the words either way; stopping the decode only spares their cost.
 ///
 /// A person can say a sentence twice ("Stop. Stop.") and go on; only a third writing in a row is a loop. A run of
 /// the prompt's own sentences (the command phrases) is a loop at its second writing: the prompt is a list of them,

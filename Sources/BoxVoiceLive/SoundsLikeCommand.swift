@@ -18,7 +18,7 @@ public struct SoundsLikeCommand: Sendable {
     /// The largest distance accepted, as a share of the phrase's phones.
     public let tolerance: Double
 
-    /// Measured on the degraded command clips and real speech (BENCHMARKS.md): more recall in noise and the
+    /// Measured on the degraded command clips and real speech (BENCHMARKS.md at 7c182fc): more recall in noise and the
     /// telephone band, no false command added.
     public static let defaultTolerance = 0.25
 

@@ -2,8 +2,8 @@
 /// first decoder step after the start of the transcript, read as whisper.cpp reads it to detect a language.
 ///
 /// Whisper hands English it finds hard to place to a few languages nobody here dictates in: the held-out command
-/// clips' synthetic voices in noise were judged Latin or Welsh, the English a close second (BENCHMARKS.md, "Latin and
-/// Welsh"); people report the same of Welsh-accented English. `leavingOut` judges the audio among the other
+/// clips' synthetic voices in noise were judged Latin or Welsh, the English a close second (BENCHMARKS.md at 7c182fc,
+/// "Latin and Welsh"); people report the same of Welsh-accented English. `leavingOut` judges the audio among the other
 /// languages.
 public struct SpokenLanguages: Sendable, Equatable {
     /// Each language's share, by Whisper's code for it (`en`, `es`); they sum to 1 but for rounding.

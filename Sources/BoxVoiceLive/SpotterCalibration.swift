@@ -20,7 +20,8 @@ public struct SpotterCalibration: Sendable {
     }
 
     public static let exponents = [5, 10, 15, 20, 25, 30, 35, 40]
-    /// Measured in BENCHMARKS.md (calibration): without it, thresholds chosen on 26 s of talk fired on held-out talk.
+    /// Measured in BENCHMARKS.md at 7c182fc (calibration): without it, thresholds chosen on 26 s of talk fired on
+    /// held-out talk.
     public static let margin = 10
 
     public let phrases: [Phrase]
@@ -129,12 +130,12 @@ public struct SpotterCalibration: Sendable {
     /// on the edge of firing. The margin never reaches past the default (`start`), whose leniency was tuned on half
     /// an hour of real keyword-free speech: a default silent on the user's recordings is not tightened because a
     /// threshold far more lenient fires (that tightened the babble room's clean-up phrase from 1e-20 to 1e-10 and
-    /// lost a held-out command, BENCHMARKS.md).
+    /// lost a held-out command, BENCHMARKS.md at 7c182fc).
     ///
     /// Of those finding the most takes, the one nearest the default (the stricter on a tie): three takes that a
     /// stricter threshold finds just as well say nothing about the user's next command, so a threshold moves only as
     /// far as finding more takes, or silence on the talk, requires (tightening on ties cost the laptop chain's
-    /// held-out commands 13 → 8 of 16, BENCHMARKS.md).
+    /// held-out commands 13 → 8 of 16, BENCHMARKS.md at 7c182fc).
     public static func choice(
         exponents: [Int], start: Int, margin: Int,
         score: (Int) throws -> (found: Int, false: Int)
@@ -228,8 +229,9 @@ public struct SpotterCalibration: Sendable {
         return band.isNarrow
     }
 
-    /// Noise suppression is for noise: in a quiet room (or one that only echoes) it costs words (BENCHMARKS.md: clean
-    /// and reverberant clips lose recall through it), so calibration tries it only below this signal-to-noise ratio.
+    /// Noise suppression is for noise: in a quiet room (or one that only echoes) it costs words (BENCHMARKS.md at
+    /// 7c182fc: clean and reverberant clips lose recall through it), so calibration tries it only below this
+    /// signal-to-noise ratio.
     public static let noiseSuppressionBelowSNR = 35.0
 
     /// The recordings' signal-to-noise ratio in dB: the level of their loud 20 ms frames (the 90th percentile) over

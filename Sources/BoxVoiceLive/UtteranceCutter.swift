@@ -30,10 +30,10 @@ public struct UtteranceCutter: Sendable {
         public var dipAfter = 6.0
         /// The longest utterance, in seconds: `dictate` peaked at 412–421 MB on 27.5 s of speech without a pause
         /// with 28 (Whisper's window), 348–351 MB with 12 and 331–334 MB with 8, against the 350 MB
-        /// (BENCHMARKS.md, "the longest utterance cut to 8 s").
+        /// (BENCHMARKS.md at 7c182fc, "the longest utterance cut to 8 s").
         public var longest = 8.0
         public init() {}
-        /// The rule measured in BENCHMARKS.md ("Hearing").
+        /// The rule measured in BENCHMARKS.md at 7c182fc ("Hearing").
         public static let measured = Rule()
     }
 

@@ -172,8 +172,9 @@ public final class WhisperModel {
         parameters.single_segment = oneSegment
         if samples <= 30 * sampleRate {
             // The encoder attends over as much audio as the utterance holds (and a second more), not Whisper's whole
-            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md, "Hearing"). A
-            // recording of one window (an HQ segment under 30 s) likewise; longer ones keep whole windows.
+            // 30 s window: a 4 s utterance decodes in about a quarter of the time (BENCHMARKS.md at 7c182fc,
+            // "Hearing"). A recording of one window (an HQ segment under 30 s) likewise; longer ones keep whole
+            // windows.
             parameters.audio_ctx = Int32(audioContext(seconds: Double(samples) / Double(sampleRate)))
         }
         if oneSegment {

@@ -48,7 +48,10 @@ private func benchCommit(in work: TemporaryDirectory, count: Int) throws {
     let ratio = median(ours) / max(median(baseline), 1e-9)
     print(
         """
-        ## Durability: the commit at the command (issue: message owner)
+        ### The commit at the command
+
+        <!-- headline: a send's commit takes \(String(format: "%.2f", median(ours))) ms (median), an fsync'd append \
+        \(String(format: "%.2f", median(baseline))) ms: \(String(format: "%.2f", ratio))× -->
 
         `MessageStore.commitSend` — one `BEGIN IMMEDIATE … COMMIT` in WAL mode with `synchronous=FULL` (the WAL is \
         fsync'd), on this
@@ -116,7 +119,10 @@ private func benchKills(boxvoice: String, trials: Int, work: TemporaryDirectory)
     }
     print(
         """
-        ## Durability: `kill -9` in every phase (issue: message owner)
+        ### `kill -9` in every phase
+
+        <!-- headline: \(trials) kills in every phase: \(max(lost, heardTotal - messages.count)) lost, \
+        \(duplicates) duplicated -->
 
         \(trials) trials: `boxvoice dictate --json --once --input Samples/send-buy-milk.wav` against boxsim (HQ takes \
         1 s, each send is

@@ -16,7 +16,7 @@ func benchFaults(boxvoice: String, models: String, samples: String, busyMinutes:
     let work = NSTemporaryDirectory() + "boxvoice-faults-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: work) }
-    print("## Faults: a hostile box, a busy machine, a removed microphone (issue: faults)")
+    print("### Faults: a hostile box, a busy machine, a removed microphone")
     print()
     try benchBurst(boxvoice: boxvoice, samples: samples, work: work + "/burst")
     print()
@@ -139,7 +139,7 @@ private func benchBurst(boxvoice: String, samples: String, work: String) throws 
     }
     let (answered, refused) = tally(daemon.stderr)
     func ratio(_ a: Int, _ b: Int) -> String { b > 0 ? String(format: "%.2f×", Double(a) / Double(b)) : "–" }
-    print("### A burst of \(count) retranscription requests (boxsim `/boxsim/burst-last-audio`)")
+    print("#### A burst of \(count) retranscription requests (boxsim `/boxsim/burst-last-audio`)")
     print()
     print(
         "`boxvoice daemon` paired to boxsim, holding one retained recording (60 s of speech kept as WAV, so each "
@@ -229,7 +229,7 @@ private func benchEndless(boxvoice: String, work: String) throws {
     stream.stop()
     let after = ProcessUse.read(getpid())
 
-    print("### Answers without end")
+    print("#### Answers without end")
     print()
     print(
         "`boxvoice pair` against a server that answers the redeem with a body that never ends, beside the same command "
@@ -282,6 +282,7 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
     try speechRecording(seconds: minutes * 60, samples: samples, path: clip)
     let input = try SoundFile.open(path: clip).readAll()
     var rows: [String] = []
+    var busyHeadline = ""
     for loaded in [false, true] {
         let box = try BoxSimServer(
             configuration: BoxSimConfiguration(
@@ -317,6 +318,12 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
         let (behind, skipped, skips) = lags.summary
         let hogCount = 2 * ProcessInfo.processInfo.activeProcessorCount
         let machine = loaded ? "\(hogCount) CPU hogs (2× the cores)" : "idle machine (baseline)"
+        if loaded {
+            busyHeadline =
+                "\(String(format: "%g", minutes)) min dictated with the CPU busy: "
+                + (matches ? "every frame kept, sample-exact" : "the recording is NOT the input")
+                + String(format: ", live words %.1f s behind at most", behind)
+        }
         rows.append(
             "| \(machine) "
                 + "| \(String(format: "%.1f", Double(input.count) / AudioRate.perSecond)) s | "
@@ -326,7 +333,9 @@ private func benchBusyMachine(models: String, samples: String, minutes: Double, 
                 + "\(String(format: "%.1f", skipped)) s in \(skips) skip(s) | \(String(format: "%.0f", wall)) s |"
         )
     }
-    print("### A busy machine: \(String(format: "%g", minutes)) minutes dictated at real-time pace")
+    print("#### A busy machine: \(String(format: "%g", minutes)) minutes dictated at real-time pace")
+    print()
+    print("<!-- headline: \(busyHeadline) -->")
     print()
     print(
         "Keyword-free sample speech played at real-time pace (`PacedCapturePCM`) through `DictationSession` with the "
@@ -393,7 +402,7 @@ private func benchWatchdog(samples: String, trials: Int) throws {
         kept.append(Double(outcome.summary.frames) / AudioRate.perSecond)
     }
     let sorted = detections.sorted()
-    print("### A microphone removed under PipeWire: the capture watchdog")
+    print("#### A microphone removed under PipeWire: the capture watchdog")
     print()
     print(
         "A private PipeWire server with wireplumber; a virtual source fed from a WAV is removed once a second of it is "

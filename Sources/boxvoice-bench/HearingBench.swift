@@ -10,10 +10,10 @@ import Foundation
 /// spotter's hits written in; the baseline) beside the road (Whisper's text at each utterance end, Silero VAD
 /// cutting), on the same audio in the same run:
 /// word error on real recorded speech, false commands on every real stream, held-out command clips under every
-/// condition, command latency fed in real time, and the peak memory of `boxvoice dictate`.
+/// condition (`latency` measures how soon, and what memory it takes).
 func benchHearing(
-    models: String, real: String, work: String, hearing: String, heldOut: String, boxvoice: String,
-    conditionNames: [String]?, languages: [String], timing: Bool = true
+    models: String, real: String, work: String, hearing: String, heldOut: String, conditionNames: [String]?,
+    languages: [String]
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(
@@ -106,6 +106,8 @@ func benchHearing(
     // Held-out command clips under every condition.
     let clips = try heldOutClips(heldOut)
     var clipRows: [String] = []
+    var clipTotals = [(right: Int, wrong: Int)](repeating: (0, 0), count: judged.count)
+    var clipsHeard = 0
     for condition in hearingConditions(real)
     where conditionNames.map({ names in names.contains { condition.name.contains($0) } }) ?? true {
         var cells: [String] = []
@@ -129,69 +131,30 @@ func benchHearing(
                                 .utf8))
                 }
             }
+            clipTotals[cells.count].right += right
+            clipTotals[cells.count].wrong += wrong
             cells.append(
                 "\(right)/\(clips.count) (\(Int((100 * Double(right) / Double(clips.count)).rounded())) %)"
                     + (wrong > 0 ? ", \(wrong) wrong" : ""))
         }
         clipRows.append("| \(condition.name) | " + cells.joined(separator: " | ") + " |")
+        clipsHeard += clips.count
         // Each row as it is done, for a run cut short.
         FileHandle.standardError.write(Data("row: \(clipRows.last!)\n".utf8))
     }
 
-    // Latency: the clean held-out clips fed at the pace they were spoken, through the road as dictate runs it.
-    var latencies: [Double] = []
-    var lateFallbacks = 0
-    var live = now
-    settingsTriedByHand(&live)
-    live.whisper?.deadline =
-        LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: nil).deadline
-    // What the live path costs when fed in real time (decodes started while the speaker paused and then dropped
-    // cost CPU here that a file, fed at once, never shows).
-    let realTimeCPU = processCPUSeconds()
-    for clip in clips where timing {
-        let (latency, fellBack) = try commandLatency(clip, options: live, detector: detector)
-        if let latency { latencies.append(latency) }
-        if fellBack { lateFallbacks += 1 }
+    func recall(_ rule: Int) -> String {
+        let total = clipTotals[rule]
+        let percent = Int((100 * Double(total.right) / Double(max(clipsHeard, 1))).rounded())
+        return "\(total.right)/\(clipsHeard) (\(percent) %), \(total.wrong) wrong"
     }
-    let clipSeconds = clips.reduce(0.0) { $0 + Double($1.audio.count) / AudioRate.perSecond }
-    let realTimeFactor = timing && clipSeconds > 0 ? (processCPUSeconds() - realTimeCPU) / clipSeconds : 0
-    // The same with the CPU busy (two spinning threads a core, as the faults section loads it).
-    var busyLatencies: [Double] = []
-    var busyFallbacks = 0
-    let hogs = CPUHogs()
-    for clip in clips where timing {
-        let (latency, fellBack) = try commandLatency(clip, options: live, detector: detector)
-        if let latency { busyLatencies.append(latency) }
-        if fellBack { busyFallbacks += 1 }
-    }
-    hogs.stop()
-    // A clip not heard counts as slower than any heard: a run that hears fewer cannot show a better median.
-    latencies = latencies.sorted() + [Double](repeating: .infinity, count: clips.count - latencies.count)
-    busyLatencies = busyLatencies.sorted() + [Double](repeating: .infinity, count: clips.count - busyLatencies.count)
-    func percentile(_ p: Double, of values: [Double]? = nil) -> String {
-        let values = values ?? latencies
-        guard !values.isEmpty else { return "-" }
-        let value = values[min(values.count - 1, Int((p * Double(values.count)).rounded(.up)) - 1)]
-        return value.isFinite ? String(format: "%.2f s", value) : "not heard"
-    }
-    let heardCount = latencies.filter(\.isFinite).count, busyHeard = busyLatencies.filter(\.isFinite).count
-
-    // Peak memory of `boxvoice dictate` on every held-out clip and on the long committed recording, either way: one
-    // clip says little, since what Whisper holds grows with the longest utterance and with its first beam search.
-    let long = URL(fileURLWithPath: models).deletingLastPathComponent().appendingPathComponent(
-        "Samples/long-meeting-notes.wav"
-    ).path
-    let pauseless = work + "/pauseless.wav"
-    let memory =
-        timing
-        ? try dictateMemory(
-            boxvoice: boxvoice, clips: clips.map { heldOut + "/" + $0.name }, long: long,
-            pauseless: try writePauseless(to: pauseless, real: real, command: clips.first, detector: detector)
-                ? pauseless : nil, work: work)
-        : DictateMemory(whisper: .init(clips: [0]), pocketsphinx: .init(clips: [1]))
-
     print(
         """
+        <!-- headline: Whisper at utterance ends: \(falseTotals[1]) false commands in \
+        \(String(format: "%.1f", totalMinutes)) min of real speech and mid-sentence dictation (pocketsphinx, the \
+        baseline: \(falseTotals[0])); held-out commands \(recall(1)), \(recall(4).split(separator: "/").first ?? "") \
+        with the box asked (pocketsphinx: \(recall(0))) -->
+
         \(header)
         \(werRow)
         \(rtfRow)
@@ -203,24 +166,6 @@ func benchHearing(
 
         \(header)
         \(clipRows.joined(separator: "\n"))
-
-        **Command latency**, the clean held-out clips fed in real time (release build, 2 cores): from the end of the
-        command's speech (when it was spoken) to its utterance reaching the dictation, \(heardCount) of \(clips.count) \
-        heard; over all \(clips.count), a clip not heard counting as slowest: median \(percentile(0.5)),
-        95th percentile \(percentile(0.95)), slowest heard \
-        \(latencies.last(where: \.isFinite).map { String(format: "%.2f s", $0) } ?? "-"); \
-        \(lateFallbacks) utterance(s)
-        where Whisper was late and pocketsphinx stood in; \(String(format: "%.2f", realTimeFactor)) CPU seconds per \
-        audio second. With the CPU busy \
-        (\(2 * ProcessInfo.processInfo.activeProcessorCount) spinning
-        threads): \(busyHeard) of \(clips.count) heard, median \(percentile(0.5, of: busyLatencies)), 95th \
-        percentile
-        \(percentile(0.95, of: busyLatencies)); \(busyFallbacks) clip(s) where pocketsphinx stood in for Whisper.
-
-        **Peak resident memory of `boxvoice dictate`**, each of the \(memory.whisper.clips.count) held-out clips \
-        dictated alone: \(memory.whisper.described) with Whisper,
-        \(memory.pocketsphinx.described) with `recognizer pocketsphinx` (ratio of the highest \
-        \(String(format: "%.2f", memory.whisper.highest / memory.pocketsphinx.highest)))\(memory.describedLong).
         """)
 }
 
@@ -284,140 +229,6 @@ func heldOutClips(_ folder: String) throws -> [CommandClip] {
             name: parts[0], audio: quiet + (try WAVCapturePCM.load(folder + "/" + parts[0])) + quiet, expected: action,
             unseen: true)
     }
-}
-
-/// Feeds a clip in 20 ms chunks at the pace it was spoken; returns the seconds from when the command's last speech
-/// sample was spoken (not when it was fed: a decode holds the feed up, as it holds up `dictate`'s recognizer, and
-/// the feed then catches up) to the utterance holding the command (nil: not heard), and whether pocketsphinx stood
-/// in for it.
-private func commandLatency(_ clip: CommandClip, options: LiveTranscriber.Options, detector: KeywordDetector) throws
-    -> (Double?, Bool)
-{
-    let transcriber = try LiveTranscriber(options: options)
-    let speechEnd = (clip.audio.lastIndex { abs($0) > 0.01 } ?? clip.audio.count - 1) + 1
-    let chunk = 960
-    let started = Date()
-    let speechEndSpoken = started.addingTimeInterval(Double(speechEnd) / AudioRate.perSecond)
-    var message = ""
-    var fellBack = false
-    func check(_ updates: [LiveUpdate]) -> Double? {
-        for case .utterance(let utterance) in updates where !utterance.text.isEmpty {
-            if case .pocketsphinxInstead = utterance.heardBy { fellBack = true }
-            if let found = utterance.endingCommand(detector), found.action == clip.expected {
-                return Date().timeIntervalSince(speechEndSpoken)
-            }
-            message += " " + utterance.text
-        }
-        return nil
-    }
-    for start in stride(from: 0, to: clip.audio.count, by: chunk) {
-        let due = started.addingTimeInterval(Double(start + chunk) / AudioRate.perSecond)
-        if due > Date() { Thread.sleep(until: due) }
-        let end = min(start + chunk, clip.audio.count)
-        if let latency = check(try transcriber.feed(Array(clip.audio[start..<end]))) { return (latency, fellBack) }
-    }
-    let latency = check(try transcriber.finish())
-    if latency == nil {
-        let said = "latency: \(clip.name) not heard as \(clip.expected) in '\(message)'\n"
-        FileHandle.standardError.write(Data(said.utf8))
-    }
-    return (latency, fellBack)
-}
-
-/// Speech without a pause as long as Whisper's window allows, then a command (`command`, a held-out clip), written to
-/// `path` (48 kHz Float32): the English prompts with their own quiet trimmed, 0.05 s apart, to 27 s. What Whisper's
-/// encoder holds grows with the square of an utterance's length, so this is the recording that finds the cut
-/// (`UtteranceCutter.Rule.longest`) too long. False without the prompts.
-func writePauseless(to path: String, real: String, command: CommandClip?, detector: KeywordDetector) throws -> Bool {
-    // Their own quiet trimmed, the first 40 s of prompts hold 27 s of speech and more.
-    guard let stream = try PromptStream(list: real + "/en.tsv", folder: real, detector: detector, seconds: 40),
-        let command
-    else { return false }
-    let rate = AudioRate.hertz, gap = [Float](repeating: 0, count: rate / 20),
-        quiet = [Float](repeating: 0, count: rate)
-    var speech: [Float] = []
-    for range in stream.prompts where speech.count < 27 * rate {
-        let prompt = stream.audio[range]
-        guard let first = prompt.firstIndex(where: { abs($0) > 0.01 }),
-            let last = prompt.lastIndex(where: { abs($0) > 0.01 })
-        else { continue }
-        speech += prompt[first...last] + gap
-    }
-    let file = try SoundFile.createFloatWAV(path: path, sampleRate: rate)
-    try file.write(quiet + speech.prefix(27 * rate) + command.audio)
-    try file.close()
-    return true
-}
-
-/// Peak resident memory (MB) of `boxvoice dictate`, one run per recording, with Whisper and with pocketsphinx alone.
-struct DictateMemory {
-    /// One recognizer's peaks.
-    struct Peaks {
-        var clips: [Double]
-        /// The long recording's; nil where it is not in the checkout.
-        var long: Double? = nil
-        /// The recording of speech without a pause (`writePauseless`); nil where it was not made.
-        var pauseless: Double? = nil
-
-        var highest: Double { clips.max()! }
-
-        var described: String {
-            let sorted = clips.sorted()
-            return String(format: "highest %.0f MB, median %.0f MB", sorted.last!, sorted[(sorted.count - 1) / 2])
-        }
-    }
-
-    var whisper: Peaks
-    var pocketsphinx: Peaks
-
-    var describedLong: String {
-        var described = ""
-        if let withWhisper = whisper.long, let alone = pocketsphinx.long {
-            described += String(
-                format: "; on the committed 150 s recording (Samples/long-meeting-notes.wav) %.0f MB with Whisper, "
-                    + "%.0f MB with pocketsphinx", withWhisper, alone)
-        }
-        if let withWhisper = whisper.pauseless, let alone = pocketsphinx.pauseless {
-            described += String(
-                format: "; on 27 s of English prompts without a pause, then a command, %.0f MB with Whisper, %.0f MB "
-                    + "with pocketsphinx", withWhisper, alone)
-        }
-        return described
-    }
-}
-
-/// Each recording dictated into a boxsim with instant HQ, with Whisper and with pocketsphinx alone (`recognizer` set
-/// in the run's own config file); `long` too if it exists, and `pauseless` if made.
-private func dictateMemory(
-    boxvoice: String, clips: [String], long: String, pauseless: String?, work: String
-) throws -> DictateMemory {
-    let hasLong = FileManager.default.fileExists(atPath: long)
-    func peaks(_ recognizer: String) throws -> DictateMemory.Peaks {
-        let home = work + "/memory-\(recognizer)"
-        try FileManager.default.createDirectory(atPath: home + "/config/boxvoice", withIntermediateDirectories: true)
-        var settings = UserSettings()
-        try settings.set("recognizer", recognizer)
-        try settings.encoded().write(to: URL(fileURLWithPath: home + "/config/boxvoice/config.json"))
-        let box = try BoxSimServer(
-            configuration: BoxSimConfiguration(dataDirectory: home + "/box", hq: .fixed("Text of one segment.")))
-        defer { box.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = home + "/data"
-        environment["XDG_CONFIG_HOME"] = home + "/config"
-        environment["XDG_CACHE_HOME"] = work + "/cache"
-        _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
-        func peak(_ recording: String) throws -> Double {
-            let (status, peakKB) = try spawnAndMeasure(
-                boxvoice, ["dictate", "--no-keys", "--input", recording], environment: environment)
-            guard status == 0 else {
-                throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status) on \(recording)")
-            }
-            return Double(peakKB) / 1024
-        }
-        return DictateMemory.Peaks(
-            clips: try clips.map(peak), long: hasLong ? try peak(long) : nil, pauseless: try pauseless.map(peak))
-    }
-    return DictateMemory(whisper: try peaks("whisper"), pocketsphinx: try peaks("pocketsphinx"))
 }
 
 /// Digits as words ("5" → "five", "25" → "twenty five"): the prompts' texts spell numbers, Whisper writes digits.

@@ -40,7 +40,7 @@ func benchKeywords(modelsDirectory: String) throws {
         return samples.sorted()[samples.count / 2] / Double(calls)
     }
 
-    print("## Keyword detection (issue: keywords)")
+    print("### Keyword detection: the compiled matcher against naive expansion")
     print()
     print("`KeywordDetector.detect` (compiled trie, one dictionary lookup per word) against the naive baseline in")
     print(
@@ -61,6 +61,7 @@ func benchKeywords(modelsDirectory: String) throws {
             + "at end, compiled ns/word |"
     )
     print("|---|---|---|---|---|---|---|")
+    var speedUpAt1000 = 0.0
     for count in [10, 100, 1_000, 10_000] {
         let text = transcript(words: count)
         precondition(detector.detect(text) == nil && naive.detect(text) == nil, "filler must hold no command")
@@ -69,6 +70,7 @@ func benchKeywords(modelsDirectory: String) throws {
         let fast = measure { _ = detector.detect(text) }
         let slow = measure { _ = naive.detect(text) }
         let tail = measure { _ = detector.detect(withKeyword) }
+        if count == 1_000 { speedUpAt1000 = slow / fast }
         let row = [
             String(count), String(format: "%.0f", fast), String(format: "%.1f", fast / Double(count)),
             String(format: "%.0f", slow), String(format: "%.1f", slow / Double(count)),
@@ -82,4 +84,9 @@ func benchKeywords(modelsDirectory: String) throws {
         "Aim: cost linear in words (ns/word flat from 100 to 10,000 words) and at 1,000 words ≥ 10× faster than the "
             + "naive baseline."
     )
+    print()
+    print(
+        String(
+            format: "<!-- headline: finding a command in 1,000 words of dictation: %.1f× faster than naive "
+                + "expansion -->", speedUpAt1000))
 }

@@ -3,11 +3,12 @@ import Foundation
 
 /// `boxvoice-bench memory`: the peak resident memory of `boxvoice dictate` over recordings of several lengths fed as
 /// fast as it can take them, into a boxsim with instant HQ. Each run is its own process, measured by `wait4`.
-func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
+/// `plot`: the longest recording's resident memory, sampled once a second, written there as `seconds<TAB>MB` lines.
+func benchMemory(boxvoice: String, samples: String, minutes: [Double], plot: String?) throws {
     let work = NSTemporaryDirectory() + "boxvoice-memory-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: work) }
-    var rows: [String] = []
+    var rows: [(name: String, peak: Double, rest: String)] = []
     // The live decoder's dictionary cut is made on a machine's first run and reused after (Models/README.md): make it
     // beforehand, so each row measures a dictation, and report that one-off run apart.
     var warm = ProcessInfo.processInfo.environment
@@ -37,31 +38,51 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
         environment["XDG_CACHE_HOME"] = work + "/cache"
         _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
         let started = Date()
-        let (status, peakKB) = try spawnAndMeasure(
-            boxvoice, ["dictate", "--no-keys", "--input", clip] + (codec.map { ["--codec", $0] } ?? []),
-            environment: environment)
+        let dictate = ["dictate", "--no-keys", "--input", clip] + (codec.map { ["--codec", $0] } ?? [])
+        let status: Int32, peakKB: Int
+        if let plot, codec == nil, length == minutes.max() {
+            let run = try spawnAndSample(boxvoice, dictate, environment: environment)
+            (status, peakKB) = (run.status, run.peakKB)
+            let lines = run.samples.map { String(format: "%.1f\t%.1f", $0.seconds, $0.megabytes) }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: plot, atomically: true, encoding: .utf8)
+        } else {
+            (status, peakKB) = try spawnAndMeasure(boxvoice, dictate, environment: environment)
+        }
         let wall = Date().timeIntervalSince(started)
         guard status == 0 else {
             throw BenchFailure(message: "boxvoice dictate exited with \(status) on the \(Int(length)) min recording")
         }
         let formats = Set(box.transcriptions.map(\.guessedFormat)).sorted().joined(separator: "+")
         rows.append(
-            "| \(Int(length)) min, `--codec \(codec ?? "auto")` (sent \(formats)) | "
-                + "\(String(format: "%.1f", Double(peakKB) / 1024)) MB | \(String(format: "%.0f", wall)) s | "
-                + "\(box.messages.count) |"
-        )
+            (
+                "\(Int(length)) min, `--codec \(codec ?? "auto")` (sent \(formats))", Double(peakKB) / 1024,
+                "\(String(format: "%.0f", wall)) s | \(box.messages.count) |"
+            ))
         try? FileManager.default.removeItem(atPath: clip)
+    }
+    let peaks = rows.map(\.peak)
+    let shortest = peaks.first ?? 0
+    let table = rows.map { row in
+        "| \(row.name) | " + String(format: "%.1f MB | %.2f× | ", row.peak, row.peak / max(shortest, 1)) + row.rest
     }
     print(
         """
-        | recording (fed as fast as it is taken) | peak resident memory of `boxvoice dictate` | wall time | messages \
-        the box got |
-        |---|---|---|---|
-        \(rows.joined(separator: "\n"))
+        ### Memory over a long dictation
 
-        Once per machine, the first run makes the live decoder's dictionary cut: `boxvoice listen` on a 4 s clip doing \
-        so
-        peaked at \(String(format: "%.1f", Double(warmPeakKB) / 1024)) MB.
+        <!-- headline: `dictate` peaks at \(String(format: "%.0f", peaks.max() ?? 0)) MB over \
+        \(Int(minutes.max() ?? 0)) min, \(String(format: "%.2f", (peaks.max() ?? 0) / max(shortest, 1)))× its \
+        \(Int(minutes.min() ?? 0)) min peak -->
+
+        `boxvoice dictate --input` over recordings of keyword-free sample speech ending in a spoken send, fed as fast \
+        as the live path takes them, into boxsim with instant HQ; peak resident set of the process alone (GNU `time`). \
+        Baseline: the shortest recording's peak (aim: flat in length; the codecs within 5 MB of each other).
+
+        | recording | peak resident memory | against the shortest | wall time | messages the box got |
+        |---|---|---|---|---|
+        \(table.joined(separator: "\n"))
+        \(plot == nil ? "" : "\n![resident memory over the longest dictation](memory.png)\n")
+        The first run on a machine makes the live decoder's dictionary cut (`boxvoice listen`, 4 s): \
+        \(String(format: "%.1f", Double(warmPeakKB) / 1024)) MB.
         """)
 }
 
@@ -71,11 +92,14 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double]) throws {
 /// execs, and the kernel records that memory's high-water mark as the child's own `ru_maxrss`. After the long
 /// recordings this process is ~240 MB, which then showed up as the 60 min "peak" of `boxvoice dictate` (while the
 /// dictation's own VmHWM stayed at ~140 MB). `time` is small, forks the program afresh and reports its peak alone.
-func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
+func spawnAndMeasure(
+    _ path: String, _ arguments: [String], environment: [String: String], whileRunning: ((pid_t) -> Void)? = nil
+) throws -> (Int32, Int) {
     let report = NSTemporaryDirectory() + "boxvoice-bench-peak-\(getpid()).txt"
     defer { try? FileManager.default.removeItem(atPath: report) }
     let (status, _) = try spawn(
-        "/usr/bin/time", ["-f", "%M", "-o", report, path] + arguments, environment: environment)
+        "/usr/bin/time", ["-f", "%M", "-o", report, path] + arguments, environment: environment,
+        whileRunning: whileRunning)
     guard let text = try? String(contentsOfFile: report, encoding: .utf8),
         let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
     else {
@@ -85,7 +109,31 @@ func spawnAndMeasure(_ path: String, _ arguments: [String], environment: [String
     return (status, kilobytes)
 }
 
-private func spawn(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, Int) {
+/// `spawnAndMeasure`, with the program's resident memory sampled once a second as it runs: (seconds since its start,
+/// MB). The samples read `/proc` of the program itself, `time`'s child.
+func spawnAndSample(_ path: String, _ arguments: [String], environment: [String: String]) throws
+    -> (status: Int32, peakKB: Int, samples: [(seconds: Double, megabytes: Double)])
+{
+    var samples: [(seconds: Double, megabytes: Double)] = []
+    let started = Date()
+    let (status, peakKB) = try spawnAndMeasure(path, arguments, environment: environment) { timePID in
+        guard
+            let children = try? String(
+                contentsOfFile: "/proc/\(timePID)/task/\(timePID)/children", encoding: .utf8),
+            let child = children.split(separator: " ").first,
+            let status = try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return }
+        samples.append((Date().timeIntervalSince(started), Double(kilobytes) / 1024))
+    }
+    return (status, peakKB, samples)
+}
+
+/// Runs the program; `whileRunning`, if given, is called with its pid about once a second until it exits.
+private func spawn(
+    _ path: String, _ arguments: [String], environment: [String: String], whileRunning: ((pid_t) -> Void)? = nil
+) throws -> (Int32, Int) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -100,7 +148,19 @@ private func spawn(_ path: String, _ arguments: [String], environment: [String: 
     guard rc == 0 else { throw BenchFailure(message: "cannot start \(path): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
     var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    if let whileRunning {
+        while true {
+            let waited = wait4(pid, &status, WNOHANG, &usage)
+            if waited == pid { break }
+            if waited < 0 && errno != EINTR {
+                throw BenchFailure(message: "cannot wait for \(path): \(String(cString: strerror(errno)))")
+            }
+            whileRunning(pid)
+            Thread.sleep(forTimeInterval: 1)
+        }
+    } else {
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    }
     let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     return (exited, usage.ru_maxrss)
 }

@@ -47,7 +47,10 @@ func benchPreRoll(trials: Int, holdSeconds: Double) throws {
     let base = median(without), held = median(with)
     print(
         """
-        ## First words: key press → first captured sample, pre-roll (issue: feedback without a terminal)
+        ### First words: key press to the first captured sample
+
+        <!-- headline: pre-roll starts a turn \(String(format: "%.0f", (base - held) * 1000)) ms before opening the \
+        microphone at the press does -->
 
         \(trials) turns each, an ALSA `file` PCM paced like a microphone playing a counter (so each captured sample \
         says when

@@ -237,6 +237,10 @@ func benchRealSpeech(
                     return String(format: "**%d (%.1f/h)**", count, Double(count) / totalHours)
                 }.joined(separator: " | ") + " |")
     }
+    let shipped = rules.last.map { falseTotals[$0.name] ?? 0 } ?? 0
+    let headline = String(
+        format: "`recognizer pocketsphinx`: %d false commands in %.1f min of real speech, word error %.1f %%", shipped,
+        totalHours * 60, 100 * werNow)
     let werFigures = figures(
         [
             (100 * (wer?.landed ?? 0), "raw (the rules and thresholds change which spotter hits count, not the words)"),
@@ -253,7 +257,9 @@ func benchRealSpeech(
         ], format: "%.2f")
     print(
         """
-        ## Spoken commands on real speech and degraded audio (issue: spoken commands)
+        ### Spoken commands on real speech and degraded audio
+
+        <!-- headline: \(headline) -->
 
         Real recorded speech from Debian's Asterisk prompt packages, fetched at bench time (not committed):
         `asterisk-core-sounds-en-g722` (US English, one speaker, with the texts of `asterisk-core-sounds-en`),

@@ -103,7 +103,12 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
         theirs.append(answeredAt - at)
     }
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-    print("## Retranscription answer (issue: daemon)")
+    print("### Answering the box's retranscription request")
+    print()
+    print(
+        String(
+            format: "<!-- headline: a %.0f s recording answered %.3f s after the box asks; curl with the WAV ready: "
+                + "%.3f s (%.2f×) -->", seconds, median(ours), median(theirs), median(ours) / median(theirs)))
     print()
     print(
         String(

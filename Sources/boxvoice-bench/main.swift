@@ -63,13 +63,14 @@ do {
             busyMinutes: value("--busy-minutes").flatMap(Double.init) ?? 10,
             watchdogTrials: value("--watchdog-trials").flatMap(Int.init) ?? 10)
     case "memory"?:
-        try accepting("--boxvoice", "--minutes", "--samples")
+        try accepting("--boxvoice", "--minutes", "--plot", "--samples")
         guard let boxvoice = value("--boxvoice"), let samples = value("--samples") else {
             throw BenchFailure(message: "memory needs --boxvoice PATH --samples DIR")
         }
         try benchMemory(
             boxvoice: boxvoice, samples: samples,
-            minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60])
+            minutes: value("--minutes").map { $0.split(separator: ",").compactMap { Double($0) } } ?? [10, 60],
+            plot: value("--plot"))
     case "realspeech"?:
         try accepting(
             "--conditions", "--landed", "--languages", "--models", "--no-clips", "--no-front-end", "--only-now",
@@ -89,24 +90,30 @@ do {
             conditionNames: list("--conditions", separator: ";"), room: value("--room"),
             onlyNow: arguments.contains("--only-now"))
     case "hearing"?:
-        try accepting(
-            "--boxvoice", "--conditions", "--hearing", "--held-out", "--languages", "--models", "--no-timing",
-            "--real", "--work")
+        try accepting("--conditions", "--hearing", "--held-out", "--languages", "--models", "--real", "--work")
         guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
-            let hearing = value("--hearing"),
-            let heldOut = value("--held-out"), let boxvoice = value("--boxvoice")
+            let hearing = value("--hearing"), let heldOut = value("--held-out")
         else {
-            throw BenchFailure(
-                message: "hearing needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR --boxvoice PATH"
-            )
+            throw BenchFailure(message: "hearing needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR")
         }
         try benchHearing(
-            models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
+            models: models, real: real, work: work, hearing: hearing, heldOut: heldOut,
             conditionNames: list("--conditions", separator: ";"),
             languages: value("--languages").map { $0.split(separator: ",").map(String.init) } ?? [
                 "en", "es", "fr", "it", "ru", "fr2", "es2", "mid-sentence-development", "mid-sentence-held-out",
-            ],
-            timing: !arguments.contains("--no-timing"))
+            ])
+    case "latency"?:
+        try accepting("--boxvoice", "--hearing", "--held-out", "--models", "--plot", "--real", "--work")
+        guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
+            let hearing = value("--hearing"), let heldOut = value("--held-out"), let boxvoice = value("--boxvoice")
+        else {
+            throw BenchFailure(
+                message: "latency needs --models DIR --real DIR --work DIR --hearing DIR --held-out DIR "
+                    + "--boxvoice PATH")
+        }
+        try benchLatency(
+            models: models, real: real, work: work, hearing: hearing, heldOut: heldOut, boxvoice: boxvoice,
+            plot: value("--plot"))
     case "hearing-probe"?:
         try accepting(
             "--accent-below", "--command-words-inside", "--conditions", "--context", "--context-unsure",

@@ -32,7 +32,8 @@ import Testing
             }.count
         }
         // Measured against the audio as captured: by default the front end cleans in a noisy room like this one, and
-        // then already hears these clips' commands (BENCHMARKS.md), which would leave nothing for the test to show.
+        // then already hears these clips' commands (BENCHMARKS.md at 7c182fc), which would leave nothing for the test
+        // to show.
         #expect(try Run.process(Run.boxvoice, ["config", "set", "front-end", "off"], environment: env).status == 0)
         // Only what calibration tunes is counted: pocketsphinx's spotter, not Whisper (a file is heard unpaced, so
         // whether Whisper answers within its deadline would change the count from run to run).

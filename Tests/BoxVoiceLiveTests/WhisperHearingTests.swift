@@ -258,7 +258,7 @@ import Testing
 
     /// Whisper spells commands as its prompt does, so each sentence there must be a command the contract's detector
     /// takes (a spelling it would not take teaches Whisper to write commands that act on nothing), and every action
-    /// must have one. Which phrasings it holds is measured (BENCHMARKS.md, "Other phrasings").
+    /// must have one. Which phrasings it holds is measured (BENCHMARKS.md at 7c182fc, "Other phrasings").
     @Test func everySentenceOfThePromptIsACommandAndEveryActionHasOne() throws {
         let detector = try #require(Self.detector)
         let prompt = try String(contentsOfFile: HearingParts.prompt, encoding: .utf8)
