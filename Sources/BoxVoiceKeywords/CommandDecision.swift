@@ -36,6 +36,19 @@ public struct CommandDecision: Sendable, Equatable {
         case ask(CommandDoubt)
         /// Too far from the audio to be worth asking the box about: not taken.
         case refuse(CommandDoubt)
+
+        /// Why the command does not act by itself; nil when it does.
+        public var doubt: CommandDoubt? {
+            switch self {
+            case .act: nil
+            case .ask(let doubt), .refuse(let doubt): doubt
+            }
+        }
+
+        /// A command that does not act by itself is worth asking the box about (false: refused unasked).
+        public var worthAsking: Bool {
+            if case .refuse = self { false } else { true }
+        }
     }
 
     /// The evidence for a phrase scored `score` and written with `sureness` (a sureness under a millionth counts as

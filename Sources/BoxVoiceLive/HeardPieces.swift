@@ -18,14 +18,15 @@ struct HeardPieces {
     struct Piece: Equatable {
         /// The piece as Whisper wrote it, its command included.
         var text: String
-        /// Why the piece's command does not act by itself, with the figures that decided it: its evidence under the
-        /// act line (`CommandDecision`), or said in an utterance judged foreign. nil: it acts (or holds none).
-        var doubt: CommandDoubt? = nil
+        /// What was decided of the piece's command: it acts, the box is asked (its evidence under the act line, or
+        /// said in an utterance judged foreign), or it is refused unasked. nil: the piece holds no command.
+        var verdict: CommandDecision.Verdict? = nil
+        /// Why the piece's command does not act by itself, with the figures that decided it.
+        var doubt: CommandDoubt? { verdict?.doubt }
         /// The command needs the box's yes.
         var unsure: Bool { doubt != nil }
-        /// An unsure command is worth asking the box about (`CommandDecision.Verdict.ask`); false: it is refused
-        /// unasked.
-        var worthAsking = true
+        /// An unsure command is worth asking the box about; false: it is refused unasked.
+        var worthAsking: Bool { verdict?.worthAsking ?? true }
         /// How the piece's command was weighed (`sureness(of:)`, `score(of:endShortfall:)`, the utterance's
         /// language); nil for the words after the last command.
         var weighing: CommandWeighing? = nil
@@ -85,18 +86,15 @@ struct HeardPieces {
                 range.upperBound == words.count - 1
                     ? Self.score(of: range.map { words[$0] }, endShortfall: endShortfall) : nil
             }
-            let verdict = decision.verdict(score: score.map(Double.init), sureness: Double(sure ?? 0))
-            let doubt: CommandDoubt? =
-                switch verdict {
-                case .act: foreign ? .foreign(language: language, english: english.map(Double.init)) : nil
-                case .ask(let doubt), .refuse(let doubt): doubt
-                }
+            var verdict = decision.verdict(score: score.map(Double.init), sureness: Double(sure ?? 0))
+            if verdict == .act, foreign {
+                verdict = .ask(.foreign(language: language, english: english.map(Double.init)))
+            }
             // Only punctuation lies between a command's words and its piece's end.
             let before = text[from..<place.words.lowerBound].trimmingCharacters(in: .whitespaces)
             pieces.append(
                 Piece(
-                    text: piece, doubt: doubt,
-                    worthAsking: { if case .refuse = verdict { false } else { true } }(),
+                    text: piece, verdict: verdict,
                     weighing: decision.weighing(
                         score: score, sureness: sure ?? 0, english: english, language: language),
                     action: place.action, withoutCommand: before, lastCommandWord: commandWords?.upperBound))

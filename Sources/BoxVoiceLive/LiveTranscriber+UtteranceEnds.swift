@@ -72,8 +72,7 @@ extension LiveTranscriber {
                 text: piece.text, recognized: piece.recognized, spots: spots, end: cut.end,
                 narrowband: hearsNarrowband, heardBy: .whisper)
             utterance.endsAtPause = cut.endsAtPause
-            utterance.commandDoubt = piece.doubt
-            utterance.commandWorthAsking = piece.worthAsking
+            utterance.commandVerdict = piece.verdict
             utterance.commandWeighing = piece.weighing
             return [.utterance(utterance)]
         case .failure(let error):
@@ -82,7 +81,7 @@ extension LiveTranscriber {
                 standIn.heardBy = .pocketsphinxInstead(error.code)
                 standIn.endsAtPause = cut.endsAtPause
                 // The command waits for Whisper's words or the box's: another recognizer's never decide one alone.
-                if options.holdsCommand(standIn.text) { standIn.commandDoubt = .lateDecode }
+                if options.holdsCommand(standIn.text) { standIn.commandVerdict = .ask(.lateDecode) }
                 return .utterance(standIn)
             }
         }

@@ -59,12 +59,14 @@ public struct LiveUtterance: Sendable, Equatable {
     public var spotted: [String] { spots.map(\.phrase) }
     /// A command in `text` comes from the spotter alone (the language model's words do not hold it): weaker evidence.
     public var commandIsSpottedOnly: Bool { spots.contains(where: \.accepted) }
-    /// Why the command `text` ends with cannot act by itself (nil: it can): it acts only when the box confirms it,
-    /// and `recognized` is the text without it.
-    public var commandDoubt: CommandDoubt?
+    /// What was decided of the command `text` ends with (nil: none was decided, or it acts as pocketsphinx heard
+    /// it). Asked: it acts only when the box confirms it, and `recognized` is the text without it.
+    public var commandVerdict: CommandDecision.Verdict?
+    /// Why the command `text` ends with cannot act by itself (nil: it can).
+    public var commandDoubt: CommandDoubt? { commandVerdict?.doubt }
     /// A command that cannot act by itself is worth asking the box about; false: it is not taken, and nobody is
     /// asked (`CommandDecision.Verdict.refuse`).
-    public var commandWorthAsking = true
+    public var commandWorthAsking: Bool { commandVerdict?.worthAsking ?? true }
     /// The command in `text` needs the box's yes (`commandDoubt`).
     public var commandIsUnsure: Bool { commandDoubt != nil }
     /// How the command in `text` was weighed against the audio (nil: none was, or pocketsphinx heard it).

@@ -18,20 +18,21 @@ public struct CommandSpec: Sendable {
     public let check: (@Sendable (Invocation) -> String?)?
 
     public init(
-        _ name: String, summary: String, about: String = "", options: [OptionSpec] = [], arguments: [ArgumentSpec] = [],
-        verbs: [CommandSpec] = [], defaultVerb: String? = nil, exclusive: [[String]] = [],
+        _ name: String, summary: String, about: String = "", options: [any OptionDeclaration] = [],
+        arguments: [ArgumentSpec] = [], verbs: [CommandSpec] = [], defaultVerb: String? = nil,
+        exclusive: [[any OptionDeclaration]] = [],
         check: (@Sendable (Invocation) -> String?)? = nil
     ) {
         self.name = name
         self.summary = summary
         self.about = about
-        self.options = options
+        self.options = options.map(\.spec)
         self.arguments = arguments
         self.verbs = verbs
         self.defaultVerb = defaultVerb
-        self.exclusive = exclusive
+        self.exclusive = exclusive.map { $0.map(\.spec.name) }
         self.check = check
-        precondition(Set(options.map(\.name)).count == options.count, "\(name): an option declared twice")
+        precondition(Set(self.options.map(\.name)).count == options.count, "\(name): an option declared twice")
         precondition(
             defaultVerb == nil || verbs.contains { $0.name == defaultVerb }, "\(name): default verb not declared")
     }

@@ -28,43 +28,64 @@ public struct Invocation: Sendable {
         return option
     }
 
+    /// The option's value as given, else its declared default, in the option's own type.
+    public subscript<Value>(_ option: Option<Value>) -> Value? { string(option.spec.name).flatMap(option.read) }
+
+    /// Whether the flag was given.
+    public subscript(_ option: Option<Bool>) -> Bool { flag(option.spec.name) }
+
     /// Whether the user gave the option (a default does not count).
-    public func has(_ name: String) -> Bool {
+    public func has(_ option: some OptionDeclaration) -> Bool { has(option.spec.name) }
+
+    /// A positional argument's word (the first of a repeating one).
+    public func argument(_ argument: ArgumentSpec) -> String? { words[argument.name]?.first }
+
+    /// Every word of a repeating argument.
+    public func arguments(_ argument: ArgumentSpec) -> [String] { words[argument.name] ?? [] }
+
+    /// An argument the grammar guarantees: the parser refuses a command line without it, so a miss here is said as a
+    /// usage error naming it rather than a crash.
+    public func required(_ argument: ArgumentSpec) throws(UsageError) -> String {
+        guard let value = self.argument(argument) else { throw missing(argument.name) }
+        return value
+    }
+
+    /// An option with a default, or one a verb cannot run without, read the same way.
+    public func required(_ option: Option<String>) throws(UsageError) -> String {
+        guard let value = self[option] else { throw missing(option.spec.name) }
+        return value
+    }
+
+    private func missing(_ name: String) -> UsageError {
+        UsageError(.missingArgument, "\(command) needs \(name)", subject: name)
+    }
+
+    // By name: for the parser's own checks and the grammar's tests; commands read by `Option`.
+
+    func has(_ name: String) -> Bool {
         _ = declared(name)
         return flags.contains(name) || values[name] != nil
     }
 
-    public func flag(_ name: String) -> Bool {
+    func flag(_ name: String) -> Bool {
         _ = declared(name)
         return flags.contains(name)
     }
 
     /// The value given, else the declared default.
-    public func string(_ name: String) -> String? {
+    func string(_ name: String) -> String? {
         values[name] ?? declared(name)?.defaultValue
     }
 
-    public func number(_ name: String) -> Double? { string(name).flatMap(ValueCheck.decimal) }
+    func number(_ name: String) -> Double? { string(name).flatMap(ValueCheck.decimal) }
 
-    public func integer(_ name: String) -> Int? { string(name).flatMap(ValueCheck.whole) }
+    func integer(_ name: String) -> Int? { string(name).flatMap(ValueCheck.whole) }
 
-    /// A list option's words, lowercased.
-    public func list(_ name: String) -> [String]? { string(name).map(ValueCheck.items) }
+    func list(_ name: String) -> [String]? { string(name).map(ValueCheck.items) }
 
-    /// A positional argument by its declared name (the first word of a repeating one).
-    public func argument(_ name: String) -> String? { words[name]?.first }
+    func argument(_ name: String) -> String? { words[name]?.first }
 
-    /// Every word of a repeating argument.
-    public func arguments(_ name: String) -> [String] { words[name] ?? [] }
-
-    /// An argument, or an option with a default, that the grammar guarantees: the parser refuses a command line
-    /// without it, so a miss here is said as a usage error naming it rather than a crash.
-    public func required(_ name: String) throws(UsageError) -> String {
-        guard let value = name.hasPrefix("-") ? string(name) : argument(name) else {
-            throw UsageError(.missingArgument, "\(command) needs \(name)", subject: name)
-        }
-        return value
-    }
+    func arguments(_ name: String) -> [String] { words[name] ?? [] }
 }
 
 /// How values are read, shared by the check and the readers so both agree.

@@ -3,10 +3,50 @@ import CommandGrammar
 
 /// `boxsim`: a local box speaking boxvoice's contract, for trying boxvoice without a box and for tests. Its command
 /// line is read by the same grammar as boxvoice's.
-let data = OptionSpec("--data", .path, placeholder: "DIR", default: "boxsim-data", help: "the box's data folder")
-let url = OptionSpec(
-    "--url", .text, placeholder: "BASE", defaultNote: "read from DIR/boxsim.url", help: "a running boxsim's base URL")
-let reach = [data, url]
+/// The options and arguments, declared once: the grammar lists them and `main.swift` reads by them.
+enum BoxSimOptions {
+    static let data = Option.path("--data", placeholder: "DIR", default: "boxsim-data", help: "the box's data folder")
+    static let url = Option.text(
+        "--url", placeholder: "BASE", defaultNote: "read from DIR/boxsim.url", help: "a running boxsim's base URL")
+    static let reach: [any OptionDeclaration] = [data, url]
+    static let port = Option.integer(
+        "--port", 0...65_535, unit: "port", default: "0", help: "the TCP port (0: any free port)")
+    static let slug = Option.text("--slug", help: "the box's slug")
+    static let hq = Option.text(
+        "--hq", placeholder: "MODE", default: "whisper",
+        help: """
+            what transcription answers: whisper (Whisper base decodes the upload; whisper:MODEL names another ggml \
+            file), pocketsphinx (Debian's en-us model decodes the upload), describe (says how much audio it heard), \
+            fixed:TEXT, fail:CODE (500 with that code), flaky:N (the first N calls fail with network_error), \
+            slow:SECONDS
+            """)
+    static let hqText = Option.text("--hq-text", help: "the text after flaky/slow calls")
+    static let defaultSession = Option.text(
+        "--default-session", placeholder: "ID", help: "the default session at start")
+    static let turnSeconds = Option.number(
+        "--turn-seconds", 0...86_400, unit: "seconds",
+        help: "how long a run keeps a session busy (a send meanwhile is queued)")
+    static let pingInterval = Option.number(
+        "--ping-interval", 0.1...3_600, unit: "seconds", default: "30", help: "PING a client silent this long")
+    static let pongGrace = Option.number(
+        "--pong-grace", 0.1...3_600, unit: "seconds", default: "5",
+        help: "cut a client that does not answer within this")
+    static let sendDelay = Option.number(
+        "--send-delay", 0...600, unit: "seconds", help: "hold each chat/send this long before handling it (a slow box)")
+    static let uplink = Option.number(
+        "--uplink", 0.01...100_000, unit: "megabits per second",
+        help: "read request bodies no faster than this (a box across the internet)")
+    static let hqRejects = Option.list(
+        "--hq-rejects", placeholder: "FORMAT,…",
+        help: "the HQ service refuses these formats (wav, ogg, flac, …) with a permanent invalid_file_format")
+    static let label = Option.text("--label", placeholder: "NAME", help: "the label the link carries")
+    static let session = Option.text("--session", placeholder: "ID", help: "the session the link names")
+    static let message = Option.text("--message", placeholder: "ID", help: "the message whose recording to ask for")
+    static let timeout = Option.integer(
+        "--timeout-ms", 1...600_000, unit: "milliseconds", default: "10000",
+        help: "how long the box waits for an answer")
+    static let shell = ArgumentSpec("SHELL", .choice(["bash", "zsh", "fish"]), help: "bash, zsh or fish")
+}
 
 let program = ProgramSpec(
     "boxsim", summary: "a local stand-in for a box, speaking boxvoice's contract",
@@ -28,45 +68,13 @@ let program = ProgramSpec(
                 missed (the box misses them only sometimes).
                 """,
             options: [
-                data,
-                OptionSpec(
-                    "--port", .integer(0...65_535, unit: "port"), default: "0",
-                    help: "the TCP port (0: any free port)"),
-                OptionSpec("--slug", .text, help: "the box's slug"),
-                OptionSpec(
-                    "--hq", .text, placeholder: "MODE", default: "whisper",
-                    help: """
-                        what transcription answers: whisper (Whisper base decodes the upload; whisper:MODEL names \
-                        another ggml file), pocketsphinx (Debian's en-us model decodes the upload), describe (says how \
-                        much audio it heard), fixed:TEXT, fail:CODE (500 with that code), flaky:N (the first N calls \
-                        fail with network_error), slow:SECONDS
-                        """),
-                OptionSpec("--hq-text", .text, help: "the text after flaky/slow calls"),
-                OptionSpec("--default-session", .text, placeholder: "ID", help: "the default session at start"),
-                OptionSpec(
-                    "--turn-seconds", .number(0...86_400, unit: "seconds"),
-                    help: "how long a run keeps a session busy (a send meanwhile is queued)"),
-                OptionSpec(
-                    "--ping-interval", .number(0.1...3_600, unit: "seconds"), default: "30",
-                    help: "PING a client silent this long"),
-                OptionSpec(
-                    "--pong-grace", .number(0.1...3_600, unit: "seconds"), default: "5",
-                    help: "cut a client that does not answer within this"),
-                OptionSpec(
-                    "--send-delay", .number(0...600, unit: "seconds"),
-                    help: "hold each chat/send this long before handling it (a slow box)"),
-                OptionSpec(
-                    "--uplink", .number(0.01...100_000, unit: "megabits per second"),
-                    help: "read request bodies no faster than this (a box across the internet)"),
-                OptionSpec(
-                    "--hq-rejects", .list(allowed: []), placeholder: "FORMAT,…",
-                    help:
-                        "the HQ service refuses these formats (wav, ogg, flac, …) with a permanent "
-                        + "invalid_file_format"),
+                BoxSimOptions.data, BoxSimOptions.port, BoxSimOptions.slug, BoxSimOptions.hq, BoxSimOptions.hqText,
+                BoxSimOptions.defaultSession, BoxSimOptions.turnSeconds, BoxSimOptions.pingInterval,
+                BoxSimOptions.pongGrace, BoxSimOptions.sendDelay, BoxSimOptions.uplink, BoxSimOptions.hqRejects,
             ],
             check: { invocation in
                 do {
-                    _ = try HQMode.parse(invocation.required("--hq"))
+                    _ = try HQMode.parse(invocation.required(BoxSimOptions.hq))
                     return nil
                 } catch {
                     return "--hq: \(error)"
@@ -74,34 +82,27 @@ let program = ProgramSpec(
             }),
         CommandSpec(
             "pair-link", summary: "mint a single-use pairing link (valid 10 minutes, gone when boxsim restarts)",
-            options: reach + [
-                OptionSpec("--label", .text, placeholder: "NAME", help: "the label the link carries"),
-                OptionSpec("--session", .text, placeholder: "ID", help: "the session the link names"),
-            ], exclusive: [["--data", "--url"]]),
+            options: BoxSimOptions.reach + [BoxSimOptions.label, BoxSimOptions.session],
+            exclusive: [BoxSimOptions.reach]),
         CommandSpec(
-            "messages", summary: "list what the box received through chat/send (JSON)", options: reach,
-            exclusive: [["--data", "--url"]]),
+            "messages", summary: "list what the box received through chat/send (JSON)", options: BoxSimOptions.reach,
+            exclusive: [BoxSimOptions.reach]),
         CommandSpec(
             "transcriptions", summary: "list transcribe-audio calls: fields, audio format as decoded, outcome (JSON)",
-            options: reach,
-            exclusive: [["--data", "--url"]]),
+            options: BoxSimOptions.reach, exclusive: [BoxSimOptions.reach]),
         CommandSpec(
             "retranscribe", summary: "play the agent asking for a message's recording (`bbx chat retranscribe`)",
             about: """
                 The box asks every connected client, then this prints the outcome, the returned WAV's format and X-* \
                 headers.
                 """,
-            options: reach + [
-                OptionSpec("--message", .text, placeholder: "ID", help: "the message whose recording to ask for"),
-                OptionSpec(
-                    "--timeout-ms", .integer(1...600_000, unit: "milliseconds"), default: "10000",
-                    help: "how long the box waits for an answer"),
-            ], exclusive: [["--data", "--url"]],
-            check: { $0.has("--message") ? nil : "retranscribe needs --message ID" }),
+            options: BoxSimOptions.reach + [BoxSimOptions.message, BoxSimOptions.timeout],
+            exclusive: [BoxSimOptions.reach],
+            check: { $0.has(BoxSimOptions.message) ? nil : "retranscribe needs --message ID" }),
         CommandSpec("manpage", summary: "print this program's man page"),
         CommandSpec(
             "completions", summary: "print a shell's completions",
-            arguments: [ArgumentSpec("SHELL", .choice(["bash", "zsh", "fish"]), help: "bash, zsh or fish")]),
+            arguments: [BoxSimOptions.shell]),
     ])
 
 /// The one stderr line a command line the grammar refuses gets: the command, what is wrong, where help is.

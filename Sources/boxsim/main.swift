@@ -35,12 +35,12 @@ func parsedInvocation(_ argv: [String]) -> Invocation {
 
 extension Invocation {
     /// What the grammar guarantees (`required`); its absence is a grammar bug, said as such.
-    func given(_ name: String) -> String {
-        do { return try required(name) } catch { fail("\(error) (boxsim's grammar is wrong)") }
+    func given(_ argument: ArgumentSpec) -> String {
+        do { return try required(argument) } catch { fail("\(error) (boxsim's grammar is wrong)") }
     }
 
-    func requiredNumber(_ name: String) -> Double {
-        guard let value = number(name) else { fail("\(name) is missing (boxsim's grammar is wrong)") }
+    func given<Value>(_ option: Option<Value>) -> Value {
+        guard let value = self[option] else { fail("\(option.spec.name) is missing (boxsim's grammar is wrong)") }
         return value
     }
 }
@@ -48,7 +48,7 @@ extension Invocation {
 /// The running boxsim a client command talks to: --url, else the address `serve` wrote into its data folder.
 func running(_ invocation: Invocation, data: String) -> (base: String, host: String, port: Int) {
     let base =
-        invocation.string("--url")
+        invocation[BoxSimOptions.url]
         ?? (try? String(contentsOfFile: data + "/boxsim.url", encoding: .utf8))?
         .trimmingCharacters(in: .whitespacesAndNewlines)
     guard let base, let root = URL(string: base), let host = root.host, let port = root.port else {
@@ -63,17 +63,17 @@ func main() {
     case "manpage":
         say(ManPage.render(program, version: BuildInfo.version))
     case "completions":
-        switch invocation.given("SHELL") {
+        switch invocation.given(BoxSimOptions.shell) {
         case "bash": say(ShellCompletions.bash(program))
         case "zsh": say(ShellCompletions.zsh(program))
         default: say(ShellCompletions.fish(program))
         }
     case "serve":
-        serve(invocation, data: invocation.given("--data"))
+        serve(invocation, data: invocation.given(BoxSimOptions.data))
     case "retranscribe":
-        retranscribe(invocation, data: invocation.given("--data"))
+        retranscribe(invocation, data: invocation.given(BoxSimOptions.data))
     case "pair-link", "messages", "transcriptions":
-        ask(invocation, data: invocation.given("--data"))
+        ask(invocation, data: invocation.given(BoxSimOptions.data))
     default:
         preconditionFailure("a command the grammar declares is handled")
     }
@@ -82,21 +82,21 @@ func main() {
 /// `boxsim serve`: runs the box until a termination signal.
 func serve(_ invocation: Invocation, data: String) {
     var configuration = BoxSimConfiguration(dataDirectory: data)
-    configuration.port = Int(invocation.requiredNumber("--port"))
-    if let slug = invocation.string("--slug") { configuration.slug = slug }
+    configuration.port = invocation.given(BoxSimOptions.port)
+    if let slug = invocation[BoxSimOptions.slug] { configuration.slug = slug }
     do {
-        configuration.hq = try HQMode.parse(invocation.given("--hq"))
+        configuration.hq = try HQMode.parse(invocation.given(BoxSimOptions.hq))
     } catch {
         fail("\(error)")
     }
-    configuration.hqText = invocation.string("--hq-text")
-    configuration.defaultSession = invocation.string("--default-session")
-    if let seconds = invocation.number("--turn-seconds") { configuration.turnSeconds = seconds }
-    configuration.pingIntervalSeconds = invocation.requiredNumber("--ping-interval")
-    configuration.pongGraceSeconds = invocation.requiredNumber("--pong-grace")
-    if let seconds = invocation.number("--send-delay") { configuration.sendDelaySeconds = seconds }
-    if let formats = invocation.list("--hq-rejects") { configuration.hqRejectedFormats = Set(formats) }
-    if let rate = invocation.number("--uplink") { configuration.uplinkBitsPerSecond = rate * 1e6 }
+    configuration.hqText = invocation[BoxSimOptions.hqText]
+    configuration.defaultSession = invocation[BoxSimOptions.defaultSession]
+    if let seconds = invocation[BoxSimOptions.turnSeconds] { configuration.turnSeconds = seconds }
+    configuration.pingIntervalSeconds = invocation.given(BoxSimOptions.pingInterval)
+    configuration.pongGraceSeconds = invocation.given(BoxSimOptions.pongGrace)
+    if let seconds = invocation[BoxSimOptions.sendDelay] { configuration.sendDelaySeconds = seconds }
+    if let formats = invocation[BoxSimOptions.hqRejects] { configuration.hqRejectedFormats = Set(formats) }
+    if let rate = invocation[BoxSimOptions.uplink] { configuration.uplinkBitsPerSecond = rate * 1e6 }
     let server: BoxSimServer
     do {
         server = try BoxSimServer(configuration: configuration)
@@ -115,8 +115,8 @@ func serve(_ invocation: Invocation, data: String) {
 
 /// `boxsim retranscribe`: asks the running box to request a message's last audio, and describes the answer.
 func retranscribe(_ invocation: Invocation, data: String) -> Never {
-    let message = invocation.given("--message")
-    let timeout = Int(invocation.requiredNumber("--timeout-ms"))
+    let message = invocation.given(BoxSimOptions.message)
+    let timeout = invocation.given(BoxSimOptions.timeout)
     let (base, host, port) = running(invocation, data: data)
     let body: Data
     do {
@@ -152,15 +152,16 @@ func ask(_ invocation: Invocation, data: String) {
     // `boxsim serve --data DIR &` then `boxsim pair-link --data DIR` at once (as the README does it): the server
     // may still be starting, its address file not yet written (or left by the last one). Asked again for up to
     // 10 s while nothing answers.
-    let given = invocation.string("--url") != nil
+    let given = invocation.has(BoxSimOptions.url)
     let patience = Date().addingTimeInterval(given ? 0 : 10)
     while !given, !FileManager.default.fileExists(atPath: data + "/boxsim.url"), Date() < patience {
         usleep(100_000)
     }
     var query: [String] = []
     // Only pair-link takes these (asking another command for an option it does not declare is a programming error).
-    for name in ["label", "session"] where command == "pair-link" {
-        if let value = invocation.string("--" + name) {
+    for (name, option) in [("label", BoxSimOptions.label), ("session", BoxSimOptions.session)]
+    where command == "pair-link" {
+        if let value = invocation[option] {
             query.append(name + "=" + (value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
         }
     }

@@ -2,6 +2,7 @@ import BoxVoiceAudio
 import BoxVoiceDictation
 import BoxVoiceKeywords
 import BoxVoiceLive
+import BoxVoiceTestSupport
 import Foundation
 import Glibc
 
@@ -386,16 +387,8 @@ enum LiveDecode {
     ) {
         let before = processCPUSeconds()
         let transcriber = try LiveTranscriber(options: options)
-        var utterances: [LiveUtterance] = []
-        for start in stride(from: 0, to: samples.count, by: 4_800) {
-            // Faster than real time: each ended utterance is decided before more audio is heard, so every one gets
-            // Whisper's words, as a machine keeping up gives them.
-            let updates =
-                try transcriber.feed(Array(samples[start..<min(start + 4_800, samples.count)]))
-                + transcriber.decideWaiting()
-            for case .utterance(let utterance) in updates { utterances.append(utterance) }
-        }
-        for case .utterance(let utterance) in try transcriber.finish() { utterances.append(utterance) }
+        // Faster than real time, each utterance decided as it ends: every one in Whisper's words.
+        let utterances = try transcriber.hearWhole(samples, decidingEach: true)
         return (utterances, processCPUSeconds() - before, transcriber.whisperDecodes)
     }
 }

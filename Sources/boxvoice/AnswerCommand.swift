@@ -7,6 +7,8 @@ import Foundation
 
 /// `boxvoice answer REQUEST`: answer one retranscription request (V1 JSON) from the retained recordings.
 enum AnswerCommand: Command {
+    static let request = ArgumentSpec("REQUEST", help: "the request JSON, a file holding it, or -")
+
     static let spec = CommandSpec(
         "answer", summary: "answer one retranscription (last-audio) request by hand",
         about: """
@@ -14,11 +16,11 @@ enum AnswerCommand: Command {
             {"version":1,"requestId":"…","messageId":"…","sessionId":"…"|null}. Answers with the recording (joined \
             into one WAV) when it is kept, else {"none": true}, and prints the outcome.
             """, options: [CommonOptions.box],
-        arguments: [ArgumentSpec("REQUEST", help: "the request JSON, a file holding it, or -")])
+        arguments: [request])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let boxName = invocation.string("--box")
-        let source = try invocation.required("REQUEST")
+        let boxName = invocation[CommonOptions.box]
+        let source = try invocation.required(request)
         // The request first: a wrong one is said before anything is looked up or sent.
         var lines: [String]
         if source == "-" {

@@ -9,6 +9,9 @@ import Foundation
 
 /// `boxvoice boxes`: list, select and unpair boxes.
 enum BoxesCommand: Command {
+    static let name = ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")
+    static let codec = ArgumentSpec("CODEC", .choice(UploadCodec.allCases.map(\.rawValue)), help: "wav, opus or auto")
+
     static let spec = CommandSpec(
         "boxes", summary: "list paired boxes, select one, set its upload codec, or unpair it",
         about: """
@@ -17,23 +20,14 @@ enum BoxesCommand: Command {
             """,
         verbs: [
             CommandSpec("list", summary: "every paired box, its address and health", options: [CommonOptions.json]),
-            CommandSpec(
-                "use", summary: "select the box dictate and transcribe use",
-                arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
-            CommandSpec(
-                "unpair", summary: "forget a box, its token and its recordings",
-                arguments: [ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it")]),
-            CommandSpec(
-                "codec", summary: "what HQ segments go to the box as",
-                arguments: [
-                    ArgumentSpec("NAME", help: "a paired box, as `boxvoice boxes` lists it"),
-                    ArgumentSpec("CODEC", .choice(UploadCodec.allCases.map(\.rawValue)), help: "wav, opus or auto"),
-                ]),
+            CommandSpec("use", summary: "select the box dictate and transcribe use", arguments: [name]),
+            CommandSpec("unpair", summary: "forget a box, its token and its recordings", arguments: [name]),
+            CommandSpec("codec", summary: "what HQ segments go to the box as", arguments: [name, codec]),
         ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let verb = invocation.verb ?? "list"
-        let json = verb == "list" && invocation.flag("--json")
+        let json = verb == "list" && invocation[CommonOptions.json]
         let registry = BoxRegistry(directory: Paths.configDirectory)
         switch verb {
         case "list":
@@ -72,15 +66,15 @@ enum BoxesCommand: Command {
                 }
             }
         case "codec":
-            let name = try invocation.required("NAME"), value = try invocation.required("CODEC")
+            let name = try invocation.required(name), value = try invocation.required(codec)
             try registry.setUploadCodec(value, for: name)
             Console.out("'\(name)' uploads HQ segments as \(value)")
         case "use":
-            let name = try invocation.required("NAME")
+            let name = try invocation.required(name)
             try registry.select(name)
             Console.out("'\(name)' is now the selected box")
         case "unpair":
-            let name = try invocation.required("NAME")
+            let name = try invocation.required(name)
             try registry.remove(name)
             // Its retained recordings go too (contract §8: unpairing deletes them at once).
             var dropped = 0

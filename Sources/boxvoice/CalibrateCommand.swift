@@ -8,6 +8,17 @@ import Foundation
 
 /// `boxvoice calibrate`: tunes the command spotter to the user's voice and microphone.
 enum CalibrateCommand: Command {
+    static let takes = Option.integer(
+        "--takes", 1...10, unit: "takes", default: "3", help: "how many times to say each command")
+    static let from = Option.path(
+        "--from", placeholder: "DIR",
+        help: "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') and "
+            + "talk*.wav")
+    static let reset = Option.flag(
+        "--reset",
+        help: "go back to the default thresholds and the acoustic model as shipped, with noise suppression only in a "
+            + "noisy room")
+
     static let spec = CommandSpec(
         "calibrate", summary: "tune the command spotter to your voice and microphone",
         about: """
@@ -22,31 +33,16 @@ enum CalibrateCommand: Command {
             adaptation to voice-adaptation.mllr beside it, which dictate, listen and the daemon use from then on; the \
             recordings stay in $XDG_DATA_HOME/boxvoice/calibration (private).
             """,
-        options: [
-            CommonOptions.device, CommonOptions.alsaConfig,
-            OptionSpec(
-                "--takes", .integer(1...10, unit: "takes"), default: "3", help: "how many times to say each command"),
-            OptionSpec(
-                "--from", .path, placeholder: "DIR",
-                help:
-                    "tune from recordings already made: PHRASE-N.wav (a spotter phrase with its words joined by '-') "
-                    + "and talk*.wav"
-            ),
-            OptionSpec(
-                "--reset",
-                help:
-                    "go back to the default thresholds and the acoustic model as shipped, with noise suppression only "
-                    + "in a noisy room"
-            ),
-        ], exclusive: [["--reset", "--from", "--takes"], ["--from", "--device"], ["--reset", "--device"]])
+        options: [CommonOptions.device, CommonOptions.alsaConfig, takes, from, reset],
+        exclusive: [[reset, from, takes], [from, CommonOptions.device], [reset, CommonOptions.device]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let saved = try UserSettingsFile.load()
-        let device = invocation.string("--device") ?? saved.device ?? "default"
-        let alsaConfig = invocation.string("--alsa-config") ?? saved.alsaConfig
-        let from = invocation.string("--from")
-        let takes = invocation.integer("--takes") ?? 3  // the option has a default
-        if invocation.flag("--reset") { return try resetCalibration() }
+        let device = invocation[CommonOptions.device] ?? saved.device ?? "default"
+        let alsaConfig = invocation[CommonOptions.alsaConfig] ?? saved.alsaConfig
+        let from = invocation[from]
+        let takes = invocation[takes] ?? 3  // the option has a default
+        if invocation[reset] { return try resetCalibration() }
         let defaults = try ModelsDirectory.locate() + "/command-spotter.en.txt"
         let calibration = try SpotterCalibration(phrasesFile: defaults)
         let folder: String

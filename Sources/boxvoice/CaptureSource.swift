@@ -7,13 +7,13 @@ import CommandGrammar
 enum CaptureSource {
     /// - Returns: the opened PCM and what it is, for the user (the WAV's path or the device's name).
     static func open(_ invocation: Invocation, settings: UserSettings) throws -> (pcm: CapturePCM, name: String) {
-        let input = invocation.string("--input")
-        let device = invocation.string("--device") ?? settings.device ?? "default"
+        let input = invocation[CommonOptions.input]
+        let device = invocation[CommonOptions.device] ?? settings.device ?? "default"
         do {
             let pcm: CapturePCM =
                 try input.map { try WAVCapturePCM(path: $0) }
-                ?? ALSACapturePCM(name: device, configFile: invocation.string("--alsa-config") ?? settings.alsaConfig)
-            return (pcm.paced(invocation.flag("--realtime")), input ?? device)
+                ?? ALSACapturePCM(name: device, configFile: invocation[CommonOptions.alsaConfig] ?? settings.alsaConfig)
+            return (pcm.paced(invocation[CommonOptions.realtime]), input ?? device)
         } catch let error as ALSAError {
             throw CLIError.failed(error.description)
         } catch {

@@ -2,23 +2,23 @@ import CommandGrammar
 
 /// Options several commands share, declared once so they read and explain the same everywhere.
 enum CommonOptions {
-    static let device = OptionSpec(
-        "--device", .text, placeholder: "PCM", defaultNote: "the configuration's device, else default",
+    static let device = Option.text(
+        "--device", placeholder: "PCM", defaultNote: "the configuration's device, else default",
         help: "ALSA capture PCM (list them with `boxvoice devices`)")
-    static let alsaConfig = OptionSpec(
-        "--alsa-config", .path, help: "resolve PCM names in this self-contained ALSA configuration file")
-    static let json = OptionSpec("--json", help: "print one JSON object per event or result")
-    static let realtime = OptionSpec(
+    static let alsaConfig = Option.path(
+        "--alsa-config", help: "resolve PCM names in this self-contained ALSA configuration file")
+    static let json = Option.flag("--json", help: "print one JSON object per event or result")
+    static let realtime = Option.flag(
         "--realtime",
         help: "pace a PCM without a clock (an ALSA `file` PCM, --input) like a microphone: N seconds take N s")
-    static let box = OptionSpec(
-        "--box", .text, placeholder: "NAME", defaultNote: "the selected box", help: "the paired box to use")
-    static let input = OptionSpec(
-        "--input", .path, placeholder: "FILE.wav", help: "play a WAV through the same capture path as a microphone")
-    static let keywords = OptionSpec(
-        "--keywords", .path, help: "another vocabulary file in the format of Models/speech-keywords.en.txt")
-    static let codec = OptionSpec(
-        "--codec", .choice(["wav", "opus", "auto"]), defaultNote: "the box's `boxes codec` setting, else auto",
+    static let box = Option.text(
+        "--box", placeholder: "NAME", defaultNote: "the selected box", help: "the paired box to use")
+    static let input = Option.path(
+        "--input", placeholder: "FILE.wav", help: "play a WAV through the same capture path as a microphone")
+    static let keywords = Option.path(
+        "--keywords", help: "another vocabulary file in the format of Models/speech-keywords.en.txt")
+    static let codec = Option.choice(
+        "--codec", ["wav", "opus", "auto"], defaultNote: "the box's `boxes codec` setting, else auto",
         help: "what segments go to HQ as (auto: Ogg Opus when it reaches the box sooner than WAV on the measured link)")
 }
 

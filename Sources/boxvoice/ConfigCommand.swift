@@ -54,6 +54,9 @@ enum UserSettingsFile {
 enum ConfigCommand: Command {
     private static let keyList = UserSettings.keys.map { "\($0.key) (\($0.help))" }.joined(separator: "; ")
 
+    static let key = ArgumentSpec("KEY", .choice(UserSettings.keys.map(\.key)), help: "the setting")
+    static let value = ArgumentSpec("VALUE", help: "its value (true/false for switches)")
+
     static let spec = CommandSpec(
         "config", summary: "show or change your settings (device, box, feedback, …)",
         about: """
@@ -62,17 +65,8 @@ enum ConfigCommand: Command {
             """,
         verbs: [
             CommandSpec("show", summary: "every setting and its value", options: [CommonOptions.json]),
-            CommandSpec(
-                "set", summary: "set one setting",
-                arguments: [
-                    ArgumentSpec("KEY", .choice(UserSettings.keys.map(\.key)), help: "the setting"),
-                    ArgumentSpec("VALUE", help: "its value (true/false for switches)"),
-                ]),
-            CommandSpec(
-                "unset", summary: "back to the built-in default",
-                arguments: [
-                    ArgumentSpec("KEY", .choice(UserSettings.keys.map(\.key)), help: "the setting")
-                ]),
+            CommandSpec("set", summary: "set one setting", arguments: [key, value]),
+            CommandSpec("unset", summary: "back to the built-in default", arguments: [key]),
             CommandSpec("reset", summary: "remove every setting (all back to the built-in defaults)"),
             CommandSpec("path", summary: "where the settings file is"),
         ], defaultVerb: "show")
@@ -84,14 +78,13 @@ enum ConfigCommand: Command {
         case "set", "unset", "reset":
             var (settings, dropped) = try UserSettingsFile.loadForRepair()
             let before = settings
-            let key = invocation.argument("KEY")
             do {
                 switch invocation.verb {
                 case "set":
-                    let value = try invocation.required("VALUE")
-                    try settings.set(key!, value)
-                    try checkExists(key!, value, in: settings)
-                case "unset": try settings.unset(key!)
+                    let key = try invocation.required(Self.key), value = try invocation.required(Self.value)
+                    try settings.set(key, value)
+                    try checkExists(key, value, in: settings)
+                case "unset": try settings.unset(try invocation.required(Self.key))
                 default: settings = UserSettings()
                 }
             } catch let problem as UserSettings.Problem {
@@ -103,8 +96,8 @@ enum ConfigCommand: Command {
             }
             dropped.removeAll()
             switch invocation.verb {
-            case "set": Console.out("\(key!) = \(try invocation.required("VALUE"))")
-            case "unset": Console.out("\(key!) is back to its default")
+            case "set": Console.out("\(try invocation.required(key)) = \(try invocation.required(value))")
+            case "unset": Console.out("\(try invocation.required(key)) is back to its default")
             default:
                 let defaults = Dictionary(uniqueKeysWithValues: UserSettings().values.map { ($0.key, $0.value) })
                 let removed = before.values.filter { $0.value != nil && $0.value != defaults[$0.key] ?? nil }
@@ -115,7 +108,7 @@ enum ConfigCommand: Command {
             }
         default:
             let settings = try UserSettingsFile.load()
-            if invocation.flag("--json") {
+            if invocation[CommonOptions.json] {
                 Console.json(JSONLine.Settings(values: settings.values.map { ($0.key, $0.value) }))
             } else {
                 for (key, value) in settings.values {

@@ -12,6 +12,12 @@ protocol ControlCommand: Command {
     static var summary: String { get }
 }
 
+/// `status`'s own options.
+enum StatusOptions {
+    static let follow = Option.flag("--follow", help: "keep printing what the daemon does")
+    static let waybar = Option.flag("--waybar", help: "follow, as waybar/polybar custom-module JSON lines")
+}
+
 extension ControlCommand {
     static var spec: CommandSpec {
         CommandSpec(
@@ -30,17 +36,14 @@ extension ControlCommand {
                         with `"return-type": "json"`; it waits for the daemon (stopped) and follows its restarts.
                         """ : ""),
             options: request == .status
-                ? [
-                    OptionSpec("--follow", help: "keep printing what the daemon does"),
-                    OptionSpec("--waybar", help: "follow, as waybar/polybar custom-module JSON lines"),
-                    CommonOptions.json,
-                ] : [CommonOptions.json], exclusive: [["--waybar", "--json"]])
+                ? [StatusOptions.follow, StatusOptions.waybar, CommonOptions.json] : [CommonOptions.json],
+            exclusive: request == .status ? [[StatusOptions.waybar, CommonOptions.json]] : [])
     }
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        if request == .status && invocation.flag("--waybar") { followForTheBar() }
-        let follow = request == .status && invocation.flag("--follow")
-        let json = invocation.flag("--json")
+        if request == .status && invocation[StatusOptions.waybar] { followForTheBar() }
+        let follow = request == .status && invocation[StatusOptions.follow]
+        let json = invocation[CommonOptions.json]
         var reply: ControlReply?
         do {
             try ControlClient.send(ControlRequest(request, follow: follow), path: Paths.controlSocket) { line in

@@ -15,6 +15,10 @@ import Synchronization
 /// `boxvoice daemon`: stays connected to every paired box, answers its retranscription requests from the retained
 /// recordings and delivers the outbox. Foreground; logs to stderr; SIGINT/SIGTERM end it cleanly.
 enum DaemonCommand: Command {
+    static let debug = Option.flag(
+        "--debug",
+        help: "also log what each message said, and the normal 404s of requests another client answered first")
+
     static let spec = CommandSpec(
         "daemon", summary: "keep every paired box's event stream open; answer retranscription; hotkey turns",
         about: """
@@ -32,17 +36,14 @@ enum DaemonCommand: Command {
             time, so a turn holds as much audio as it lasted.
             """,
         options: [
-            CommonOptions.box, CommonOptions.device, CommonOptions.alsaConfig,
-            OptionSpec(
-                "--debug",
-                help: "also log what each message said, and the normal 404s of requests another client answered first"),
+            CommonOptions.box, CommonOptions.device, CommonOptions.alsaConfig, debug,
         ])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let dictationBox = invocation.string("--box")
-        let deviceOption = invocation.string("--device")
-        let alsaConfig = invocation.string("--alsa-config")
-        let debug = invocation.flag("--debug")
+        let dictationBox = invocation[CommonOptions.box]
+        let deviceOption = invocation[CommonOptions.device]
+        let alsaConfig = invocation[CommonOptions.alsaConfig]
+        let debug = invocation[debug]
         // a bad settings file stops the daemon at start, with the key at fault
         let initial = try UserSettingsFile.load()
         // Read again at each use: `boxvoice config set …` takes effect at the next turn, without a restart. A file

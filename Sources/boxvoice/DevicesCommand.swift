@@ -3,6 +3,16 @@ import BoxVoiceAudio
 
 /// `boxvoice devices`: the capture PCMs the ALSA configuration offers.
 enum DevicesCommand: Command {
+    static let dir = Option.path(
+        "--dir", placeholder: "DIR", defaultNote: "$XDG_CACHE_HOME/boxvoice/file-pcm",
+        help: "where the configuration and raw audio go")
+    static let name = Option.text("--name", placeholder: "NAME", default: "boxvoice_file", help: "the PCM's name")
+    static let format = Option.choice(
+        "--format", ["FLOAT_LE", "S32_LE", "S16_LE"], placeholder: "F", default: "FLOAT_LE",
+        help: "the sample format it delivers")
+    static let integerOnly = Option.flag("--integer-only", help: "refuse float formats, like many USB microphones")
+    static let wav = ArgumentSpec("WAV", .path, help: "the sound file to play")
+
     static let spec = CommandSpec(
         "devices", summary: "list ALSA capture devices, or make a capture PCM that plays a WAV",
         about: """
@@ -19,25 +29,16 @@ enum DevicesCommand: Command {
                     the PCM works from any folder. It delivers as fast as it is read and then silence, so record it \
                     with --max-seconds (or --realtime).
                     """,
-                options: [
-                    OptionSpec(
-                        "--dir", .path, placeholder: "DIR", defaultNote: "$XDG_CACHE_HOME/boxvoice/file-pcm",
-                        help: "where the configuration and raw audio go"),
-                    OptionSpec("--name", .text, placeholder: "NAME", default: "boxvoice_file", help: "the PCM's name"),
-                    OptionSpec(
-                        "--format", .choice(["FLOAT_LE", "S32_LE", "S16_LE"]), placeholder: "F", default: "FLOAT_LE",
-                        help: "the sample format it delivers"),
-                    OptionSpec("--integer-only", help: "refuse float formats, like many USB microphones"),
-                ], arguments: [ArgumentSpec("WAV", .path, help: "the sound file to play")],
+                options: [dir, name, format, integerOnly], arguments: [wav],
                 check: { invocation in
-                    invocation.flag("--integer-only") && invocation.string("--format") == "FLOAT_LE"
+                    invocation[integerOnly] && invocation[format] == "FLOAT_LE"
                         ? "--integer-only needs --format S16_LE or S32_LE" : nil
                 }),
         ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         if invocation.verb == "file-pcm" { return try FilePCMSubcommand.run(invocation) }
-        let json = invocation.flag("--json")
+        let json = invocation[CommonOptions.json]
         let devices = ALSADevices.capture()
         if json {
             for device in devices { Console.json(JSONLine.Device(name: device.name, description: device.description)) }
@@ -68,11 +69,11 @@ enum DevicesCommand: Command {
 /// `boxvoice devices file-pcm`: make a capture PCM that plays a WAV, for trying boxvoice without a microphone.
 enum FilePCMSubcommand {
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let directory = invocation.string("--dir") ?? Paths.cacheDirectory + "/file-pcm"
-        let name = try invocation.required("--name")
-        let format = invocation.string("--format").flatMap(SampleFormat.init(alsaName:)) ?? .float32LE
-        let integerOnly = invocation.flag("--integer-only")
-        let wav = try invocation.required("WAV")
+        let directory = invocation[DevicesCommand.dir] ?? Paths.cacheDirectory + "/file-pcm"
+        let name = try invocation.required(DevicesCommand.name)
+        let format = invocation[DevicesCommand.format].flatMap(SampleFormat.init(alsaName:)) ?? .float32LE
+        let integerOnly = invocation[DevicesCommand.integerOnly]
+        let wav = try invocation.required(DevicesCommand.wav)
         let made: FileCapturePCM.Made
         do {
             made = try FileCapturePCM.make(

@@ -12,6 +12,20 @@ import Foundation
 
 /// `boxvoice dictate`: the main job.
 enum DictateCommand: Command {
+    static let local = Option.flag("--local", help: "dictate to the embedded local box even when a box is paired")
+    static let session = Option.text(
+        "--session", placeholder: "ID", defaultNote: "the box's default session, asked when the first message is sent",
+        help: "the conversation this run's messages go to (new: open one for the run)")
+    static let once = Option.flag("--once", help: "stop after the first message is sent")
+    static let onEOF = Option.choice(
+        "--on-eof", DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue), defaultNote: "send",
+        help: "what happens to what was said when the input ends")
+    static let raw = Option.flag(
+        "--raw", help: "show a delivered message with its speech framing as the box receives it")
+    static let noKeys = Option.flag("--no-keys", help: "leave standard input alone (no Enter/Esc)")
+    static let noPipelining = Option.flag(
+        "--no-pipelining", help: "hold HQ uploads until the send (only to measure what pipelining gains)")
+
     static let spec = CommandSpec(
         "dictate", summary: "dictate a message to the box (the main job)",
         about: """
@@ -28,45 +42,25 @@ enum DictateCommand: Command {
             --on-eof and --keywords come from `boxvoice config` when set.
             """,
         options: [
-            CommonOptions.box,
-            OptionSpec("--local", help: "dictate to the embedded local box even when a box is paired"),
-            CommonOptions.device,
-            CommonOptions.input,
-            CommonOptions.realtime,
-            CommonOptions.alsaConfig,
-            OptionSpec(
-                "--session", .text, placeholder: "ID",
-                defaultNote: "the box's default session, asked when the first message is sent",
-                help: "the conversation this run's messages go to (new: open one for the run)"),
-            OptionSpec("--once", help: "stop after the first message is sent"),
-            OptionSpec(
-                "--on-eof", .choice(DictationStateMachine.EndOfInputPolicy.allCases.map(\.rawValue)),
-                defaultNote: "send",
-                help: "what happens to what was said when the input ends"),
-            CommonOptions.json,
-            OptionSpec("--raw", help: "show a delivered message with its speech framing as the box receives it"),
-            OptionSpec("--no-keys", help: "leave standard input alone (no Enter/Esc)"),
-            OptionSpec(
-                "--no-pipelining", help: "hold HQ uploads until the send (only to measure what pipelining gains)"),
-            CommonOptions.codec,
-            CommonOptions.keywords,
-        ], exclusive: [["--device", "--input"], ["--box", "--local"]])
+            CommonOptions.box, local, CommonOptions.device, CommonOptions.input, CommonOptions.realtime,
+            CommonOptions.alsaConfig, session, once, onEOF, CommonOptions.json, raw, noKeys, noPipelining,
+            CommonOptions.codec, CommonOptions.keywords,
+        ], exclusive: [[CommonOptions.device, CommonOptions.input], [CommonOptions.box, local]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let settings = try UserSettingsFile.load()
-        let local = invocation.flag("--local")
-        let boxName = invocation.string("--box") ?? (local ? nil : settings.box)
-        let sessionOption = invocation.string("--session")
-        let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
-        let keywordsOption = invocation.string("--keywords") ?? settings.vocabulary
+        let local = invocation[local]
+        let boxName = invocation[CommonOptions.box] ?? (local ? nil : settings.box)
+        let sessionOption = invocation[session]
+        let codecOption = invocation[CommonOptions.codec].flatMap(UploadCodec.init(rawValue:))
+        let keywordsOption = invocation[CommonOptions.keywords] ?? settings.vocabulary
         let endOfInput =
-            invocation.string("--on-eof").flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) ?? settings
-            .onEOF ?? .send
-        let once = invocation.flag("--once")
-        let json = invocation.flag("--json")
-        let noPipelining = invocation.flag("--no-pipelining")
-        let noKeys = invocation.flag("--no-keys")
-        let raw = invocation.flag("--raw")
+            invocation[onEOF].flatMap(DictationStateMachine.EndOfInputPolicy.init(rawValue:)) ?? settings.onEOF ?? .send
+        let once = invocation[once]
+        let json = invocation[CommonOptions.json]
+        let noPipelining = invocation[noPipelining]
+        let noKeys = invocation[noKeys]
+        let raw = invocation[raw]
 
         let detector = try ModelsDirectory.keywordDetector(override: keywordsOption)
         let output = DictationOutput(json: json, raw: raw, vocabulary: detector.vocabulary)

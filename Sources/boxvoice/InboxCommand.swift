@@ -5,6 +5,8 @@ import Foundation
 
 /// `boxvoice inbox`: what the embedded local box received — where `dictate` delivers when no box is paired.
 enum InboxCommand: Command {
+    static let raw = Option.flag("--raw", help: "each message with its speech framing, as the box received it")
+
     static let spec = CommandSpec(
         "inbox", summary: "list what the embedded local box received",
         about: """
@@ -12,14 +14,11 @@ enum InboxCommand: Command {
             oldest first, with their message ids, each as it was said (--raw: with its speech framing and command \
             tags, as the box received it). Its data lives in $XDG_DATA_HOME/boxvoice/local-box.
             """,
-        options: [
-            CommonOptions.json,
-            OptionSpec("--raw", help: "each message with its speech framing, as the box received it"),
-        ])
+        options: [CommonOptions.json, raw])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let json = invocation.flag("--json")
-        let raw = invocation.flag("--raw")
+        let json = invocation[CommonOptions.json]
+        let raw = invocation[raw]
         let path = Paths.embeddedBoxDirectory + "/messages.json"
         guard let data = FileManager.default.contents(atPath: path) else {
             if !json {

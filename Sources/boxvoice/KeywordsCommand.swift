@@ -4,41 +4,41 @@ import Foundation
 
 /// `boxvoice keywords`: the spoken-keyword detector and its golden-vector runner.
 enum KeywordsCommand: Command {
+    static let keywords = Option.path(
+        "--keywords", defaultNote: "Models/speech-keywords.en.txt", help: "the vocabulary")
+    static let atStart = Option.flag("--at-start", help: "only accept a phrase with no words before it")
+    static let text = ArgumentSpec("TEXT", help: "the words to look in")
+    static let folder = ArgumentSpec("DIR", .path, help: "a folder of golden vectors")
+
     static let spec = CommandSpec(
         "keywords", summary: "find the spoken command in a text, or check the golden vectors",
-        options: [
-            OptionSpec("--keywords", .path, defaultNote: "Models/speech-keywords.en.txt", help: "the vocabulary")
-        ],
+        options: [keywords],
         verbs: [
             CommandSpec(
                 "detect",
                 summary:
                     "the command TEXT holds (action, phrase, the text with its tag), or \"no keyword\"; exit 0 either "
                     + "way",
-                options: [
-                    OptionSpec("--at-start", help: "only accept a phrase with no words before it"), CommonOptions.json,
-                ],
-                arguments: [ArgumentSpec("TEXT", help: "the words to look in")]),
+                options: [atStart, CommonOptions.json], arguments: [text]),
             CommandSpec(
                 "validate",
                 summary: "run every *.json golden vector in DIR; exit 1 when anything failed or DIR held none",
                 about: """
                     Runs the ops "detect" and "append", prints each failure with its input, expected and actual \
                     result, then "N passed, M failed".
-                    """, arguments: [ArgumentSpec("DIR", .path, help: "a folder of golden vectors")]),
+                    """, arguments: [folder]),
         ])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let keywords = invocation.string("--keywords")
+        let keywords = invocation[keywords]
         switch invocation.verb {
         case "detect":
             return detect(
-                try invocation.required("TEXT"), atStart: invocation.flag("--at-start"),
-                json: invocation.flag("--json"),
+                try invocation.required(text), atStart: invocation[atStart], json: invocation[CommonOptions.json],
                 detector: try ModelsDirectory.keywordDetector(override: keywords))
         default:
             return try validate(
-                try invocation.required("DIR"), detector: try ModelsDirectory.keywordDetector(override: keywords))
+                try invocation.required(folder), detector: try ModelsDirectory.keywordDetector(override: keywords))
         }
     }
 

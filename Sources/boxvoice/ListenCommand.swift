@@ -8,6 +8,11 @@ import Foundation
 
 /// `boxvoice listen`: the live transcript and the spoken commands in it.
 enum ListenCommand: Command {
+    static let maxSeconds = Option.number(
+        "--max-seconds", 0.1...604_800, unit: "seconds", help: "stop after N seconds of captured audio")
+    static let noSpotter = Option.flag("--no-spotter", help: "only the language model's transcript hears commands")
+    static let noLanguageModel = Option.flag("--no-language-model", help: "only the command spotter listens")
+
     static let spec = CommandSpec(
         "listen", summary: "show the live transcript and the keywords heard (no box needed)",
         about: """
@@ -17,23 +22,17 @@ enum ListenCommand: Command {
             finds, with the audio time it fired at.
             """,
         options: [
-            CommonOptions.device, CommonOptions.input, CommonOptions.realtime, CommonOptions.alsaConfig,
-            OptionSpec(
-                "--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"
-            ),
-            CommonOptions.json,
-            OptionSpec("--no-spotter", help: "only the language model's transcript hears commands"),
-            OptionSpec("--no-language-model", help: "only the command spotter listens"),
-            CommonOptions.keywords,
-        ], exclusive: [["--device", "--input"], ["--no-spotter", "--no-language-model"]])
+            CommonOptions.device, CommonOptions.input, CommonOptions.realtime, CommonOptions.alsaConfig, maxSeconds,
+            CommonOptions.json, noSpotter, noLanguageModel, CommonOptions.keywords,
+        ], exclusive: [[CommonOptions.device, CommonOptions.input], [noSpotter, noLanguageModel]])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let settings = try UserSettingsFile.load()
-        let keywords = invocation.string("--keywords") ?? settings.vocabulary
-        let maxSeconds = invocation.number("--max-seconds")
-        let json = invocation.flag("--json")
-        let noSpotter = invocation.flag("--no-spotter")
-        let noLanguageModel = invocation.flag("--no-language-model")
+        let keywords = invocation[CommonOptions.keywords] ?? settings.vocabulary
+        let maxSeconds = invocation[maxSeconds]
+        let json = invocation[CommonOptions.json]
+        let noSpotter = invocation[noSpotter]
+        let noLanguageModel = invocation[noLanguageModel]
 
         let detector = try ModelsDirectory.keywordDetector(override: keywords)
         let (pcm, source) = try CaptureSource.open(invocation, settings: settings)

@@ -31,29 +31,30 @@ enum LocalStore {
 
 /// `boxvoice outbox`: messages waiting for, or done with, delivery.
 enum OutboxCommand: Command {
+    static let id = ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")
+
     static let spec = CommandSpec(
         "outbox", summary: "list, send, retry or discard messages in the durable outbox", options: [CommonOptions.json],
         verbs: [
             CommandSpec("list", summary: "every message and its state"),
             CommandSpec(
                 "send", summary: "send a draft (HQ-transcribed from its audio first) or a failed message now",
-                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+                arguments: [id]),
             CommandSpec("retry", summary: "deliver every pending message now, whatever its backoff"),
             CommandSpec(
                 "resend",
                 summary:
                     "send a possibly-delivered (or failed) message again as a new message, into the box's default "
                     + "session",
-                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+                arguments: [id]),
             CommandSpec(
-                "discard", summary: "forget a draft, failed or pending message (and its recording)",
-                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+                "discard", summary: "forget a draft, failed or pending message (and its recording)", arguments: [id]),
         ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let store = try LocalStore.open()
         switch invocation.verb ?? "list" {
-        case "list": return try list(store, json: invocation.flag("--json"))
+        case "list": return try list(store, json: invocation[CommonOptions.json])
         case "resend": return try resend(try messageID(invocation), in: store)
         case "send": return try deliver(to: [try requestSend(try messageID(invocation), in: store)], from: store)
         case "retry": return try deliver(to: try store.boxesWithWork(), from: store)
@@ -64,10 +65,7 @@ enum OutboxCommand: Command {
 
     /// The ID argument (the grammar requires it of the verbs that read it).
     private static func messageID(_ invocation: Invocation) throws -> MessageID {
-        guard let text = invocation.argument("ID") else {
-            throw CLIError.usage("\(invocation.verb ?? "outbox") needs ID: a message id, as `boxvoice outbox` lists it")
-        }
-        return try LocalStore.id(text)
+        try LocalStore.id(try invocation.required(id))
     }
 
     private static func list(_ store: MessageStore, json: Bool) throws -> Int32 {
@@ -183,6 +181,9 @@ enum OutboxCommand: Command {
 
 /// `boxvoice recordings`: what retention holds for the box's retranscription requests.
 enum RecordingsCommand: Command {
+    static let format = ArgumentSpec(
+        "FORMAT", .choice(RetentionFormat.allCases.map(\.rawValue)), help: "opus, flac or wav")
+
     static let spec = CommandSpec(
         "recordings", summary: "list or forget retained recordings",
         about: """
@@ -196,18 +197,16 @@ enum RecordingsCommand: Command {
                 "list", summary: "the recordings kept for a box", options: [CommonOptions.box, CommonOptions.json]),
             CommandSpec(
                 "forget", summary: "delete one recording now", options: [CommonOptions.box],
-                arguments: [ArgumentSpec("ID", help: "a message id, as `boxvoice outbox` lists it")]),
+                arguments: [OutboxCommand.id]),
             CommandSpec(
                 "keep-as", summary: "the format recordings are kept in from now on",
-                arguments: [
-                    ArgumentSpec("FORMAT", .choice(RetentionFormat.allCases.map(\.rawValue)), help: "opus, flac or wav")
-                ]),
+                arguments: [format]),
         ], defaultVerb: "list")
 
     static func run(_ invocation: Invocation) throws -> Int32 {
         let verb = invocation.verb ?? "list"
-        let json = verb == "list" && invocation.flag("--json")
-        let boxOption = verb == "keep-as" ? nil : invocation.string("--box")
+        let json = verb == "list" && invocation[CommonOptions.json]
+        let boxOption = verb == "keep-as" ? nil : invocation[CommonOptions.box]
         let store = try LocalStore.open()
         // `--box` names a box as listings show it (the embedded one as `local`); else the selected paired box, else the
         // embedded one.
@@ -234,7 +233,7 @@ enum RecordingsCommand: Command {
                 }
             }
         case "keep-as":
-            let value = try invocation.required("FORMAT")
+            let value = try invocation.required(format)
             guard let format = RetentionFormat(rawValue: value) else {
                 throw CLIError.usage(
                     "'\(value)' is not a retention format (\(RetentionFormat.allCases.map(\.rawValue)))")
@@ -243,7 +242,7 @@ enum RecordingsCommand: Command {
             Console.out("recordings are kept as \(format.rawValue) from now on")
             return 0
         case "forget":
-            let text = try invocation.required("ID")
+            let text = try invocation.required(OutboxCommand.id)
             let id = try LocalStore.id(text)
             guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else {
                 throw CLIError.failed("no recording \(id) is kept for '\(box)'")

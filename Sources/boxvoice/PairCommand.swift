@@ -5,6 +5,13 @@ import Foundation
 
 /// `boxvoice pair LINK`: redeem a box's pairing link and remember the box.
 enum PairCommand: Command {
+    static let label = Option.text(
+        "--label", placeholder: "NAME", defaultNote: "the link's label", help: "what to call the box here")
+    static let insecure = Option.flag("--insecure", help: "turn off TLS verification for this box only")
+    static let allowDirectToken = Option.flag(
+        "--allow-direct-token", help: "accept a link's raw authToken (a testing switch; such links skip redeem)")
+    static let link = ArgumentSpec("LINK", help: "the beebox://pair?… link the box shows (quote it: it holds '&')")
+
     static let spec = CommandSpec(
         "pair", summary: "pair with a box from its pairing link",
         about: """
@@ -12,23 +19,14 @@ enum PairCommand: Command {
             $XDG_CONFIG_HOME/boxvoice/credentials.json, mode 0600) and selects the box. Pairing the same link again \
             does nothing.
             """,
-        options: [
-            OptionSpec(
-                "--label", .text, placeholder: "NAME", defaultNote: "the link's label",
-                help: "what to call the box here"),
-            OptionSpec("--insecure", help: "turn off TLS verification for this box only"),
-            OptionSpec(
-                "--allow-direct-token", help: "accept a link's raw authToken (a testing switch; such links skip redeem)"
-            ),
-            CommonOptions.json,
-        ], arguments: [ArgumentSpec("LINK", help: "the beebox://pair?… link the box shows (quote it: it holds '&')")])
+        options: [label, insecure, allowDirectToken, CommonOptions.json], arguments: [link])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let localName = invocation.string("--label")
-        let insecure = invocation.flag("--insecure")
-        let allowDirect = invocation.flag("--allow-direct-token")
-        let json = invocation.flag("--json")
-        let text = try invocation.required("LINK")
+        let localName = invocation[label]
+        let insecure = invocation[insecure]
+        let allowDirect = invocation[allowDirectToken]
+        let json = invocation[CommonOptions.json]
+        let text = try invocation.required(link)
 
         let link: PairingLink
         do {

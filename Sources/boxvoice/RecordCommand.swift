@@ -4,6 +4,22 @@ import Foundation
 
 /// `boxvoice record`: capture only, as segmented 48 kHz mono Float32 WAV.
 enum RecordCommand: Command {
+    static let out = Option.path(
+        "--out", placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/takes/<time>", help: "output folder")
+    // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are never
+    // what was meant); the cut search inside the segment it cuts.
+    static let maxSeconds = Option.number(
+        "--max-seconds", 0.1...604_800, unit: "seconds", help: "stop after N seconds of captured audio")
+    static let segmentSeconds = Option.number(
+        "--segment-seconds", 1...3_600, unit: "seconds", default: "60", help: "longest segment")
+    static let cutSearchSeconds = Option.number(
+        "--cut-search-seconds", 0.02...3_600, unit: "seconds", defaultNote: "5, at most half the segment",
+        help: "how far back from the segment's end to look for a quiet point")
+    static let format = Option.choice(
+        "--format", ["FLOAT_LE", "S32_LE", "S16_LE"], placeholder: "F",
+        defaultNote: "FLOAT_LE, then S32_LE, then S16_LE",
+        help: "only accept this device format")
+
     static let spec = CommandSpec(
         "record", summary: "record the microphone into segmented Float32 WAV files",
         about: """
@@ -13,46 +29,25 @@ enum RecordCommand: Command {
             the recording cleanly.
             """,
         options: [
-            CommonOptions.device,
-            OptionSpec(
-                "--out", .path, placeholder: "DIR", defaultNote: "$XDG_DATA_HOME/boxvoice/takes/<time>",
-                help: "output folder"),
-            // A week of audio at most; segments from a second to an hour (a 1.2 TB buffer or 2,000 files a second are
-            // never what was meant); the cut search inside the segment it cuts.
-            OptionSpec(
-                "--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after N seconds of captured audio"
-            ),
-            OptionSpec(
-                "--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "longest segment"),
-            OptionSpec(
-                "--cut-search-seconds", .number(0.02...3_600, unit: "seconds"),
-                defaultNote: "5, at most half the segment",
-                help: "how far back from the segment's end to look for a quiet point"),
-            OptionSpec(
-                "--format", .choice(["FLOAT_LE", "S32_LE", "S16_LE"]), placeholder: "F",
-                defaultNote: "FLOAT_LE, then S32_LE, then S16_LE", help: "only accept this device format"),
-            CommonOptions.alsaConfig,
-            CommonOptions.json,
-            CommonOptions.realtime,
+            CommonOptions.device, out, maxSeconds, segmentSeconds, cutSearchSeconds, format, CommonOptions.alsaConfig,
+            CommonOptions.json, CommonOptions.realtime,
         ],
         check: { invocation in
-            guard let search = invocation.number("--cut-search-seconds"),
-                let segment = invocation.number("--segment-seconds"),
-                search >= segment
+            guard let search = invocation[cutSearchSeconds], let segment = invocation[segmentSeconds], search >= segment
             else { return nil }
             return "--cut-search-seconds (\(search)) must be shorter than the segment (\(segment) s)"
         })
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let device = invocation.string("--device") ?? "default"
-        let out = invocation.string("--out")
-        let maxSeconds = invocation.number("--max-seconds")
-        let segmentSeconds = invocation.number("--segment-seconds") ?? 60
-        let searchSeconds = invocation.number("--cut-search-seconds") ?? min(5, segmentSeconds / 2)
-        let alsaConfig = invocation.string("--alsa-config")
-        let formatName = invocation.string("--format")
-        let json = invocation.flag("--json")
-        let realtime = invocation.flag("--realtime")
+        let device = invocation[CommonOptions.device] ?? "default"
+        let out = invocation[out]
+        let maxSeconds = invocation[maxSeconds]
+        let segmentSeconds = invocation[segmentSeconds] ?? 60
+        let searchSeconds = invocation[cutSearchSeconds] ?? min(5, segmentSeconds / 2)
+        let alsaConfig = invocation[CommonOptions.alsaConfig]
+        let formatName = invocation[format]
+        let json = invocation[CommonOptions.json]
+        let realtime = invocation[CommonOptions.realtime]
 
         var formats = SampleFormat.capturePreference
         if let formatName {

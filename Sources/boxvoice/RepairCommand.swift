@@ -5,16 +5,18 @@ import BoxVoiceAudio
 
 /// `boxvoice repair`: fix WAV headers a killed recording left behind.
 enum RepairCommand: Command {
+    static let paths = ArgumentSpec("PATH", .path, repeating: true, help: "WAV files or folders")
+
     static let spec = CommandSpec(
         "repair", summary: "fix the headers of WAV files a killed recording left",
         about: """
             Rewrites the header of each WAV (or of every .wav under each folder) to match the audio it really holds, \
             as a killed recording leaves it. Sample data is never changed. `boxvoice record` does this by itself for \
             its folder before it starts.
-            """, arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "WAV files or folders")])
+            """, arguments: [paths])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let paths = invocation.arguments("PATH")
+        let paths = invocation.arguments(paths)
         guard !paths.isEmpty else { throw CLIError.usage("name at least one WAV file or folder") }
         var failed = false
         for path in paths {

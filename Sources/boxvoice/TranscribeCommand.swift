@@ -8,6 +8,8 @@ import Foundation
 
 /// `boxvoice transcribe FILE`: HQ-transcribe a sound file through a box.
 enum TranscribeCommand: Command {
+    static let file = ArgumentSpec("FILE", .path, help: "the sound file (any format libsndfile reads)")
+
     static let spec = CommandSpec(
         "transcribe", summary: "HQ-transcribe a sound file through the box",
         about: """
@@ -15,13 +17,13 @@ enum TranscribeCommand: Command {
             to the box's HQ transcription as soon as it is cut (up to 3 at a time) and prints the texts joined in \
             order. Uncertain failures are retried twice; a permanent HQ failure is reported once and stops the rest.
             """, options: [CommonOptions.box, CommonOptions.codec, CommonOptions.json],
-        arguments: [ArgumentSpec("FILE", .path, help: "the sound file (any format libsndfile reads)")])
+        arguments: [file])
 
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let boxName = invocation.string("--box")
-        let json = invocation.flag("--json")
-        let codecOption = invocation.string("--codec").flatMap(UploadCodec.init(rawValue:))
-        let file = try invocation.required("FILE")
+        let boxName = invocation[CommonOptions.box]
+        let json = invocation[CommonOptions.json]
+        let codecOption = invocation[CommonOptions.codec].flatMap(UploadCodec.init(rawValue:))
+        let file = try invocation.required(file)
         guard FileManager.default.isReadableFile(atPath: file) else {
             throw CLIError.failed("cannot read '\(file)': \(FileProblem.describe(file)). Nothing was uploaded.")
         }

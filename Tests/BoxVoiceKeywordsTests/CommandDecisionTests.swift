@@ -38,6 +38,15 @@ import Testing
         #expect(decision.verdict(score: nil, sureness: 1) == .ask(.unscored))
     }
 
+    /// What a caller reads off a verdict: why the command waits (none when it acts) and whether the box is asked.
+    @Test func aVerdictSaysItsDoubtAndWhetherTheBoxIsAsked() {
+        let doubt = CommandDoubt.unsure(score: -1, threshold: -0.5)
+        #expect(CommandDecision.Verdict.act.doubt == nil && CommandDecision.Verdict.act.worthAsking)
+        #expect(CommandDecision.Verdict.ask(doubt).doubt == doubt && CommandDecision.Verdict.ask(doubt).worthAsking)
+        #expect(
+            CommandDecision.Verdict.refuse(doubt).doubt == doubt && !CommandDecision.Verdict.refuse(doubt).worthAsking)
+    }
+
     @Test func anAskLineOverTheActLineIsTheActLine() {
         let decision = CommandDecision(surenessWeight: 0, act: -1, ask: 0)
         #expect(decision.ask == -1)

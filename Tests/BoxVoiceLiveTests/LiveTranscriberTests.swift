@@ -13,7 +13,7 @@ import Testing
         options.useLanguageModel = languageModel
         let transcriber = try LiveTranscriber(options: options)
         let samples = try WAVCapturePCM.load(Checkout.sample(clip))
-        return try heardUtterances(samples, by: transcriber, chunk: 960)
+        return try transcriber.hearWhole(samples, chunk: 960)
     }
 
     /// The front end only in a noisy room: a clean clip is heard exactly as without any front end; the same clip in

@@ -36,7 +36,7 @@ import Testing
         options.whisper?.threads = 1
         let transcriber = try LiveTranscriber(options: options)
         let samples = try WAVCapturePCM.load(Checkout.sample(file))
-        let utterances = try heardUtterances(samples, by: transcriber)
+        let utterances = try transcriber.hearWhole(samples)
         // As the dictation takes them: the words an utterance ends on at a pause (command words mid-sentence are
         // text: the middle- clips).
         let actions = utterances.compactMap { $0.endingCommand(Self.detector)?.action.rawValue }

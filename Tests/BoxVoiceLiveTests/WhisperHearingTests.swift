@@ -47,7 +47,7 @@ import Testing
     }
 
     private func hear(_ samples: [Float], with transcriber: LiveTranscriber) throws -> [LiveUtterance] {
-        try heardUtterances(samples, by: transcriber)
+        try transcriber.hearWhole(samples)
     }
 
     /// Whisper's text of a clip carries the clip's command as the box's detector reads it, and its words.
@@ -84,15 +84,9 @@ import Testing
         let gap = [Float](repeating: 0, count: 48_000)
         let samples = clip + gap + clip + gap + clip
         let transcriber = try LiveTranscriber(options: try options())
-        var heard: [LiveUtterance] = []
-        for start in stride(from: 0, to: samples.count, by: 4_800) {
-            let updates =
-                try transcriber.feed(Array(samples[start..<min(start + 4_800, samples.count)]))
-                + transcriber.decideWaiting()
-            for case .utterance(let utterance) in updates { heard.append(utterance) }
-            #expect(transcriber.firstUndecidedStart == nil)
+        let heard = try transcriber.hearWhole(samples, decidingEach: true) {
+            #expect($0.firstUndecidedStart == nil)
         }
-        for case .utterance(let utterance) in try transcriber.finish() { heard.append(utterance) }
         #expect(heard.count >= 3 && heard.allSatisfy { $0.heardBy == .whisper }, "\(heard.map(\.heardBy))")
         #expect(heard.map(\.end) == heard.map(\.end).sorted())
         #expect(heard.filter { Self.detector?.detect($0.text)?.action == .send }.count == 3, "\(heard.map(\.text))")

@@ -2,6 +2,25 @@ import BoxVoiceTestSupport
 import CommandGrammar
 import Testing
 
+/// The options and arguments of the program below, read by the same values the grammar is built from.
+private enum Given {
+    static let device = Option.text("--device", placeholder: "PCM", help: "the device")
+    static let input = Option.path("--input", help: "a file")
+    static let maxSeconds = Option.number("--max-seconds", 0.1...604_800, unit: "seconds", help: "stop after")
+    static let segmentSeconds = Option.number(
+        "--segment-seconds", 1...3_600, unit: "seconds", default: "60", help: "segment")
+    static let cutSearchSeconds = Option.number("--cut-search-seconds", 0.02...3_600, unit: "seconds", help: "search")
+    static let takes = Option.integer("--takes", 1...10, unit: "takes", default: "3", help: "takes")
+    static let format = Option.choice("--format", ["FLOAT_LE", "S16_LE"], help: "format")
+    static let rejects = Option.list("--rejects", allowed: ["wav", "ogg"], help: "formats")
+    static let json = Option.flag("--json", help: "json")
+    static let force = Option.flag("--force", help: "force")
+    static let atStart = Option.flag("--at-start", help: "start")
+    static let id = ArgumentSpec("ID", help: "a message id")
+    static let paths = ArgumentSpec("PATH", .path, repeating: true, help: "files")
+    static let text = ArgumentSpec("TEXT", help: "text")
+}
+
 /// A small program with every kind of option, verb and rule the real ones use.
 private let program = ProgramSpec(
     "tool", summary: "a test program",
@@ -9,38 +28,26 @@ private let program = ProgramSpec(
         CommandSpec(
             "record", summary: "record",
             options: [
-                OptionSpec("--device", .text, placeholder: "PCM", help: "the device"),
-                OptionSpec("--input", .path, help: "a file"),
-                OptionSpec("--max-seconds", .number(0.1...604_800, unit: "seconds"), help: "stop after"),
-                OptionSpec("--segment-seconds", .number(1...3_600, unit: "seconds"), default: "60", help: "segment"),
-                OptionSpec("--cut-search-seconds", .number(0.02...3_600, unit: "seconds"), help: "search"),
-                OptionSpec("--takes", .integer(1...10, unit: "takes"), default: "3", help: "takes"),
-                OptionSpec("--format", .choice(["FLOAT_LE", "S16_LE"]), help: "format"),
-                OptionSpec("--rejects", .list(allowed: ["wav", "ogg"]), help: "formats"),
-                OptionSpec("--json", help: "json"),
-            ], exclusive: [["--device", "--input"]],
+                Given.device, Given.input, Given.maxSeconds, Given.segmentSeconds, Given.cutSearchSeconds, Given.takes,
+                Given.format, Given.rejects, Given.json,
+            ], exclusive: [[Given.device, Given.input]],
             check: { invocation in
-                guard let search = invocation.number("--cut-search-seconds"),
-                    let segment = invocation.number("--segment-seconds"), search >= segment
+                guard let search = invocation[Given.cutSearchSeconds], let segment = invocation[Given.segmentSeconds],
+                    search >= segment
                 else { return nil }
                 return "--cut-search-seconds must be shorter than the segment"
             }),
         CommandSpec(
-            "outbox", summary: "outbox", options: [OptionSpec("--json", help: "json")],
+            "outbox", summary: "outbox", options: [Given.json],
             verbs: [
                 CommandSpec("list", summary: "list"),
-                CommandSpec(
-                    "send", summary: "send", options: [OptionSpec("--force", help: "force")],
-                    arguments: [ArgumentSpec("ID", help: "a message id")]),
+                CommandSpec("send", summary: "send", options: [Given.force], arguments: [Given.id]),
             ], defaultVerb: "list"),
-        CommandSpec(
-            "repair", summary: "repair", arguments: [ArgumentSpec("PATH", .path, repeating: true, help: "files")]),
+        CommandSpec("repair", summary: "repair", arguments: [Given.paths]),
         CommandSpec(
             "keywords", summary: "keywords",
             verbs: [
-                CommandSpec(
-                    "detect", summary: "detect", options: [OptionSpec("--at-start", help: "start")],
-                    arguments: [ArgumentSpec("TEXT", help: "text")]),
+                CommandSpec("detect", summary: "detect", options: [Given.atStart], arguments: [Given.text]),
                 CommandSpec("validate", summary: "validate", arguments: [ArgumentSpec("DIR", .path, help: "folder")]),
             ]),
     ])
@@ -65,22 +72,24 @@ private func problem(_ argv: String...) -> UsageError? {
     /// What the grammar guarantees is read without a force unwrap: a default or a given argument is there, and a
     /// name the command line lacks is a usage error naming it.
     @Test func aRequiredValueIsTheDefaultTheArgumentOrAUsageError() throws {
-        #expect(try run("record").required("--takes") == "3")
-        #expect(try run("outbox", "send", "X1").required("ID") == "X1")
+        #expect(try run("record")[Given.takes] == 3)
+        #expect(try run("outbox", "send", "X1").required(Given.id) == "X1")
         let invocation = try run("record")
         #expect(throws: UsageError(.missingArgument, "record needs --device", subject: "--device")) {
-            try invocation.required("--device")
+            try invocation.required(Given.device)
         }
     }
 
     @Test func valuesAreReadInEitherSpellingAndDefaultsApply() throws {
         let invocation = try run("record", "--device", "hw:1", "--max-seconds=2.5", "--json")
-        #expect(invocation.string("--device") == "hw:1")
-        #expect(invocation.number("--max-seconds") == 2.5)
-        #expect(invocation.number("--segment-seconds") == 60)
-        #expect(invocation.integer("--takes") == 3)
-        #expect(invocation.flag("--json"))
-        #expect(!invocation.has("--segment-seconds"))
+        #expect(invocation[Given.device] == "hw:1")
+        #expect(invocation[Given.maxSeconds] == 2.5)
+        #expect(invocation[Given.segmentSeconds] == 60)
+        #expect(invocation[Given.takes] == 3)
+        #expect(invocation[Given.json])
+        #expect(!invocation.has(Given.segmentSeconds))
+        #expect(invocation[Given.format] == nil)
+        #expect(try run("record", "--rejects", "WAV,ogg")[Given.rejects] == ["wav", "ogg"])
     }
 
     @Test(arguments: ["1e15", "99999999999999999999", "nan", "inf", "-3", "0", "0x10", "", "١٢", "3 s", "1e300", "-0"])
@@ -131,7 +140,7 @@ private func problem(_ argv: String...) -> UsageError? {
     @Test func verbsTheirDefaultTheirOptionsAndArguments() throws {
         #expect(try run("outbox").verb == "list")
         let send = try run("outbox", "--json", "send", "ABC", "--force")
-        #expect(send.verb == "send" && send.argument("ID") == "ABC" && send.flag("--force") && send.flag("--json"))
+        #expect(send.verb == "send" && send.argument(Given.id) == "ABC" && send[Given.force] && send[Given.json])
         #expect(
             problem("outbox", "sned", "X")?.message
                 == "'sned' is not something outbox does; did you mean 'send'? (list or send)")
@@ -142,9 +151,9 @@ private func problem(_ argv: String...) -> UsageError? {
     }
 
     @Test func repeatingArgumentsAndTheEndOfOptions() throws {
-        #expect(try run("repair", "a.wav", "b.wav").arguments("PATH") == ["a.wav", "b.wav"])
-        #expect(try run("keywords", "detect", "--", "--at-start").argument("TEXT") == "--at-start")
-        #expect(try run("repair", "-").arguments("PATH") == ["-"])
+        #expect(try run("repair", "a.wav", "b.wav").arguments(Given.paths) == ["a.wav", "b.wav"])
+        #expect(try run("keywords", "detect", "--", "--at-start").argument(Given.text) == "--at-start")
+        #expect(try run("repair", "-").arguments(Given.paths) == ["-"])
         #expect(problem("repair")?.code == .missingArgument)
     }
 
