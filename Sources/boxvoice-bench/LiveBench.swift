@@ -1,6 +1,7 @@
 import BoxVoiceAudio
 import BoxVoiceKeywords
 import BoxVoiceLive
+import BoxVoiceTestSupport
 import Foundation
 import Glibc
 
@@ -27,8 +28,8 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
             + "`LiveTranscriber` as fast as it"
     )
     print(
-        "runs, the box's keyword detector over the resulting transcript. Recall: clips with a keyword where the "
-            + "expected action"
+        "runs, its commands taken as a dictation takes them (the words an utterance ends on at a pause). Recall: "
+            + "clips with a keyword where the expected action"
     )
     print(
         "fired. False fires: an action on a keyword-free clip, or a wrong action. Real-time factor: CPU seconds per "
@@ -53,17 +54,12 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
         var falseFires = 0
         let cpuBefore = processCPUSeconds()
         for (clip, samples) in zip(clips, audio) {
-            let transcriber = try LiveTranscriber(options: options)
-            var text: [String] = []
-            for start in stride(from: 0, to: samples.count, by: 4_800) {
-                for case .utterance(let utterance) in try transcriber.feed(
-                    Array(samples[start..<min(start + 4_800, samples.count)]))
-                {
-                    text.append(utterance.text)
-                }
-            }
-            for case .utterance(let utterance) in try transcriber.finish() { text.append(utterance.text) }
-            let fired = detector.detect(text.joined(separator: " "))?.action.rawValue
+            let utterances = try LiveTranscriber(options: options).hearWhole(samples)
+            let text = utterances.map(\.text)
+            // As a dictation takes them: the words an utterance ends on at a pause, a spotter hit where they hold
+            // none (`commands(in:)`), the first command ending the message.
+            let fired = commands(in: utterances, detector: detector, spotsToo: method != .languageModel)
+                .first?.action.rawValue
             if let expected = clip.expectedAction {
                 withKeyword += 1
                 if fired == expected { hits += 1 } else if fired != nil { falseFires += 1 }
