@@ -110,15 +110,14 @@ extension LiveTranscriber {
         /// Text Whisper takes as what came before each utterance: the command phrases, spelled as the keyword
         /// detector expects them.
         public var prompt: String?
-        /// Wall-clock seconds an ended utterance waits for Whisper's words before pocketsphinx's stand in (whose
-        /// commands never act alone: `CommandDoubt.lateDecode`). Hearing and recording go on meanwhile (only the
-        /// utterances after it wait with it), so the wait is as long as a decode on a machine whose cores are shared
-        /// with busy threads can take: the load changes when a command acts, not whether. It bounds only a machine
-        /// that cannot keep up at all, whose backlog would otherwise grow without end.
+        /// Wall-clock seconds an ended utterance waits for Whisper's words, the checks after its first decode
+        /// included, before pocketsphinx's stand in (whose commands never act alone: `CommandDoubt.lateDecode`).
+        /// Recording goes on meanwhile (only the utterances after it wait with it), so the wait is as long as a
+        /// decode on a machine whose cores are shared with busy threads can take: the load changes when a command
+        /// acts, not whether. It bounds only a machine that cannot keep up at all, whose backlog would otherwise grow
+        /// without end. No check has a shorter clock: one did (6 s), and with the CPU busy it cut the context and
+        /// language checks short and lost commands a quiet machine heard (`make bench AREAS=latency`).
         public var deadline = 30.0
-        /// Wall-clock seconds the checks after the first decode (`UtteranceEnds.transcribe`) may take together: they
-        /// hold the hearing loop, and are few.
-        public var checksDeadline = 6.0
         public var cutting = UtteranceCutter.Rule.measured
         public var threads = 2
         /// How Whisper searches each utterance for its words: greedily. A beam hears a few more commands but writes

@@ -13,9 +13,9 @@ extension UtteranceEnds {
     ///   was judged Polish), and the message before it says what the speaker speaks. English there: it stands.
     /// - Otherwise the utterance is decoded again in that language, without the prompt: a command the speaker said
     ///   is written there too (nobody says *send message* in Spanish), a translation is not.
-    /// Without the command there, or without an answer in time, the utterance is judged foreign and its commands
-    /// wait for the box.
-    func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, started: Date) -> Judged {
+    /// Without the command there, or without an answer by `due` (the utterance's deadline), the utterance is judged
+    /// foreign and its commands wait for the box.
+    func inItsOwnLanguage(_ judged: Judged, cut: UtteranceCutter.Cut, due: Date) -> Judged {
         guard let below = settings.ownLanguageBelow, judged.holdsSureCommand, !judged.foreign,
             let languages = judged.decoded.languages,
             case .other(var language) = Self.languageVerdict(
@@ -24,9 +24,10 @@ extension UtteranceEnds {
         decodes.languageChecks += 1
         let foreign = self.judged(judged.decoded, foreign: true)
         if let lead = leadIn(for: cut) {
-            let left = settings.checksDeadline - Date().timeIntervalSince(started)
             decodes.language.add(lead.count + cut.heardCount)
-            guard case .success(let wider) = worker.spokenLanguage(of: lead + cut.heard, deadline: left),
+            guard
+                case .success(let wider) = worker.spokenLanguage(
+                    of: lead + cut.heard, deadline: due.timeIntervalSinceNow),
                 let widerLanguages = wider.languages
             else { return foreign }
             switch Self.languageVerdict(widerLanguages, englishBelow: below, leavingOut: settings.englishLookalikes) {
@@ -35,15 +36,15 @@ extension UtteranceEnds {
             case .other(let wider): language = wider
             }
         }
-        let left = settings.checksDeadline - Date().timeIntervalSince(started)
         decodes.ownLanguage.add(judged.decoded.audio.count)
-        let own = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left, language: language)
+        let own = worker.transcribe(
+            judged.decoded.audio, prompt: nil, deadline: due.timeIntervalSinceNow, language: language)
         guard case .success(let transcript) = own else { return foreign }
         let ownSureness = HeardPieces.sureness(of: transcript.words)
         let ownText = Self.text(asTaken(transcript.words))
         decodes.inOwnLanguage.append((language, ownSureness))
         if holdsCommand(ownText) { return judged }
-        return saidWithAnAccent(judged, ownSureness: ownSureness, started: started) ? judged : foreign
+        return saidWithAnAccent(judged, ownSureness: ownSureness, due: due) ? judged : foreign
     }
 
     /// English said with an accent Whisper takes for another language comes out of the own-language check as words
@@ -53,13 +54,14 @@ extension UtteranceEnds {
     /// commands the speaker said are written there too, or sound alike at its end (`holds`); a command
     /// the prompt made over foreign speech is not (the held-out French telephone prompts' *Tu vas crocher ?*, written
     /// 0.12 sure, came out "I have a question.").
-    func saidWithAnAccent(_ judged: Judged, ownSureness: Float, started: Date) -> Bool {
+    func saidWithAnAccent(_ judged: Judged, ownSureness: Float, due: Date) -> Bool {
         guard let below = settings.accentBelow, ownSureness < below else { return false }
         let said = judged.sureActions
         guard !said.isEmpty else { return false }
-        let left = settings.checksDeadline - Date().timeIntervalSince(started)
         decodes.accent.add(judged.decoded.audio.count)
-        guard case .success(let plain) = worker.transcribe(judged.decoded.audio, prompt: nil, deadline: left)
+        guard
+            case .success(let plain) = worker.transcribe(
+                judged.decoded.audio, prompt: nil, deadline: due.timeIntervalSinceNow)
         else { return false }
         let text = Self.text(asTaken(plain.words))
         let holds = Self.holds(said, in: text, places: commandPlaces, sounds: sounds)

@@ -215,14 +215,15 @@ final class UtteranceEnds {
     /// Words holding a sure command, in audio Whisper finds unlikely to be English, are checked in the language it
     /// hears (`inItsOwnLanguage`).
     ///
-    /// - Parameter wait: how long the first decode may still be waited for (nil: `WhisperHearing.deadline`); the
-    ///   checks after it share `WhisperHearing.checksDeadline` from now.
+    /// - Parameter wait: how long the utterance's words may still be waited for (nil: `WhisperHearing.deadline`):
+    ///   the first decode and every check after it share it. No check has a shorter clock of its own, so a busy
+    ///   machine decides the same as an idle one, later.
     func transcribe(_ cut: UtteranceCutter.Cut, wait: Double? = nil, suspects: (String) -> Bool = { _ in false })
         -> Result<Judged, HearingError>
     {
-        let started = Date()
-        let quick = quickly(cut, started: started, wait: wait ?? settings.deadline, suspects: suspects).map(judged)
-        return remembered(quick.map { inItsOwnLanguage($0, cut: cut, started: started) })
+        let due = Date().addingTimeInterval(wait ?? settings.deadline)
+        let quick = quickly(cut, due: due, suspects: suspects).map(judged)
+        return remembered(quick.map { inItsOwnLanguage($0, cut: cut, due: due) })
     }
 
     /// An utterance's words and the pieces they were judged as, worked out once: the second look decides on the
@@ -281,7 +282,7 @@ final class UtteranceEnds {
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
     private func quickly(
-        _ cut: UtteranceCutter.Cut, started: Date, wait: Double, suspects: (String) -> Bool
+        _ cut: UtteranceCutter.Cut, due: Date, suspects: (String) -> Bool
     ) -> Result<Decoded, HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
@@ -289,7 +290,7 @@ final class UtteranceEnds {
         let first = startDecode(cut)
         decodesStarted[cut.end] = nil
         if first.settled { decodes.settled += 1 }
-        let answer = first.decode.answer(deadline: wait)
+        let answer = first.decode.answer(deadline: due.timeIntervalSinceNow)
         let alone = answer.map { heard($0, of: audio) }
         // A command ending Whisper was weighed into is as unsure as a word it wrote unsure: what it wrote itself
         // decides whether the context is heard, and a command the context decode writes comes first.
@@ -300,7 +301,7 @@ final class UtteranceEnds {
         else {
             return alone
         }
-        let left = settings.checksDeadline - Date().timeIntervalSince(started)
+        let left = due.timeIntervalSinceNow
         let withContext = context + audio
         decodes.context.add(withContext.count)
         let second = worker.transcribe(

@@ -24,7 +24,6 @@ func benchHearing(
     now.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
     // On a file, nothing is late: the bench measures what Whisper hears, and the latency table what it costs.
     now.whisper?.deadline = 60
-    now.whisper?.checksDeadline = 60
     let columns: [(name: String, options: LiveTranscriber.Options)] = [
         ("before: pocketsphinx live path (baseline)", before), ("now: Whisper at utterance ends", now),
     ]

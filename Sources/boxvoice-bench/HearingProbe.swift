@@ -27,7 +27,6 @@ func probeHearing(
         dictionaryCache: work + "/cache")
     options.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
     options.whisper?.deadline = 60
-    options.whisper?.checksDeadline = 60
     options.whisper?.search = search
     options.whisper?.threads = threads
     if let context { options.whisper?.context.seconds = context }

@@ -23,8 +23,6 @@ import Testing
             models: HearingModels(folder: HearingParts.folder),
             prompt: try String(contentsOfFile: HearingParts.prompt, encoding: .utf8))
         whisper.deadline = deadline
-        // The checks after the first decode are what these tests pin, not how long a busy machine takes over them.
-        whisper.checksDeadline = deadline
         options.whisper = whisper
         return options
     }
