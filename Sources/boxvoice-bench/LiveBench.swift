@@ -56,9 +56,9 @@ func benchLive(models: String, samples: String, verbose: Bool) throws {
         for (clip, samples) in zip(clips, audio) {
             let utterances = try LiveTranscriber(options: options).hearWhole(samples)
             let text = utterances.map(\.text)
-            // As a dictation takes them: the words an utterance ends on at a pause, a spotter hit where they hold
-            // none (`commands(in:)`), the first command ending the message.
-            let fired = commands(in: utterances, detector: detector, spotsToo: method != .languageModel)
+            // As a dictation takes them: the words an utterance ends on at a pause (the spotter's accepted hits are
+            // written into them, `CommandEvidence`), the first command ending the message.
+            let fired = commands(in: utterances, detector: detector)
                 .first?.action.rawValue
             if let expected = clip.expectedAction {
                 withKeyword += 1
