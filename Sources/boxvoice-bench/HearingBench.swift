@@ -15,14 +15,10 @@ func benchHearing(
     models: String, real: String, work: String, hearing: String, heldOut: String, conditionNames: [String]?,
     languages: [String]
 ) throws {
-    let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-    let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(
-        in: .whitespacesAndNewlines)
-    let before = LiveTranscriber.Options.hearing(
-        detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
-    var now = before
-    now.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
+    let roads = try shippedRoads(models: models, hearing: hearing, work: work)
+    let detector = roads.detector, before = roads.pocketsphinx
     // On a file, nothing is late: the bench measures what Whisper hears, and the latency table what it costs.
+    var now = roads.whisper
     now.whisper?.deadline = 60
     let columns: [(name: String, options: LiveTranscriber.Options)] = [
         ("before: pocketsphinx live path (baseline)", before), ("now: Whisper at utterance ends", now),
@@ -166,6 +162,21 @@ func benchHearing(
         \(header)
         \(clipRows.joined(separator: "\n"))
         """)
+}
+
+/// The contract's detector and the live path both ways as `dictate` runs them: pocketsphinx's (the baseline) and
+/// Whisper at utterance ends with the shipped prompt.
+func shippedRoads(models: String, hearing: String, work: String) throws -> (
+    detector: KeywordDetector, pocketsphinx: LiveTranscriber.Options, whisper: LiveTranscriber.Options
+) {
+    let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
+    let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(
+        in: .whitespacesAndNewlines)
+    let pocketsphinx = LiveTranscriber.Options.hearing(
+        detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
+    var whisper = pocketsphinx
+    whisper.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
+    return (detector, pocketsphinx, whisper)
 }
 
 /// What becomes of a command that needs the box's yes (`LiveUtterance.judged`: Whisper was unsure of it, or read it

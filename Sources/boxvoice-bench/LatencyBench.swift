@@ -12,12 +12,9 @@ import Foundation
 func benchLatency(
     models: String, real: String, work: String, hearing: String, heldOut: String, boxvoice: String, plot: String?
 ) throws {
-    let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
-    let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8).trimmingCharacters(
-        in: .whitespacesAndNewlines)
-    var live = LiveTranscriber.Options.hearing(
-        detector, spotterPhrases: models + "/command-spotter.en.txt", dictionaryCache: work + "/cache")
-    live.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
+    let roads = try shippedRoads(models: models, hearing: hearing, work: work)
+    let detector = roads.detector
+    var live = roads.whisper
     settingsTriedByHand(&live)
     let clips = try heldOutClips(heldOut)
     let clipSeconds = clips.reduce(0.0) { $0 + Double($1.audio.count) / AudioRate.perSecond }
