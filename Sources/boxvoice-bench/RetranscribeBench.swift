@@ -24,6 +24,11 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     guard try run(boxvoice, ["pair", box.mintPairingLink()], environment) == 0 else {
         throw BenchFailure(message: "pairing failed")
     }
+    // Kept as recorded: the answer measured is the segments joined, against curl with that WAV ready (a recording
+    // kept compressed, as by default, holds no segment WAV to time the baseline on).
+    guard try run(boxvoice, ["recordings", "keep-as", "wav"], environment) == 0 else {
+        throw BenchFailure(message: "boxvoice recordings keep-as wav failed")
+    }
     let recording = work + "/sixty.wav"
     try speechRecording(seconds: 60, samples: samples, path: recording)
     guard try run(boxvoice, ["dictate", "--no-keys", "--input", recording], environment) == 0,
@@ -38,6 +43,9 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     }
     let folder = recordings + "/" + boxFolder + "/" + message.messageId
     let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
+    guard !segments.isEmpty else {
+        throw BenchFailure(message: "the dictated message's recording holds no segment WAV in \(folder)")
+    }
     let joined = try segments.flatMap { try WAVCapturePCM.load(folder + "/" + $0) }
     let seconds = Double(joined.count) / AudioRate.perSecond
 
