@@ -60,7 +60,7 @@ public struct Invocation: Sendable {
         UsageError(.missingArgument, "\(command) needs \(name)", subject: name)
     }
 
-    // By name: for the parser's own checks and the grammar's tests; commands read by `Option`.
+    // By name: what the typed readers above are built on; commands read by `Option`.
 
     func has(_ name: String) -> Bool {
         _ = declared(name)
@@ -76,16 +76,6 @@ public struct Invocation: Sendable {
     func string(_ name: String) -> String? {
         values[name] ?? declared(name)?.defaultValue
     }
-
-    func number(_ name: String) -> Double? { string(name).flatMap(ValueCheck.decimal) }
-
-    func integer(_ name: String) -> Int? { string(name).flatMap(ValueCheck.whole) }
-
-    func list(_ name: String) -> [String]? { string(name).map(ValueCheck.items) }
-
-    func argument(_ name: String) -> String? { words[name]?.first }
-
-    func arguments(_ name: String) -> [String] { words[name] ?? [] }
 }
 
 /// How values are read, shared by the check and the readers so both agree.
