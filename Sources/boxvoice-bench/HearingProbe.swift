@@ -15,7 +15,7 @@ func probeHearing(
     accentBelow: Float?? = nil,
     englishLookalikes: Set<String>? = nil, contextUnsureBelow: Float?? = nil, listCondition: String? = nil,
     endings: LiveTranscriber.WhisperHearing.Endings?? = nil,
-    commandWordsInside: Bool = false
+    commandWordsInside: Bool = false, usesPrompt: Bool = true
 ) throws {
     let detector = try KeywordDetector(contentsOf: models + "/speech-keywords.en.txt")
     let prompt = try String(contentsOfFile: models + "/whisper-prompt.en.txt", encoding: .utf8)
@@ -25,7 +25,9 @@ func probeHearing(
     var options = LiveTranscriber.Options.hearing(
         detector, spotterPhrases: models + "/command-spotter.en.txt",
         dictionaryCache: work + "/cache")
-    options.whisper = LiveTranscriber.WhisperHearing(models: HearingModels(folder: hearing), prompt: prompt)
+    // `--no-prompt`: Whisper hears without the command phrases before each utterance (the prompt's ablation).
+    options.whisper = LiveTranscriber.WhisperHearing(
+        models: HearingModels(folder: hearing), prompt: usesPrompt ? prompt : nil)
     options.whisper?.deadline = 60
     options.whisper?.search = search
     options.whisper?.threads = threads

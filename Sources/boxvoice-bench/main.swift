@@ -118,8 +118,8 @@ do {
         try accepting(
             "--accent-below", "--command-words-inside", "--conditions", "--context", "--context-unsure",
             "--decision", "--endings", "--english-floor", "--hearing", "--held-out", "--hmm-limit", "--list",
-            "--list-condition", "--lookalikes", "--models", "--no-spotter", "--own-language-below", "--real",
-            "--search", "--threads", "--verbose", "--work")
+            "--list-condition", "--lookalikes", "--models", "--no-prompt", "--no-spotter", "--own-language-below",
+            "--real", "--search", "--threads", "--verbose", "--work")
         guard let models = value("--models"), let real = value("--real"), let work = value("--work"),
             let hearing = value("--hearing"), let heldOut = value("--held-out")
         else {
@@ -149,7 +149,8 @@ do {
             endings: value("--endings").map {
                 pairSetting($0).map { LiveTranscriber.WhisperHearing.Endings(tolerance: $0, margin: Float($1)) }
             },
-            commandWordsInside: arguments.contains("--command-words-inside"))
+            commandWordsInside: arguments.contains("--command-words-inside"),
+            usesPrompt: !arguments.contains("--no-prompt"))
     case "room"?:
         try accepting("--languages", "--real", "--samples", "--work")
         guard let samples = value("--samples"), let real = value("--real"), let work = value("--work") else {
