@@ -86,7 +86,6 @@ public final class Recorder {
     public func run(stop: StopSignal, onSegment: (ClosedSegment) -> Void = { _ in }) throws -> RecordingSummary {
         var segments: [ClosedSegment] = []
         var written: Int64 = 0
-        var end = RecordingEnd.stopRequested
         func deliver(_ closed: [ClosedSegment]) {
             segments += closed
             closed.forEach(onSegment)
@@ -104,35 +103,25 @@ public final class Recorder {
             }
             return false
         }
-        // Wake for a write batch's worth (fewer wake-ups), but take at most ~1 s at a time.
-        let batchFrames = writer.sampleRate
-        let wakeFrames = writer.writeBatchFrames
-
+        var stopped = false, reachedMax = false
+        let end: RecordingEnd
         capture.start()
         do {
-            loop: while true {
-                if stop.isRequested {
+            try capture.queue.drain { chunks in
+                // A stop closes the queue: what was already captured is still written.
+                if stop.isRequested, !stopped {
                     capture.stop()
-                    // Keep what was already captured.
-                    while case let chunks = capture.queue.takeAll(limitFrames: batchFrames, timeout: 0), !chunks.isEmpty
-                    {
-                        if try write(chunks) { break }
-                    }
-                    end = .stopRequested
-                    break loop
+                    stopped = true
                 }
-                let chunks = capture.queue.takeAll(minFrames: wakeFrames, limitFrames: batchFrames, timeout: 0.25)
-                guard !chunks.isEmpty else {
-                    if capture.queue.isClosedAndEmpty {
-                        end = capture.error.map { .deviceFailed(String(describing: $0)) } ?? .stopRequested
-                        break loop
-                    }
-                    continue
-                }
-                if try write(chunks) {
-                    end = .reachedMaxDuration
-                    break loop
-                }
+                reachedMax = try write(chunks)
+                return reachedMax ? .enough : .more
+            }
+            if stopped {
+                end = .stopRequested
+            } else if reachedMax {
+                end = .reachedMaxDuration
+            } else {
+                end = capture.error.map { .deviceFailed(String(describing: $0)) } ?? .stopRequested
             }
             capture.stop()
             if let last = try writer.finish() { deliver([last]) }

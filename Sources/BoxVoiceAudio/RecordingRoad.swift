@@ -164,12 +164,7 @@ public final class RecordingRoad: Sendable {
             told = now
             onCaptureLoss(now)
         }
-        while true {
-            let chunks = capture.queue.takeAll(minFrames: sampleRate / 10, limitFrames: sampleRate, timeout: 0.1)
-            if chunks.isEmpty {
-                if capture.queue.isClosedAndEmpty { break }
-                continue
-            }
+        capture.queue.drain(.live(rate: sampleRate)) { chunks in
             write(chunks)
             for chunk in chunks {
                 sinceLevel += chunk.samples.count
@@ -191,6 +186,7 @@ public final class RecordingRoad: Sendable {
                 lastLossCheck = Date()
                 tellLoss()
             }
+            return .more
         }
         tellLoss()
         hearing.close()

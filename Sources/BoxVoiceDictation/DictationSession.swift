@@ -162,41 +162,41 @@ public final class DictationSession: Sendable {
     ) throws {
         var captureStopped = false
         var toldLag = (at: Date.distantPast, seconds: 0.0)
-        reading: while !state.machine.isStopped {
+        guard !state.machine.isStopped else { return }
+        try road.hearing.drain { chunks in
             if stop.isRequested, !captureStopped {
                 capture.stop()
                 captureStopped = true
             }
             if let failure = road.failure { throw failure }
             loop.take(control, state: &state)
-            // Nothing is waiting to be heard: every key pressed so far lies in what was heard.
-            try loop.pressKeys(
-                upTo: road.hearing.framesQueued == 0 ? .max : state.framesHeard, message: &message, state: &state)
-            if state.machine.isStopped { break reading }
-            let chunks = road.hearing.takeAll(minFrames: 4_800, limitFrames: 9_600, timeout: 0.1)
-            if chunks.isEmpty, road.hearing.isClosedAndEmpty { break }
+            // Nothing is left to be heard: every key pressed so far lies in what was heard.
+            let allHeard = chunks.isEmpty && road.hearing.framesQueued == 0
+            try loop.pressKeys(upTo: allHeard ? .max : state.framesHeard, message: &message, state: &state)
+            if state.machine.isStopped { return .enough }
             for chunk in chunks {
                 // A key acts before the audio that came after it is heard.
                 loop.take(control, state: &state)
                 try loop.pressKeys(upTo: chunk.startFrame, message: &message, state: &state)
-                if state.machine.isStopped { break reading }
+                if state.machine.isStopped { return .enough }
                 if chunk.startFrame > state.framesHeard {
                     try loop.skipAhead(to: chunk.startFrame, message: &message, state: &state)
-                    if state.machine.isStopped { break reading }
+                    if state.machine.isStopped { return .enough }
                 }
                 state.framesHeard = chunk.startFrame + Int64(chunk.samples.count)
                 state.recent.append(chunk.samples, endingAt: state.framesHeard)
                 for update in try loop.heard(loop.transcriber.feed(chunk.samples), state: state) {
                     try loop.handle(update, message: &message, state: &state)
-                    if state.machine.isStopped { break reading }
+                    if state.machine.isStopped { return .enough }
                 }
                 try loop.settle(message: &message, state: &state, waiting: false)
-                if state.machine.isStopped { break reading }
+                if state.machine.isStopped { return .enough }
             }
             try loop.settle(message: &message, state: &state, waiting: false)
-            if state.machine.isStopped { break reading }
+            if state.machine.isStopped { return .enough }
             submitHeard(&message, state: state, undecided: loop.transcriber.firstUndecidedStart)
             tellLag(road: road, state: state, told: &toldLag)
+            return .more
         }
         if let failure = road.failure, !state.machine.isStopped { throw failure }
     }

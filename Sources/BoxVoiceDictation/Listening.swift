@@ -30,15 +30,13 @@ public enum Listening {
         }
         capture.start()
         do {
-            reading: while !stop.isRequested {
-                let chunks = capture.queue.takeAll(minFrames: 4_800, timeout: 0.1)
-                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
-                for chunk in chunks where try !feed(chunk) { break reading }
+            // A stop closes the queue: what was captured up to it is still heard.
+            try capture.queue.drain { chunks in
+                if stop.isRequested { capture.stop() }
+                for chunk in chunks where try !feed(chunk) { return .enough }
+                return .more
             }
             capture.stop()
-            draining: while case let chunks = capture.queue.takeAll(timeout: 0), !chunks.isEmpty, heard < limit {
-                for chunk in chunks where try !feed(chunk) { break draining }
-            }
             for update in try transcriber.finish() { onUpdate(update) }
         } catch {
             capture.stop()

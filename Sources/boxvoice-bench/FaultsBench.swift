@@ -79,20 +79,12 @@ private func tally(_ log: String) -> (answered: Int, refused: Int) {
 }
 
 private func benchBurst(boxvoice: String, samples: String, work: String) throws {
-    let box = try BoxSimServer(
-        configuration: BoxSimConfiguration(
-            dataDirectory: work + "/box", hq: .fixed("One retained message."),
-            defaultSession: "s1"))
-    defer { box.stop() }
-    var environment = ProcessInfo.processInfo.environment
-    environment["XDG_DATA_HOME"] = work + "/data"
-    environment["XDG_CONFIG_HOME"] = work + "/config"
-    environment["XDG_RUNTIME_DIR"] = work + "/run"
-    try FileManager.default.createDirectory(
-        atPath: work + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    guard try Run.process(boxvoice, ["pair", box.mintPairingLink()], environment: environment).status == 0 else {
-        throw BenchFailure(message: "boxvoice pair failed")
-    }
+    let home = try PairedHome(
+        boxvoice: boxvoice, folder: work,
+        box: BoxSimConfiguration(
+            dataDirectory: work + "/box", hq: .fixed("One retained message."), defaultSession: "s1"))
+    defer { home.stop() }
+    let box = home.box, environment = home.environment
     // One retained recording (a minute of speech, kept as WAV segments so every answer joins a file) to ask for.
     let clip = work + "/minute.wav"
     try speechRecording(seconds: 60, samples: samples, path: clip)

@@ -217,22 +217,17 @@ func dictateMemory(
 ) throws -> DictateMemory {
     let hasLong = FileManager.default.fileExists(atPath: long)
     func peaks(_ recognizer: String) throws -> DictateMemory.Peaks {
-        let home = work + "/memory-\(recognizer)"
-        try FileManager.default.createDirectory(atPath: home + "/config/boxvoice", withIntermediateDirectories: true)
         var settings = UserSettings()
         try settings.set("recognizer", recognizer)
-        try settings.encoded().write(to: URL(fileURLWithPath: home + "/config/boxvoice/config.json"))
-        let box = try BoxSimServer(
-            configuration: BoxSimConfiguration(dataDirectory: home + "/box", hq: .fixed("Text of one segment.")))
-        defer { box.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = home + "/data"
-        environment["XDG_CONFIG_HOME"] = home + "/config"
-        environment["XDG_CACHE_HOME"] = work + "/cache"
-        _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
+        let home = try PairedHome(
+            boxvoice: boxvoice, folder: work + "/memory-\(recognizer)", cache: work + "/cache",
+            box: BoxSimConfiguration(
+                dataDirectory: work + "/memory-\(recognizer)/box", hq: .fixed("Text of one segment.")),
+            settings: settings)
+        defer { home.stop() }
         func peak(_ recording: String) throws -> Double {
             let (status, peakKB) = try spawnAndMeasure(
-                boxvoice, ["dictate", "--no-keys", "--input", recording], environment: environment)
+                boxvoice, ["dictate", "--no-keys", "--input", recording], environment: home.environment)
             guard status == 0 else {
                 throw BenchFailure(message: "boxvoice dictate (\(recognizer)) exited with \(status) on \(recording)")
             }

@@ -30,13 +30,10 @@ func benchMemory(boxvoice: String, samples: String, minutes: [Double], plot: Str
         var configuration = BoxSimConfiguration(
             dataDirectory: work + "/box-" + label, hq: .fixed("Text of one segment."))
         configuration.defaultSession = "s1"
-        let box = try BoxSimServer(configuration: configuration)
-        defer { box.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = work + "/home-\(label)/data"
-        environment["XDG_CONFIG_HOME"] = work + "/home-\(label)/config"
-        environment["XDG_CACHE_HOME"] = work + "/cache"
-        _ = try spawnAndMeasure(boxvoice, ["pair", box.mintPairingLink()], environment: environment)
+        let home = try PairedHome(
+            boxvoice: boxvoice, folder: work + "/home-\(label)", cache: work + "/cache", box: configuration)
+        defer { home.stop() }
+        let box = home.box, environment = home.environment
         let started = Date()
         let dictate = ["dictate", "--no-keys", "--input", clip] + (codec.map { ["--codec", $0] } ?? [])
         let status: Int32, peakKB: Int

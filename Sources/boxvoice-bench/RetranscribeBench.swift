@@ -15,15 +15,9 @@ func benchRetranscribe(boxvoice: String, samples: String, runs: Int) throws {
     defer { try? FileManager.default.removeItem(atPath: work) }
     var configuration = BoxSimConfiguration(dataDirectory: work + "/box", hq: .fixed("Sixty seconds of notes."))
     configuration.defaultSession = "s1"
-    let box = try BoxSimServer(configuration: configuration)
-    defer { box.stop() }
-    var environment = ProcessInfo.processInfo.environment
-    environment["XDG_DATA_HOME"] = work + "/home/data"
-    environment["XDG_CONFIG_HOME"] = work + "/home/config"
-    environment["XDG_RUNTIME_DIR"] = work + "/home/run"
-    guard try run(boxvoice, ["pair", box.mintPairingLink()], environment) == 0 else {
-        throw BenchFailure(message: "pairing failed")
-    }
+    let home = try PairedHome(boxvoice: boxvoice, folder: work + "/home", box: configuration)
+    defer { home.stop() }
+    let box = home.box, environment = home.environment
     // Kept as recorded: the answer measured is the segments joined, against curl with that WAV ready (a recording
     // kept compressed, as by default, holds no segment WAV to time the baseline on).
     guard try run(boxvoice, ["recordings", "keep-as", "wav"], environment) == 0 else {

@@ -170,10 +170,9 @@ enum CalibrateCommand: Command {
             defer { capture.stop() }
             var samples: [Float] = []
             let wanted = Int(seconds * AudioRate.perSecond)
-            while samples.count < wanted {
-                let chunks = capture.queue.takeAll(timeout: 0.2)
-                if chunks.isEmpty, capture.queue.isClosedAndEmpty { break }
+            capture.queue.drain { chunks in
                 for chunk in chunks { samples += chunk.samples }
+                return samples.count < wanted ? .more : .enough
             }
             let file = try SoundFile.createFloatWAV(path: path)
             try file.write(Array(samples.prefix(wanted)))

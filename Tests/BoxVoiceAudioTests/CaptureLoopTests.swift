@@ -137,6 +137,33 @@ final class ScriptedPCM: CapturePCM, @unchecked Sendable {
         #expect(!queue.offer(AudioChunk(startFrame: 1, samples: [2])))
     }
 
+    @Test func drainTakesWhatAClosedQueueHeldThenEnds() {
+        let queue = FrameQueue(capacityFrames: 100)
+        for start in stride(from: 0, to: 30, by: 10) {
+            _ = queue.offer(AudioChunk(startFrame: Int64(start), samples: Array(repeating: 0, count: 10)))
+        }
+        queue.close()
+        var batches: [[Int64]] = []
+        queue.drain(DrainPace(wakeFrames: 50, limitFrames: 20, poll: 5)) { chunks in
+            batches.append(chunks.map(\.startFrame))
+            return .more
+        }
+        // Closed, so nothing waits for the 50 frames the pace wakes at; each batch stays within its 20 frames.
+        #expect(batches == [[0, 10], [20]])
+    }
+
+    @Test func drainTicksWithNothingWhenNoAudioComesAndStopsWhenTheConsumerHasEnough() {
+        let queue = FrameQueue(capacityFrames: 100)
+        var wakeUps = 0
+        queue.drain(DrainPace(wakeFrames: 10, limitFrames: 10, poll: 0.01)) { chunks in
+            #expect(chunks.isEmpty)
+            wakeUps += 1
+            return wakeUps == 3 ? .enough : .more
+        }
+        #expect(wakeUps == 3)
+        #expect(!queue.isClosedAndEmpty)
+    }
+
     @Test func putWaitsForRoom() {
         let queue = FrameQueue(capacityFrames: 2)
         #expect(queue.put(AudioChunk(startFrame: 0, samples: [1, 2])))
