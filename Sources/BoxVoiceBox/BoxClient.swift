@@ -110,7 +110,7 @@ public struct BoxClient: Sendable {
     public enum LastAudioAnswer: Sendable {
         /// The recording, already one file (segments joined): WAV, or Ogg Opus for a box that takes it.
         case audio(
-            wavPath: String, recordedAt: Date, text: String, messageId: String, sessionId: String?,
+            wavPath: String, recordedAt: Date, text: String, messageId: MessageID, sessionId: String?,
             format: UploadedAudio = .wav)
         /// This client does not hold the recording. Always answer: silence looks like a client that is asleep.
         case none
@@ -132,7 +132,7 @@ public struct BoxClient: Sendable {
             var parts: [MultipartPart] = [
                 .field(name: "recordedAt", value: formatter.string(from: recordedAt)),
                 .field(name: "text", value: Self.cutToUTF16Units(text, 1_500)),
-                .field(name: "messageId", value: messageId),
+                .field(name: "messageId", value: messageId.rawValue),
             ]
             if let sessionId { parts.append(.field(name: "sessionId", value: sessionId)) }
             parts.append(

@@ -3,7 +3,7 @@ import Foundation
 /// A retranscription ("last audio") request (contract §7.1): the box asks for the recording behind a message.
 public struct LastAudioRequest: Sendable, Equatable {
     public var requestId: String
-    /// Echoed back byte-identical in the answer.
+    /// The box's string, echoed back byte-identical in the answer.
     public var messageId: String
     public var sessionId: String?
 
@@ -12,6 +12,10 @@ public struct LastAudioRequest: Sendable, Equatable {
         self.messageId = messageId
         self.sessionId = sessionId
     }
+
+    /// The id as one of this client's messages: only the canonical spelling can be one (contract §3), so any other
+    /// string names a message held elsewhere.
+    public var ownMessageId: MessageID? { MessageID(exactly: messageId) }
 
     public struct Rejection: Error, Sendable, Equatable, CustomStringConvertible {
         public let reason: String

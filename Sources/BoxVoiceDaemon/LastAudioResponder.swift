@@ -44,7 +44,8 @@ public struct LastAudioResponder: Sendable {
     }
 
     public func answer(_ request: LastAudioRequest) throws -> Answered {
-        guard let held = try store.retainedRecording(box: box, messageId: request.messageId), !held.segments.isEmpty
+        guard let id = request.ownMessageId, let held = try store.retainedRecording(box: box, id: id),
+            !held.segments.isEmpty
         else {
             return .none(outcome: try client.answerLastAudio(requestId: request.requestId, .none))
         }
@@ -69,7 +70,7 @@ public struct LastAudioResponder: Sendable {
         let outcome = try client.answerLastAudio(
             requestId: request.requestId,
             .audio(
-                wavPath: path, recordedAt: held.recordedAt, text: held.text, messageId: request.messageId,
+                wavPath: path, recordedAt: held.recordedAt, text: held.text, messageId: held.messageId,
                 sessionId: held.session,
                 format: format == .oggOpus ? .ogg : .wav))
         return .audio(outcome: outcome, format: format, bytes: bytes)

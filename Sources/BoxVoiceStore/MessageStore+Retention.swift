@@ -16,8 +16,8 @@ public struct RetainedRecording: Sendable, Equatable {
 
 extension MessageStore {
     /// The recording behind a box's request: the id must match byte for byte (the box compares it so).
-    public func retainedRecording(box: BoxReference, messageId: String) throws -> RetainedRecording? {
-        guard let id = MessageID(exactly: messageId), let message = try message(id), message.box == box else {
+    public func retainedRecording(box: BoxReference, id: MessageID) throws -> RetainedRecording? {
+        guard let message = try message(id), message.box == box else {
             return nil
         }
         return retained(message)

@@ -244,7 +244,7 @@ enum RecordingsCommand: Command {
         case "forget":
             let text = try invocation.required(OutboxCommand.id)
             let id = try LocalStore.id(text)
-            guard try store.retainedRecording(box: box, messageId: id.rawValue) != nil else {
+            guard try store.retainedRecording(box: box, id: id) != nil else {
                 throw CLIError.failed("no recording \(id) is kept for '\(box)'")
             }
             try store.forgetRecording(box: box, id: id)

@@ -65,11 +65,16 @@ import Testing
         defer { events.stop() }
         #expect(log.wait(for: { $0 == .subscribed }, timeout: 5))
 
-        let agent = RetranscribeAgent(port: box.server.port, messageId: "6F1C-ABC", timeoutMs: 5_000)
+        let message = MessageID.new()
+        let agent = RetranscribeAgent(port: box.server.port, messageId: message.rawValue, timeoutMs: 5_000)
         #expect(
             log.wait(
                 for: {
-                    if case .lastAudioRequest(let r) = $0 { return r.messageId == "6F1C-ABC" } else { return false }
+                    if case .lastAudioRequest(let r) = $0 {
+                        return r.messageId == message.rawValue
+                    } else {
+                        return false
+                    }
                 }, timeout: 5))
         let request = try #require(log.lastAudioRequests.first)
         let wav = try box.wav(seconds: 0.5)
@@ -77,7 +82,9 @@ import Testing
         #expect(
             try client.answerLastAudio(
                 requestId: request.requestId,
-                .audio(wavPath: wav, recordedAt: Date(), text: "hi", messageId: request.messageId, sessionId: nil))
+                .audio(
+                    wavPath: wav, recordedAt: Date(), text: "hi", messageId: try #require(request.ownMessageId),
+                    sessionId: nil))
                 == .settled)
         #expect(agent.wait()?.status == 200)
     }

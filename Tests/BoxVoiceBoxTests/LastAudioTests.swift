@@ -35,7 +35,7 @@ import Testing
         let server = try GarbageServer(
             reply:
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: "
-                    + "close\r\n\r\n{\"ok\":true}"
+                + "close\r\n\r\n{\"ok\":true}"
         )
         defer { server.stop() }
         let hostile = BoxClient(baseURL: server.baseURL, token: "token-that-must-stay-home")
@@ -50,19 +50,20 @@ import Testing
     }
 
     @Test func matchingAudioWinsWithItsMetadataHeaders() throws {
+        let message1 = MessageID.new()
         var outcome: RetranscribeAgent!
-        let id = try nextRequestId { outcome = requester("MSG-1", timeoutMs: 5_000) }
+        let id = try nextRequestId { outcome = requester(message1.rawValue, timeoutMs: 5_000) }
         let wav = try recording()
         let result = try client.answerLastAudio(
             requestId: id,
             .audio(
                 wavPath: wav, recordedAt: Date(timeIntervalSince1970: 1_700_000_000),
-                text: "Buy milk & eggs, 100% sure", messageId: "MSG-1", sessionId: "session 7"))
+                text: "Buy milk & eggs, 100% sure", messageId: message1, sessionId: "session 7"))
         #expect(result == .settled)
         let response = try #require(outcome.wait())
         #expect(response.status == 200)
         #expect(response.header("content-type") == "audio/wav")
-        #expect(response.header("x-message-id") == "MSG-1")
+        #expect(response.header("x-message-id") == message1.rawValue)
         #expect(response.header("x-session-id") == "session%207")
         #expect(response.header("x-message-text")?.removingPercentEncoding == "Buy milk & eggs, 100% sure")
         #expect(response.header("x-recorded-at") == "2023-11-14T22:13:20.000Z")
@@ -75,25 +76,28 @@ import Testing
     }
 
     @Test func noneThenAudioStillWins() throws {
+        let message2 = MessageID.new()
         var outcome: RetranscribeAgent!
-        let id = try nextRequestId { outcome = requester("MSG-2", timeoutMs: 2_000) }
+        let id = try nextRequestId { outcome = requester(message2.rawValue, timeoutMs: 2_000) }
         #expect(try client.answerLastAudio(requestId: id, .none) == .settled)  // accepted, not settling
         Thread.sleep(forTimeInterval: 0.3)
         let wav = try recording()
         #expect(
             try client.answerLastAudio(
-                requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "MSG-2", sessionId: nil))
+                requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: message2, sessionId: nil))
                 == .settled)
         #expect(try #require(outcome.wait()).status == 200)
     }
 
     @Test func aWrongEchoedMessageIdIsIgnoredAndTheRequestKeepsWaiting() throws {
+        let message3 = MessageID.new()
         var outcome: RetranscribeAgent!
-        let id = try nextRequestId { outcome = requester("MSG-3", timeoutMs: 400) }
+        let id = try nextRequestId { outcome = requester(message3.rawValue, timeoutMs: 400) }
         let wav = try recording()
         #expect(
             try client.answerLastAudio(
-                requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: "OTHER", sessionId: nil))
+                requestId: id,
+                .audio(wavPath: wav, recordedAt: Date(), text: "x", messageId: MessageID.new(), sessionId: nil))
                 == .ignored)
         #expect(try client.answerLastAudio(requestId: id, .none) == .settled)
         let started = Date()
@@ -128,12 +132,13 @@ import Testing
     }
 
     @Test func longTextIsCutTo1500CharactersInTheHeader() throws {
+        let message6 = MessageID.new()
         var outcome: RetranscribeAgent!
-        let id = try nextRequestId { outcome = requester("MSG-6", timeoutMs: 5_000) }
+        let id = try nextRequestId { outcome = requester(message6.rawValue, timeoutMs: 5_000) }
         let wav = try recording()
         let long = String(repeating: "é", count: 2_000)
         _ = try client.answerLastAudio(
-            requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: long, messageId: "MSG-6", sessionId: nil))
+            requestId: id, .audio(wavPath: wav, recordedAt: Date(), text: long, messageId: message6, sessionId: nil))
         let response = try #require(outcome.wait())
         let header = try #require(response.header("x-message-text")?.removingPercentEncoding)
         #expect(header.count == 1_500)

@@ -41,7 +41,8 @@ import Testing
                 ">Please buy milk and eggs on the way home. <send-message phrase=\"Send message\" />.</speech>"))
         #expect(id == id.uppercased() && UUID(uuidString: id) != nil)
         #expect(try store.message(try #require(MessageID(exactly: id)))?.state == .delivered)
-        let kept = try #require(try store.retainedRecording(box: "home", messageId: id))
+        let ownId = try #require(MessageID(exactly: id))
+        let kept = try #require(try store.retainedRecording(box: "home", id: ownId))
         #expect(kept.text.hasPrefix("Please buy milk"))
         // Committed and sent: kept compressed, one Ogg Opus file for the whole recording.
         #expect(kept.segments.map { ($0 as NSString).lastPathComponent } == ["audio.ogg"])

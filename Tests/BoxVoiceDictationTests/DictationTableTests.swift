@@ -68,7 +68,8 @@ final class DictationRun: @unchecked Sendable {
 
     /// The audio retained for a delivered message, its segments joined.
     func retainedAudio(_ messageId: String) throws -> [Float] {
-        let kept = try #require(try store.retainedRecording(box: "home", messageId: messageId))
+        let ownId = try #require(MessageID(exactly: messageId))
+        let kept = try #require(try store.retainedRecording(box: "home", id: ownId))
         return try kept.segments.flatMap { try WAV.samples($0) }
     }
 }

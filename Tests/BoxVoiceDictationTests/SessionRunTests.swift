@@ -122,7 +122,8 @@ import Testing
         let session = try #require(sessions.first)
         #expect(run.box.server.defaultSession == session)
         for message in messages {
-            let kept = try #require(try run.store.retainedRecording(box: "home", messageId: message.messageId))
+            let ownId = try #require(MessageID(exactly: message.messageId))
+            let kept = try #require(try run.store.retainedRecording(box: "home", id: ownId))
             #expect(kept.session == session)
         }
     }

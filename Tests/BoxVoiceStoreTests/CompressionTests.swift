@@ -25,12 +25,12 @@ import Testing
     @Test func aCommittedRecordingBecomesOneOggOpusFileAndItsSegmentsGo() throws {
         let store = try fixture.open()
         let id = try pending(store, ["none-weather.wav", "none-budget.wav"])
-        let before = try #require(try store.retainedRecording(box: "home", messageId: id.rawValue))
+        let before = try #require(try store.retainedRecording(box: "home", id: id))
         #expect(before.segments.count == 2)
         let expected = try before.segments.reduce(0) { $0 + (try WAV.samples($1)).count }
         let done = try #require(try store.compressRecording(id))
         #expect(done.bytesBefore / done.bytesAfter >= 25, "\(done.bytesBefore) → \(done.bytesAfter)")
-        let after = try #require(try store.retainedRecording(box: "home", messageId: id.rawValue))
+        let after = try #require(try store.retainedRecording(box: "home", id: id))
         #expect(after.segments.count == 1 && after.segments[0].hasSuffix("/audio.ogg"))
         let file = try SoundFile.open(path: after.segments[0])
         #expect(file.container == .oggOpus)
@@ -66,7 +66,7 @@ import Testing
             ])
         // Its holder compresses it, whole.
         #expect(try store.compressRecording(recording.id, holding: recording.lease) != nil)
-        let kept = try #require(try store.retainedRecording(box: "home", messageId: recording.id.rawValue))
+        let kept = try #require(try store.retainedRecording(box: "home", id: recording.id))
         #expect(kept.segments.count == 1 && kept.segments[0].hasSuffix("/audio.ogg"))
         #expect(abs(try SoundFile.open(path: kept.segments[0]).readAll().count - expected) <= 960)
     }
@@ -76,7 +76,7 @@ import Testing
         try store.setRetentionFormat(.flac)
         let flac = try pending(store, ["none-weather.wav"])
         try store.compressRecording(flac)
-        let kept = try #require(try store.retainedRecording(box: "home", messageId: flac.rawValue))
+        let kept = try #require(try store.retainedRecording(box: "home", id: flac))
         #expect(kept.segments.first?.hasSuffix("/audio.flac") == true)
         #expect(
             try SoundFile.open(path: kept.segments[0]).readAll().count
@@ -86,7 +86,7 @@ import Testing
         let wav = try pending(store, ["none-weather.wav"])
         #expect(try store.compressRecording(wav) == nil)
         #expect(
-            try store.retainedRecording(box: "home", messageId: wav.rawValue)?.segments.first?.hasSuffix(
+            try store.retainedRecording(box: "home", id: wav)?.segments.first?.hasSuffix(
                 "/seg-0001.wav") == true)
     }
 
@@ -95,14 +95,14 @@ import Testing
         let store = try fixture.open()
         let good = try pending(store, ["none-weather.wav"])
         let bad = try pending(store, ["none-budget.wav"])
-        let segment = try #require(try store.retainedRecording(box: "home", messageId: bad.rawValue)?.segments.first)
+        let segment = try #require(try store.retainedRecording(box: "home", id: bad)?.segments.first)
         let damaged = Data("not a WAV at all".utf8)
         try damaged.write(to: URL(fileURLWithPath: segment))
         let sweep = try store.compressRetained(box: "home")
         #expect(sweep.compressed.map(\.id) == [good])
         #expect(sweep.failed.map(\.id) == [bad])
         #expect(FileManager.default.contents(atPath: segment) == damaged)
-        #expect(try store.retainedRecording(box: "home", messageId: bad.rawValue)?.segments == [segment])
+        #expect(try store.retainedRecording(box: "home", id: bad)?.segments == [segment])
     }
 
     @Test func aRecordingStillNeededForHQIsNotCompressed() throws {
@@ -117,11 +117,11 @@ import Testing
     @Test func segmentsACrashLeftBesideAWholeCompressedFileAreRemovedNextTime() throws {
         let store = try fixture.open()
         let id = try pending(store, ["none-weather.wav"])
-        let folder = try #require(try store.retainedRecording(box: "home", messageId: id.rawValue)?.segments.first)
+        let folder = try #require(try store.retainedRecording(box: "home", id: id)?.segments.first)
             .replacingOccurrences(of: "/seg-0001.wav", with: "")
         // The crash: the compressed file is whole, the segments were not removed yet.
         try AudioEncoding.encode([folder + "/seg-0001.wav"], to: folder + "/audio.ogg", as: .speechOpus)
-        #expect(try store.retainedRecording(box: "home", messageId: id.rawValue)?.segments == [folder + "/audio.ogg"])
+        #expect(try store.retainedRecording(box: "home", id: id)?.segments == [folder + "/audio.ogg"])
         #expect(try store.compressRetained().compressed.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["audio.ogg"])
     }
@@ -146,7 +146,7 @@ import Testing
         try store.commitSend(recording.id, fixture.ending("ten minutes"), liveBody: nil)
         try store.frame(recording.id, body: "<speech stt=\"live\">ten minutes</speech>", text: "ten minutes")
         let compressed = try #require(try store.compressRecording(recording.id, holding: recording.lease))
-        let kept = try #require(try store.retainedRecording(box: "home", messageId: recording.id.rawValue))
+        let kept = try #require(try store.retainedRecording(box: "home", id: recording.id))
         #expect(kept.segments.count == 1 && kept.segments[0].hasSuffix(".ogg"))
         #expect(5 * compressed.bytesAfter <= 25_000_000, "\(compressed.bytesAfter) bytes for one ten-minute recording")
     }

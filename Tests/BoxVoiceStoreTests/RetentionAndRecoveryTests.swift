@@ -35,9 +35,11 @@ import Testing
     @Test func requestsMatchIdsByteForByte() throws {
         let store = try fixture.open()
         let id = try fixture.pending(store)
-        #expect(try store.retainedRecording(box: "home", messageId: id.rawValue)?.text == "hello")
-        #expect(try store.retainedRecording(box: "home", messageId: id.rawValue.lowercased()) == nil)
-        #expect(try store.retainedRecording(box: "work", messageId: id.rawValue) == nil)
+        #expect(try store.retainedRecording(box: "home", id: id)?.text == "hello")
+        #expect(try store.retainedRecording(box: "work", id: id) == nil)
+        // A request for the same UUID spelt otherwise names no message of ours.
+        #expect(LastAudioRequest(requestId: "r", messageId: id.rawValue).ownMessageId == id)
+        #expect(LastAudioRequest(requestId: "r", messageId: id.rawValue.lowercased()).ownMessageId == nil)
     }
 
     @Test func forgetAndUnpairRemoveAudioButKeepTheMessages() throws {

@@ -66,7 +66,8 @@ import Testing
         #expect(pending.id.rawValue == old.pending)
         #expect(pending.body?.contains(">pending one</speech>") == true)
         #expect(pending.attempts == 1)
-        let retained = try #require(try store.retainedRecording(box: "home", messageId: old.delivered))
+        let deliveredId = try #require(MessageID(exactly: old.delivered))
+        let retained = try #require(try store.retainedRecording(box: "home", id: deliveredId))
         #expect(retained.text == "delivered one (HQ)")
         #expect(retained.session == "s1")
         #expect(try WAV.samples(retained.segments[0]) == [0.25, 0.5])
@@ -78,7 +79,7 @@ import Testing
         #expect(draft.command?.action == .micOff)
         // Its audio, which the old version left unretained, is now kept with it and survives recovery.
         _ = try store.recover()
-        #expect(try store.retainedRecording(box: "home", messageId: old.draft)?.segments.count == 1)
+        #expect(try store.retainedRecording(box: "home", id: draftId)?.segments.count == 1)
         // Opening again changes nothing.
         #expect(try fixture.open().messages().count == 4)
     }
@@ -103,7 +104,8 @@ import Testing
         #expect(try WAV.samples(elsewhere + "/seg-0001.wav") == [0.5, 0.25])
         try FileManager.default.removeItem(atPath: blocker)
         let store = try fixture.open()
-        let retained = try #require(try store.retainedRecording(box: "office", messageId: id))
+        let ownId = try #require(MessageID(exactly: id))
+        let retained = try #require(try store.retainedRecording(box: "office", id: ownId))
         #expect(retained.text == "kept elsewhere")
         #expect(try WAV.samples(retained.segments[0]) == [0.5, 0.25])
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
