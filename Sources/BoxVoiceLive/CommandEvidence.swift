@@ -66,7 +66,7 @@ public struct CommandEvidence: Sendable {
     public init(_ options: LiveTranscriber.Options) throws {
         let soundAlikes =
             options.hearsSoundAlikes && options.useLanguageModel
-            ? try options.spotterPhrases.map {
+            ? try options.spotting.map {
                 try SoundsLikeCommand(
                     phrases: SpotterPhrases.load($0).map(\.phrase), dictionary: options.model.dictionary)
             }

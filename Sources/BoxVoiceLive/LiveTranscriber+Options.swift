@@ -4,8 +4,13 @@ import Foundation
 extension LiveTranscriber {
     public struct Options: Sendable {
         public var model: PocketSphinxModel = .debianEnglish
-        /// `phrase /threshold/` per line (Models/command-spotter.en.txt); nil turns the spotter off.
+        /// `phrase /threshold/` per line (Models/command-spotter.en.txt); nil turns the spotter off. Heard on the
+        /// pocketsphinx road only (`spotting`).
         public var spotterPhrases: String?
+        /// The phrases a spotter and the sound-alike check listen for: none on the Whisper road, where they gained
+        /// no command on the held-out sets and cost a second decoder (docs/command-decision.md, "What else feeds
+        /// the decision").
+        public var spotting: String? { whisper == nil ? spotterPhrases : nil }
         /// Judge the microphone's band (`InputBand`): while it is band-limited the spotter uses the list's narrowband
         /// thresholds (`SpotterPhrase.narrowbandThreshold`; a list without any, like a calibrated one, is used as it
         /// is) and sound-alikes forgive lost fricatives (`SoundsLikeCommand.match(_:narrowband:)`).
@@ -97,7 +102,7 @@ extension LiveTranscriber {
         /// Only when the last utterance's speech ended at most this many seconds before this one's began.
         public var after = 1.5
         /// Only when Whisper gave one of the utterance's words alone less than this probability (or wrote none), or
-        /// something else suggests a command there (`UtteranceEnds.transcribe`'s `suspects`): a command Whisper could
+        /// something else suggests a command there (`UtteranceEnds.transcribe`'s `suspected`): a command Whisper could
         /// not make out alone comes with an unsure word, and ordinary speech mostly does not, so most second decodes
         /// are saved (docs/command-decision.md, "Other settings"). nil: always.
         public var unsureBelow: Float? = 0.6

@@ -53,23 +53,15 @@ extension LiveTranscriber {
 
     /// One ended utterance: Whisper's text if it comes within the deadline, else pocketsphinx's, saying why.
     func decide(_ cut: UtteranceCutter.Cut, standIns: [LiveUtterance], wait: Double) -> [LiveUpdate] {
-        // What suggests a command in this audio besides Whisper's quick words: pocketsphinx's text or the spotter
-        // held one, or Whisper's last words sound like a command phrase.
-        let heardElsewhere = standIns.contains { options.holdsCommand($0.text) || !$0.spots.isEmpty }
-        let suspects = { (words: String) in
-            heardElsewhere || self.evidence.soundAlikes?.match(words, narrowband: self.hearsNarrowband) != nil
-        }
-        switch ends!.transcribe(cut, wait: wait, suspects: suspects) {
+        // What suggests a command in this audio besides Whisper's quick words: pocketsphinx's text holds one.
+        let heardElsewhere = standIns.contains { options.holdsCommand($0.text) }
+        switch ends!.transcribe(cut, wait: wait, suspected: heardElsewhere) {
         case .success(let heard):
-            // What the spotter fired on is kept as a note; Whisper's words alone carry a command now.
-            let spots = standIns.flatMap(\.spots).map {
-                SpottedPhrase(phrase: $0.phrase, end: $0.end, accepted: false, quietBefore: $0.quietBefore)
-            }
             // One utterance a cut: only a command ending it can act (`Options.commandPlaces` finds no other), so an
             // utterance is never split after command words in its middle.
             guard let piece = heard.pieces.first else { return [] }
             var utterance = LiveUtterance(
-                text: piece.text, recognized: piece.recognized, spots: spots, end: cut.end,
+                text: piece.text, recognized: piece.recognized, spots: [], end: cut.end,
                 narrowband: hearsNarrowband, heardBy: .whisper)
             utterance.endsAtPause = cut.endsAtPause
             utterance.commandVerdict = piece.verdict

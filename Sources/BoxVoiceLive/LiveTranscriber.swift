@@ -50,9 +50,9 @@ public final class LiveTranscriber {
                 model: options.model, dictionaryCache: options.dictionaryCache, activeHMMLimit: options.activeHMMLimit,
                 secondPass: options.secondPassIsOn)
             : nil
-        spotter = try options.spotterPhrases.map { try CommandSpotter(phrases: $0, model: options.model) }
+        spotter = try options.spotting.map { try CommandSpotter(phrases: $0, model: options.model) }
         evidence = try CommandEvidence(options)
-        guard language != nil || spotter != nil else {
+        guard language != nil || spotter != nil || options.whisper != nil else {
             throw PocketSphinxError(
                 operation: "configuring", detail: "neither the language model nor the spotter is on")
         }
@@ -65,7 +65,7 @@ public final class LiveTranscriber {
         frontEnd = try self.options.frontEnd.map { try SpeechFrontEnd(settings: $0) }
         room = self.options.frontEnd != nil && options.frontEndOnlyInNoise ? RoomNoise() : nil
         spotterHasNarrowband =
-            try options.spotterPhrases.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } }
+            try options.spotting.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } }
             ?? false
         band = options.followsInputBand ? InputBand() : nil
     }
@@ -289,7 +289,7 @@ public final class LiveTranscriber {
     /// Swaps the spotter for the one with the other thresholds when the band judgement changed. Its search starts
     /// afresh (a phrase half-heard when the judgement flips is lost), its feature normalization primed on `recent`.
     private func useSpotterForBand(primedWith recent: [Int16]) throws {
-        guard spotterHasNarrowband, let band, band.isNarrow != spotterIsNarrowband, let phrases = options.spotterPhrases
+        guard spotterHasNarrowband, let band, band.isNarrow != spotterIsNarrowband, let phrases = options.spotting
         else { return }
         let swapped = try CommandSpotter(
             phrases: phrases, model: options.model, narrowband: band.isNarrow, position: seconds)

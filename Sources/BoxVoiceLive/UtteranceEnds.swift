@@ -207,9 +207,9 @@ final class UtteranceEnds {
     ///
     /// A short utterance right after speech whose words hold no command (a command said alone after its sentence)
     /// is decoded a second time with the seconds before it: alone, a second of audio is often too little for
-    /// Whisper to make out. Only when Whisper was unsure of a word (`Context.unsureBelow`) or `suspects` the words:
-    /// a command it could not make out alone was written with an unsure word every time measured. The second
-    /// decode's words are taken only when they hold a command: given context, Whisper also writes some of the
+    /// Whisper to make out. Only when Whisper was unsure of a word (`Context.unsureBelow`) or a command is
+    /// `suspected`: a command it could not make out alone was written with an unsure word every time measured. The
+    /// second decode's words are taken only when they hold a command: given context, Whisper also writes some of the
     /// context's words again, which ordinary text must not get.
     ///
     /// Words holding a sure command, in audio Whisper finds unlikely to be English, are checked in the language it
@@ -218,11 +218,12 @@ final class UtteranceEnds {
     /// - Parameter wait: how long the utterance's words may still be waited for (nil: `WhisperHearing.deadline`):
     ///   the first decode and every check after it share it. No check has a shorter clock of its own, so a busy
     ///   machine decides the same as an idle one, later.
-    func transcribe(_ cut: UtteranceCutter.Cut, wait: Double? = nil, suspects: (String) -> Bool = { _ in false })
+    /// - Parameter suspected: something else suggests a command in the audio (pocketsphinx's words of it hold one).
+    func transcribe(_ cut: UtteranceCutter.Cut, wait: Double? = nil, suspected: Bool = false)
         -> Result<Judged, HearingError>
     {
         let due = Date().addingTimeInterval(wait ?? settings.deadline)
-        let quick = quickly(cut, due: due, suspects: suspects).map(judged)
+        let quick = quickly(cut, due: due, suspected: suspected).map(judged)
         return remembered(quick.map { inItsOwnLanguage($0, cut: cut, due: due) })
     }
 
@@ -282,7 +283,7 @@ final class UtteranceEnds {
 
     /// The one greedy decode, and for a short utterance after speech, the one with context.
     private func quickly(
-        _ cut: UtteranceCutter.Cut, due: Date, suspects: (String) -> Bool
+        _ cut: UtteranceCutter.Cut, due: Date, suspected: Bool
     ) -> Result<Decoded, HearingError> {
         let context = self.context(for: cut)
         lastSpeechEnd = cut.speechEnd
@@ -297,7 +298,7 @@ final class UtteranceEnds {
         guard case .success(let decoded) = alone, !context.isEmpty,
             !holdsCommand(decoded.ownText ?? Self.text(decoded.words)),
             decoded.ownText != nil || Self.unsure(decoded.words, below: settings.context.unsureBelow)
-                || suspects(Self.text(decoded.words))
+                || suspected
         else {
             return alone
         }

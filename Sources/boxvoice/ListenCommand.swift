@@ -10,8 +10,11 @@ import Foundation
 enum ListenCommand: Command {
     static let maxSeconds = Option.number(
         "--max-seconds", 0.1...604_800, unit: "seconds", help: "stop after N seconds of captured audio")
-    static let noSpotter = Option.flag("--no-spotter", help: "only the language model's transcript hears commands")
-    static let noLanguageModel = Option.flag("--no-language-model", help: "only the command spotter listens")
+    static let noSpotter = Option.flag(
+        "--no-spotter", help: "pocketsphinx road: only the language model's transcript hears commands")
+    static let noLanguageModel = Option.flag(
+        "--no-language-model",
+        help: "pocketsphinx road: only the command spotter listens; Whisper's road: no words while you speak")
 
     static let spec = CommandSpec(
         "listen", summary: "show the live transcript and the keywords heard (no box needed)",
