@@ -23,15 +23,13 @@ func benchHearing(
     let columns: [(name: String, options: LiveTranscriber.Options)] = [
         ("before: pocketsphinx live path (baseline)", before), ("now: Whisper at utterance ends", now),
     ]
-    // What each column's decode is judged by: the dictation's rule, and for the road, the same with a command only the
-    // spotter heard also taken (the choice the road made against, measured on the same decode).
-    // And the same decode with every command Whisper wrote taken, however unsure (the road without its decision), and
-    // with those asked of a box as a dictation asks them (`BoxOpinion`: boxsim's Whisper HQ says yes or no).
-    let judged: [(name: String, column: Int, spotsToo: Bool, unsure: UnsureCommands)] = [
-        (columns[0].name, 0, false, .leftOut), (columns[1].name, 1, false, .leftOut),
-        ("now, also taking commands only the spotter heard", 1, true, .leftOut),
-        ("now, also taking commands Whisper was unsure of", 1, false, .taken),
-        ("now, asking the box about those (boxsim's Whisper HQ)", 1, false, .askedOfTheBox),
+    // What each column's decode is judged by: the dictation's rule; for the road, also the same decode with every
+    // command Whisper wrote taken, however unsure (the road without its decision), and with those asked of a box as a
+    // dictation asks them (`BoxOpinion`: boxsim's Whisper HQ says yes or no).
+    let judged: [(name: String, column: Int, unsure: UnsureCommands)] = [
+        (columns[0].name, 0, .leftOut), (columns[1].name, 1, .leftOut),
+        ("now, also taking commands Whisper was unsure of", 1, .taken),
+        ("now, asking the box about those (boxsim's Whisper HQ)", 1, .askedOfTheBox),
     ]
     let box = try BoxOpinion(whisper: HearingModels(folder: hearing).whisper, detector: detector)
     let header =
@@ -73,7 +71,7 @@ func benchHearing(
         }
         for (index, rule) in judged.enumerated() {
             let fired = try commands(
-                in: decodes[rule.column], detector: detector, spotsToo: rule.spotsToo, unsure: rule.unsure,
+                in: decodes[rule.column], detector: detector, unsure: rule.unsure,
                 box: { try box.confirms($0, $1, in: stream.audio) })
             falseTotals[index] += fired.count
             cells.append("\(fired.count)")
@@ -115,8 +113,8 @@ func benchHearing(
             var right = 0, wrong = 0
             for (index, clip) in clips.enumerated() {
                 let fired = try commands(
-                    in: decodes[rule.column][index], detector: detector, spotsToo: rule.spotsToo,
-                    unsure: rule.unsure, box: { try box.confirms($0, $1, in: audios[index]) })
+                    in: decodes[rule.column][index], detector: detector, unsure: rule.unsure,
+                    box: { try box.confirms($0, $1, in: audios[index]) })
                 if fired.first?.action == clip.expected { right += 1 } else if !fired.isEmpty { wrong += 1 }
                 if fired.first?.action != clip.expected {
                     FileHandle.standardError.write(
@@ -191,20 +189,16 @@ enum UnsureCommands {
 }
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
-/// `spotsToo`: an utterance whose words hold no command takes the phrases the spotter fired on in it. A command that
-/// needs the box's yes is treated as `unsure` says, `box` answering for `.askedOfTheBox`; `leftForTheBox` is told of
+/// A command that needs the box's yes is treated as `unsure` says, `box` answering for `.askedOfTheBox`; `leftForTheBox` is told of
 /// each such command unless `unsure` is `.taken`.
 func commands(
-    in utterances: [LiveUtterance], detector: KeywordDetector, spotsToo: Bool = false,
-    unsure treatment: UnsureCommands = .leftOut, box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil,
+    in utterances: [LiveUtterance], detector: KeywordDetector, unsure treatment: UnsureCommands = .leftOut,
+    box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil,
     leftForTheBox: (KeywordMatch) -> Void = { _ in }
 ) rethrows -> [KeywordMatch] {
     var fired: [KeywordMatch] = []
-    for var utterance in utterances where !utterance.text.isEmpty {
+    for utterance in utterances where !utterance.text.isEmpty {
         // As the dictation takes it: the words the utterance ends on at a pause (`LiveUtterance.endingCommand`).
-        if spotsToo, utterance.endingCommand(detector) == nil, !utterance.spots.isEmpty {
-            utterance.text += " " + utterance.spots.map(\.phrase).joined(separator: " ")
-        }
         let found = utterance.endingCommand(detector)
         let unsure = utterance.commandIsUnsure && treatment != .taken
         if let found, unsure { leftForTheBox(found) }
