@@ -16,6 +16,7 @@ LINKED = {"pocketsphinx"}
 TITLES = {
     "capture": "Capture to disk",
     "keywords": "Keywords",
+    "curve": "The command decision's operating point",
     "hearing": "Hearing",
     "latency": "Latency and memory",
     "wire": "The wire: upload, Opus, retranscription",

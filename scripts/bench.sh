@@ -4,11 +4,11 @@
 # made it; scripts/bench-report.py then writes BENCHMARKS.md from every area's report. An area that fails leaves its
 # previous report in place (and its stamp says how old it is).
 # Usage: scripts/bench.sh BIN_DIR [AREA...]
-#   areas: capture keywords hearing latency wire durability pocketsphinx suite
+#   areas: capture keywords curve hearing latency wire durability pocketsphinx suite
 set -euo pipefail
 bin_dir=$1; shift
 root=$(cd "$(dirname "$0")/.." && pwd)
-all_areas=(capture keywords hearing latency wire durability pocketsphinx suite)
+all_areas=(capture keywords curve hearing latency wire durability pocketsphinx suite)
 areas=("$@"); [ ${#areas[@]} -gt 0 ] || areas=("${all_areas[@]}")
 for area in "${areas[@]}"; do
     [[ " ${all_areas[*]} " == *" $area "* ]] || { echo "bench.sh: no area '$area' (areas: ${all_areas[*]})" >&2; exit 2; }
@@ -102,7 +102,11 @@ area_hearing() {
     echo
     "${bench[@]}" hearing --models "$root/Models" --real "$work/real" --work "$work/hearing-work" \
         --hearing "$root/.build/hearing/models" --held-out "$work/held-out"
-    echo
+}
+
+# --- curve: the command decision's curve and operating point, on the development data its numbers were chosen on ---
+area_curve() {
+    real
     command_curve
 }
 
@@ -124,7 +128,7 @@ command_curve() {
         "${probe[@]}" --held-out "$work/no-clips" --list "$work/real/$language.tsv" >"$work/curve-$language.log" 2>&1
         streams+=("$work/curve-$language.log:$(list_minutes "$work/real/$language.tsv")")
     done
-    echo "### The command decision's curve"
+    echo "## The command decision's curve"
     echo
     echo "Missed commands on development sets l and m against false actions per hour of the Spanish and French real"
     echo "streams, before the language checks; the operating point in bold (docs/command-decision.md says how it was"

@@ -88,10 +88,16 @@ def main(argv):
     outcomes = clip_outcomes(clips)
     false, minutes = stream_commands(streams)
     lines = [x / 20 for x in range(0, -101, -1)]
+    chosen = curve(outcomes, false, minutes, weight, lines)
+    point = next(p for p in chosen if p[0] == act)
+    print(
+        f"<!-- headline: act line {act:.1f}: {100 * point[1]:.1f} % of {len(outcomes)} development commands missed, "
+        f"{point[2]} wrong, {point[3]:.1f} false actions an hour of foreign speech before the language checks -->")
+    print()
     print(f"{len(outcomes)} clips; {len(false)} commands written in {minutes:.1f} min of keyword-free speech")
+    print()
     print(f"| act line | missed commands | wrong actions | false actions per hour (weight {weight}) |")
     print("|---|---|---|---|")
-    chosen = curve(outcomes, false, minutes, weight, lines)
     for line, missed, wrong, per_hour in chosen:
         if line == act:
             print(f"| **{line:.2f}** | **{100 * missed:.1f} %** | **{wrong}** | **{per_hour:.2f}** |")
@@ -106,7 +112,6 @@ def main(argv):
     for line, missed, _, per_hour in chosen:
         if round(line * 20) % 20 == 0:
             axes.annotate(f"{line:.0f}", (per_hour, 100 * missed), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    point = next(p for p in chosen if p[0] == act)
     axes.plot([point[3]], [100 * point[1]], marker="o", markersize=9, fillstyle="none", color="black",
               label=f"act line {act}")
     axes.set_xlabel("false actions per hour of keyword-free speech, before the language checks")
