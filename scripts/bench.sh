@@ -138,6 +138,22 @@ command_curve() {
     echo
     /usr/bin/python3 "$root/scripts/command-curve.py" "$root/docs/command-decision-curve.png" \
         --clips "$work/curve-l.log" "$work/curve-m.log" --streams "${streams[@]}"
+    echo
+    echo "At the operating point, as shipped (language checks included), each set's commands acted on alone and with"
+    echo "boxsim's Whisper HQ asked about those left for the box:"
+    echo
+    echo "| development set | acted on | wrong | with the box asked | wrong |"
+    echo "|---|---|---|---|---|"
+    for set in l m; do
+        awk -v set="$set" '/^[a-z].*: [0-9]+\/[0-9]+, [0-9]+ wrong/ {
+            split($0, parts, /: /); split(parts[2], n, /[\/, ]+/); right += n[1]; total += n[2]; wrong += n[3]
+            match($0, /opinion [0-9]+\/[0-9]+, [0-9]+ wrong/); split(substr($0, RSTART + 8, RLENGTH - 8), b, /[\/, ]+/)
+            boxRight += b[1]; boxWrong += b[3]
+        } END {
+            printf "| %s (%d clips) | %d (%.1f %%) | %d | %d (%.1f %%) | %d |\n", set, total, right, 100 * right / total,
+                wrong, boxRight, 100 * boxRight / total, boxWrong
+        }' "$work/curve-$set.log"
+    done
 }
 
 # Minutes of audio a prompt list (`PATH\tTEXT` lines, paths under its folder) holds.
