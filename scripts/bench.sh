@@ -188,6 +188,8 @@ area_latency() {
 
 # --- wire: the upload against curl, Opus against WAV, the answer to a retranscription request --------------------------
 area_wire() {
+    echo "## The wire: upload, Opus, retranscription"
+    echo
     "$bin_dir/boxsim" serve --data "$work/boxsim" --hq fixed:x >"$work/boxsim.log" 2>&1 &
     local boxsim_pid=$!
     for _ in $(seq 50); do [ -s "$work/boxsim/boxsim.url" ] && break; sleep 0.1; done
@@ -201,6 +203,8 @@ area_wire() {
 
 # --- durability: kill -9 in every phase, the commit at the command; a hostile box, a busy machine, a lost microphone --
 area_durability() {
+    echo "## Durability and faults"
+    echo
     "${bench[@]}" durability --boxvoice "$bin_dir/boxvoice" --trials "${BENCH_KILL_TRIALS:-120}"
     echo
     "$root/scripts/sound-server-packages.sh" >&2
