@@ -189,8 +189,8 @@ enum UnsureCommands {
 }
 
 /// The commands the dictation would act on, in order: each utterance joins the message, and a command ends it.
-/// A command that needs the box's yes is treated as `unsure` says, `box` answering for `.askedOfTheBox`; `leftForTheBox` is told of
-/// each such command unless `unsure` is `.taken`.
+/// A command that needs the box's yes is treated as `unsure` says, `box` answering for `.askedOfTheBox`;
+/// `leftForTheBox` is told of each such command unless `unsure` is `.taken`.
 func commands(
     in utterances: [LiveUtterance], detector: KeywordDetector, unsure treatment: UnsureCommands = .leftOut,
     box: ((KeywordMatch, LiveUtterance) throws -> Bool)? = nil,
