@@ -15,7 +15,8 @@ public struct RetainedRecording: Sendable, Equatable {
 }
 
 extension MessageStore {
-    /// The recording behind a box's request: the id must match byte for byte (the box compares it so).
+    /// The recording kept for one of `box`'s messages; a box's request names one only in its canonical spelling
+    /// (`LastAudioRequest.ownMessageId`), since the box compares ids byte for byte.
     public func retainedRecording(box: BoxReference, id: MessageID) throws -> RetainedRecording? {
         guard let message = try message(id), message.box == box else {
             return nil
