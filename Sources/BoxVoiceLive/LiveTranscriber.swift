@@ -67,7 +67,8 @@ public final class LiveTranscriber {
         spotterHasNarrowband =
             try options.spotting.map { try SpotterPhrases.load($0).contains { $0.narrowbandThreshold != nil } }
             ?? false
-        band = options.followsInputBand ? InputBand() : nil
+        // The band only picks the spotter's and the sound-alikes' thresholds: where neither listens, it is not judged.
+        band = options.followsInputBand && options.spotting != nil ? InputBand() : nil
     }
 
     /// Whether the microphone is judged band-limited now (the spotter then uses its narrowband thresholds).
